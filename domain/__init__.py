@@ -1,0 +1,1 @@
+"""MMK domain: the pure game (rules engine, bots). No framework, no I/O."""

@@ -1,0 +1,110 @@
+"""Commands: what a seat asks the engine to do (imperative, R5-R7)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class SendMessage:
+    """R5.1: a message of 1-280 characters to another seat."""
+
+    to: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeliverMessage:
+    """R5.2: the Rat delivers a pending message."""
+
+    message_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeclineMessage:
+    """R5.2: the Rat declines a pending message."""
+
+    message_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlayCard:
+    """R6.2/R6.3: lead or follow with a card from hand."""
+
+    card: str
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """R7.7: a seat with no Sassy card passes."""
+
+
+@dataclass(frozen=True, slots=True)
+class DiscardAndPlay:
+    """R7.7: a seat with no Sassy card discards one card, then plays any card."""
+
+    discard: str
+    card: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlaySecondCard:
+    """R7.1 Crazy: the second card."""
+
+    card: str
+
+
+@dataclass(frozen=True, slots=True)
+class Gift:
+    """One card given to one seat."""
+
+    to: int
+    card: str
+
+
+@dataclass(frozen=True, slots=True)
+class GiveCards:
+    """R7.2 Stinky: one card to each neighbour (one gift with one card left)."""
+
+    gifts: tuple[Gift, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HungryDiscard:
+    """R7.4 Hungry, step 1: the card to discard."""
+
+    card: str
+
+
+@dataclass(frozen=True, slots=True)
+class HungryTake:
+    """R7.4 Hungry, step 2: the card taken from the Rat Deck."""
+
+    card: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseNeighbour:
+    """R7.5 Needy: the neighbour who must give a card."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class GiveCard:
+    """R7.5 Needy: the chosen neighbour gives this card."""
+
+    card: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReorderTop:
+    """R7.6 Curious: the looked-at cards, new top first."""
+
+    cards: tuple[str, ...]
+
+
+MessageCommand = SendMessage | DeliverMessage | DeclineMessage
+TrickCommand = PlayCard | Pass | DiscardAndPlay
+DecisionCommand = PlaySecondCard | GiveCards | HungryDiscard | HungryTake | ChooseNeighbour | GiveCard | ReorderTop
+Command = MessageCommand | TrickCommand | DecisionCommand

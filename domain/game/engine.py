@@ -1,0 +1,139 @@
+"""Applying a command (R5-R9): check everything, then change the state.
+
+:func:`apply` is the only way a game moves on. A refused command raises a
+:class:`GameError` before any change, so the state is left exactly as it was.
+"""
+
+from __future__ import annotations
+
+from domain.game import messaging
+from domain.game.abilities import trigger, triggers
+from domain.game.commands import (
+    ChooseNeighbour,
+    Command,
+    DeclineMessage,
+    DeliverMessage,
+    DiscardAndPlay,
+    GiveCard,
+    GiveCards,
+    HungryDiscard,
+    HungryTake,
+    Pass,
+    PlayCard,
+    PlaySecondCard,
+    ReorderTop,
+    SendMessage,
+)
+from domain.game.decisions import answer
+from domain.game.errors import BadInput, GameFinished, IllegalAction, NotYourTurn
+from domain.game.events import Event, EventType
+from domain.game.follow import lead_suit, playable, sassy_stuck
+from domain.game.state import GameState, Phase, Play
+from domain.game.turns import advance
+
+DECISION_COMMANDS = (PlaySecondCard, GiveCards, HungryDiscard, HungryTake, ChooseNeighbour,
+                     GiveCard, ReorderTop)
+
+def apply(state: GameState, seat: int, cmd: Command) -> list[Event]:
+    """Apply ``cmd`` for ``seat``; return the events, or raise and change nothing."""
+    if not 0 <= seat < state.n:
+        raise BadInput(f"seat {seat} is not a seat of this game")
+    if state.phase is Phase.FINISHED:
+        raise GameFinished("the game is over (R9.3)")
+    events: list[Event] = []
+    if isinstance(cmd, SendMessage):
+        messaging.send(state, seat, cmd.to, cmd.text, events)
+    elif isinstance(cmd, DeliverMessage):
+        messaging.deliver(state, seat, cmd.message_id, events)
+    elif isinstance(cmd, DeclineMessage):
+        messaging.decline(state, seat, cmd.message_id, events)
+    elif isinstance(cmd, DECISION_COMMANDS):
+        d = state.pending
+        if d is None:
+            raise IllegalAction("no decision is pending")
+        if d.seat != seat:
+            raise NotYourTurn(f"seat {d.seat} must decide first (R7.0b)")
+        answer(state, d, cmd, events)
+        if state.pending is None:
+            advance(state, events)
+    elif isinstance(cmd, PlayCard | Pass | DiscardAndPlay):
+        _check_turn(state, seat)
+        _trick_command(state, seat, cmd, events)
+    else:
+        raise BadInput(f"unknown command {type(cmd).__name__}")
+    state.version += 1
+    return events
+
+def _check_turn(state: GameState, seat: int) -> None:
+    if state.phase is Phase.DECISION:
+        assert state.pending is not None
+        if state.pending.seat == seat:
+            raise IllegalAction("answer your pending decision first (R7.0b)")
+        raise NotYourTurn(f"seat {state.pending.seat} must decide first (R7.0b)")
+    if seat != state.turn:
+        raise NotYourTurn(f"it is seat {state.turn}'s turn (R6.5)")
+
+def _trick_command(state: GameState, seat: int, cmd: PlayCard | Pass | DiscardAndPlay,
+                   events: list[Event]) -> None:
+    trick = state.trick
+    assert trick is not None
+    hand = state.seats[seat].hand
+    stuck = sassy_stuck(hand, trick)
+    if isinstance(cmd, PlayCard):
+        if cmd.card not in hand:
+            raise IllegalAction("that card is not in your hand (R6.5)")
+        if stuck:
+            raise IllegalAction("you hold no Sassy card: pass, or discard and play (R7.7)")
+        if cmd.card not in playable(hand, trick):
+            if trick.sassy:
+                raise IllegalAction("you must play a Sassy card (R7.7)")
+            suit = lead_suit(trick)
+            raise IllegalAction(f"you must follow the lead suit {suit.value if suit else ''} (R6.3)")
+        _play(state, seat, cmd.card, events)
+        return
+    if not stuck:
+        raise IllegalAction("only a seat under Sassy with no Sassy card may pass or discard "
+                            "to play (R7.7)")
+    if isinstance(cmd, Pass):
+        trick.passes.append(seat)
+        events.append(Event(EventType.PASSED, {"seat": seat, "trick": trick.number}))
+        advance(state, events)
+        return
+    if cmd.discard not in hand or cmd.card not in hand:
+        raise IllegalAction("both cards must be in your hand (R7.7)")
+    if cmd.discard == cmd.card:
+        raise IllegalAction("discard one card and play another (R7.7)")
+    hand.remove(cmd.discard)
+    state.discard.append(cmd.discard)
+    events.append(Event(EventType.CARD_DISCARDED,
+                        {"seat": seat, "card": cmd.discard, "reason": "sassy"}))
+    _play(state, seat, cmd.card, events)
+
+def _play(state: GameState, seat: int, card: str, events: list[Event]) -> None:
+    """Put ``card`` into the trick (R6), then trigger its ability (R7.0)."""
+    trick = state.trick
+    assert trick is not None
+    led = not trick.plays
+    if led:
+        messaging.expire(state, events)  # R5.3
+    state.seats[seat].hand.remove(card)
+    play = Play(seat, card, face_down=trick.sleepy)  # R7.3
+    trick.plays.append(play)
+    public = {"seat": seat, "trick": trick.number, "lead": led,
+              "card": None if play.face_down else card, "faceDown": play.face_down}
+    private = {seat: {**public, "card": card}} if play.face_down else {}
+    events.append(Event(EventType.CARD_PLAYED, public, private))
+    if triggers(state, play, led):
+        trigger(state, play, events)
+    if state.pending is None:
+        advance(state, events)
+
+def to_act(state: GameState) -> int | None:
+    """The seat the game waits for (None once finished)."""
+    if state.phase is Phase.FINISHED:
+        return None
+    if state.pending is not None:
+        return state.pending.seat
+    return state.turn
+
+__all__ = ["House", "apply", "to_act"]

@@ -1,0 +1,50 @@
+"""Typed refusals. Each carries a code from the API's error enum (API.md).
+
+Messages never name a card the caller cannot see (R11).
+"""
+
+from __future__ import annotations
+
+
+class GameError(ValueError):
+    """A refused command or setup; the state is unchanged."""
+
+    code = "ILLEGAL_ACTION"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class IllegalAction(GameError):
+    """The command breaks a rule (R5-R7)."""
+
+    code = "ILLEGAL_ACTION"
+
+
+class NotYourTurn(GameError):
+    """Another seat must act first (R6.5, R7.0b)."""
+
+    code = "NOT_YOUR_TURN"
+
+
+class GameFinished(GameError):
+    """R9.3: the game is over."""
+
+    code = "GAME_FINISHED"
+
+
+class BadInput(GameError):
+    """Malformed input (unknown seat, text too long, ...)."""
+
+    code = "BAD_INPUT"
+
+
+class NotFound(GameError):
+    """An id that does not exist in this game."""
+
+    code = "NOT_FOUND"
+
+
+class DeckTooSmall(BadInput):
+    """R3.4: not enough cards to deal 10 to every seat."""

@@ -1,0 +1,32 @@
+"""Which cards a seat may play now: follow rules (R6.2, R6.3) and Sassy (R7.7)."""
+
+from __future__ import annotations
+
+from domain.game.cards import House, design_of
+from domain.game.state import Trick
+
+
+def lead_suit(trick: Trick) -> House | None:
+    """R6.2: the house of the lead card, once led."""
+    return design_of(trick.plays[0].card).house if trick.plays else None
+
+
+def playable(hand: list[str], trick: Trick) -> list[str]:
+    """The cards of ``hand`` a PlayCard may name now.
+
+    Leading: any card (R6.2). Under Sassy: only Sassy cards (R7.7; empty when
+    the seat holds none, see :func:`sassy_stuck`). Otherwise lead-suit cards if
+    any, else any card (R6.3).
+    """
+    if not trick.plays:
+        return list(hand)
+    suit = House.SASSY if trick.sassy else design_of(trick.plays[0].card).house
+    matching = [c for c in hand if design_of(c).house is suit]
+    if matching or trick.sassy:
+        return matching
+    return list(hand)
+
+
+def sassy_stuck(hand: list[str], trick: Trick) -> bool:
+    """R7.7: under Sassy with no Sassy card: pass, or discard and play."""
+    return bool(trick.plays) and trick.sassy and not playable(hand, trick)

@@ -1,0 +1,63 @@
+"""Structural checks of a state: every card in exactly one place (R1.5, R4)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from domain.game.cards import PRIZE_CARDS, RAT_CARD, HOUSES, assignment_card, is_numbered
+from domain.game.options import MAX_SEATS, MIN_SEATS
+from domain.game.state import GameState, Phase
+
+_HOUSE_CARDS = frozenset({*PRIZE_CARDS, RAT_CARD, *(assignment_card(h) for h in HOUSES)})
+
+
+class CorruptState(ValueError):
+    """A state that breaks a structural invariant."""
+
+
+def zones(state: GameState) -> dict[str, list[str]]:
+    """Every zone that may hold a card, by name, with its cards."""
+    out: dict[str, list[str]] = {
+        "rat_deck": state.rat_deck,
+        "prize_pool": state.prize_pool,
+        "discard": state.discard,
+        "box": state.box,
+    }
+    for i, s in enumerate(state.seats):
+        out[f"seat{i}.hand"] = s.hand
+        out[f"seat{i}.won"] = s.won
+        out[f"seat{i}.prizes"] = s.prizes
+        out[f"seat{i}.identity"] = [s.identity]
+    t = state.trick
+    if t is not None:
+        out["trick.prize"] = [t.prize]
+        out["trick.plays"] = [p.card for p in t.plays]
+        out["trick.seconds"] = [p.second for p in t.plays if p.second]
+    return out
+
+
+def card_counts(state: GameState) -> Counter[str]:
+    """How many places hold each card id (each must be 1)."""
+    return Counter(c for cards in zones(state).values() for c in cards)
+
+
+def check(state: GameState) -> None:
+    """Raise :class:`CorruptState` unless the state is structurally sound."""
+    n = len(state.seats)
+    if not MIN_SEATS <= n <= MAX_SEATS:
+        raise CorruptState(f"{n} seats")
+    if not (0 <= state.rat < n and 0 <= state.turn < n):
+        raise CorruptState("seat index out of range")
+    counts = card_counts(state)
+    twice = [c for c, k in counts.items() if k != 1]
+    if twice:
+        raise CorruptState(f"{len(twice)} cards are in more than one place")
+    bad = [c for c in counts if not (c in _HOUSE_CARDS or is_numbered(c))]
+    if bad:
+        raise CorruptState(f"{len(bad)} unknown card ids")
+    if (state.trick is None) != (state.phase is Phase.FINISHED):
+        raise CorruptState("a finished game has no trick, a running game has one")
+    if (state.pending is None) == (state.phase is Phase.DECISION):
+        raise CorruptState("a pending decision goes with the decision phase")
+    if state.pending is not None and not 0 <= state.pending.seat < n:
+        raise CorruptState("decision seat out of range")

@@ -1,0 +1,120 @@
+"""Messengers: table talk through the Rat (R5)."""
+
+from __future__ import annotations
+
+from domain.game.cards import MESSENGER_RATS
+from domain.game.errors import BadInput, IllegalAction, NotFound
+from domain.game.events import Event, EventType, Projection
+from domain.game.state import GameState, Message, MessageStatus, Phase
+
+MAX_TEXT = 280  # R5.1
+MAX_PENDING = 3  # R5.5
+
+
+def window_open(state: GameState) -> bool:
+    """R5.1/R5.3: open from the prize reveal until the lead card is played."""
+    return state.phase is Phase.LEAD
+
+
+def delivered_this_trick(state: GameState) -> int:
+    number = state.trick.number if state.trick else -1
+    return sum(
+        1 for m in state.messages if m.trick == number and m.status is MessageStatus.DELIVERED
+    )
+
+
+def pending_of(state: GameState, seat: int) -> int:
+    return sum(1 for m in state.messages if m.sender == seat and m.status is MessageStatus.PENDING)
+
+
+def can_send(state: GameState, seat: int) -> bool:
+    """R5.2/R5.5: window open, under the pending limit (the Rat: under the
+    delivery limit, since its messages are delivered at once)."""
+    if not window_open(state):
+        return False
+    if seat == state.rat:
+        return delivered_this_trick(state) < MESSENGER_RATS
+    return pending_of(state, seat) < MAX_PENDING
+
+
+def message_targets(state: GameState, seat: int) -> list[int]:
+    """The seats ``seat`` may message now (R5.1, R5.5: never itself)."""
+    if not can_send(state, seat):
+        return []
+    return [s for s in range(state.n) if s != seat]
+
+
+def _route(m: Message) -> Projection:
+    return {"id": m.id, "trick": m.trick, "from": m.sender, "to": m.recipient,
+            "status": m.status.value}
+
+
+def _texted(m: Message, *seats: int) -> dict[int, Projection]:
+    """R5.4: the text for the given seats only."""
+    full = {**_route(m), "text": m.text}
+    return dict.fromkeys(seats, full)
+
+
+def send(state: GameState, seat: int, to: int, text: str, events: list[Event]) -> None:
+    """R5.1-R5.2, R5.5."""
+    if not 0 <= to < state.n:
+        raise BadInput(f"seat {to} is not a seat of this game")
+    if to == seat:
+        raise IllegalAction("a message to oneself is refused (R5.5)")
+    if not 1 <= len(text) <= MAX_TEXT or not text.strip():
+        raise BadInput(f"a message has 1 to {MAX_TEXT} characters, not only spaces (R5.1)")
+    if not window_open(state):
+        raise IllegalAction("messages are sent before the trick's lead card (R5.1)")
+    if seat == state.rat:
+        if delivered_this_trick(state) >= MESSENGER_RATS:
+            raise IllegalAction("3 messages were delivered this trick already (R5.2)")
+    elif pending_of(state, seat) >= MAX_PENDING:
+        raise IllegalAction("you have 3 pending messages already (R5.5)")
+    state.message_counter += 1
+    assert state.trick is not None
+    m = Message(f"m{state.message_counter}", state.trick.number, seat, to, text,
+                MessageStatus.PENDING)
+    state.messages.append(m)
+    events.append(Event(EventType.MESSAGE_SENT, _route(m), _texted(m, seat, state.rat)))
+    if seat == state.rat:  # R5.2: the Rat's own messages go straight to delivery
+        _deliver(state, m, events)
+
+
+def _find_pending(state: GameState, seat: int, message_id: str) -> Message:
+    if seat != state.rat:
+        raise IllegalAction("only the Rat delivers or declines messages (R5.2)")
+    for m in state.messages:
+        if m.id == message_id:
+            if m.status is not MessageStatus.PENDING:
+                raise IllegalAction(f"message {message_id} is {m.status.value}, not pending")
+            return m
+    raise NotFound(f"no message {message_id} in this game")
+
+
+def deliver(state: GameState, seat: int, message_id: str, events: list[Event]) -> None:
+    """R5.2: at most 3 deliveries per trick."""
+    m = _find_pending(state, seat, message_id)
+    if delivered_this_trick(state) >= MESSENGER_RATS:
+        raise IllegalAction("3 messages were delivered this trick already (R5.2)")
+    _deliver(state, m, events)
+
+
+def _deliver(state: GameState, m: Message, events: list[Event]) -> None:
+    m.status = MessageStatus.DELIVERED
+    events.append(Event(EventType.MESSAGE_DELIVERED, _route(m),
+                        _texted(m, m.sender, m.recipient, state.rat)))
+
+
+def decline(state: GameState, seat: int, message_id: str, events: list[Event]) -> None:
+    """R5.2: the Rat declines."""
+    m = _find_pending(state, seat, message_id)
+    m.status = MessageStatus.DECLINED
+    events.append(Event(EventType.MESSAGE_DECLINED, _route(m)))
+
+
+def expire(state: GameState, events: list[Event]) -> None:
+    """R5.3: the lead card closes the window; pending messages expire."""
+    for m in state.messages:
+        if m.status is MessageStatus.PENDING:
+            m.status = MessageStatus.EXPIRED
+            events.append(Event(EventType.MESSAGE_EXPIRED, _route(m)))

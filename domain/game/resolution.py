@@ -1,0 +1,78 @@
+"""Resolving a trick (R8.1-R8.3)."""
+
+from __future__ import annotations
+
+from domain.game.cards import design_of, prize_house, sorted_cards
+from domain.game.events import Event, EventType
+from domain.game.options import HAND_SIZE
+from domain.game.scoring import scores
+from domain.game.state import GameState, Play, Trick
+
+
+def play_value(play: Play) -> int:
+    """R7.1: a play's value is its card's, plus a Crazy second card's."""
+    v = design_of(play.card).value
+    return v + design_of(play.second).value if play.second else v
+
+
+def winning_play(trick: Trick) -> Play:
+    """R8.1: highest trump play, else highest lead-suit play; ties: earliest."""
+    trump = prize_house(trick.prize)
+    lead = design_of(trick.plays[0].card).house
+    best: Play | None = None
+    best_key = (-1, -1)
+    for p in trick.plays:
+        house = design_of(p.card).house
+        rank = 1 if house is trump else 0 if house is lead else -1
+        if rank < 0:
+            continue
+        key = (rank, play_value(p))
+        if key > best_key:  # strictly greater: the earlier play keeps a tie
+            best, best_key = p, key
+    assert best is not None  # the lead play always qualifies
+    return best
+
+
+def collect(state: GameState, events: list[Event]) -> int:
+    """R8.2: the winner takes the plays and the prize; Crazy second cards go to
+    the bottom of the Rat Deck (R7.1). Returns the winner."""
+    trick = state.trick
+    assert trick is not None
+    win = winning_play(trick)
+    winner = state.seats[win.seat]
+    for p in trick.plays:
+        winner.won.append(p.card)
+        if p.second:
+            state.rat_deck.append(p.second)
+    winner.prizes.append(trick.prize)
+    events.append(Event(EventType.TRICK_WON, {
+        "trick": trick.number,
+        "winner": win.seat,
+        "prize": trick.prize,
+        "plays": [
+            {"seat": p.seat, "card": p.card, "second": p.second, "value": play_value(p)}
+            for p in trick.plays
+        ],
+        "passes": list(trick.passes),
+        "scores": list(scores(state)),
+    }))
+    state.trick = None
+    return win.seat
+
+
+def refill(state: GameState, winner: int, events: list[Event]) -> None:
+    """R8.3: from the winner clockwise, draw up to 10 while the deck lasts."""
+    if not state.options.refill_hands:
+        return
+    n = state.n
+    for k in range(n):
+        seat = (winner + k) % n
+        hand = state.seats[seat].hand
+        want = min(HAND_SIZE - len(hand), len(state.rat_deck))
+        if want <= 0:
+            continue
+        drawn = state.rat_deck[:want]
+        del state.rat_deck[:want]
+        hand.extend(drawn)
+        public = {"seat": seat, "count": want, "ratDeckSize": len(state.rat_deck)}
+        events.append(Event(EventType.CARDS_DRAWN, public, {seat: {**public, "cards": sorted_cards(drawn)}}))

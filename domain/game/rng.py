@@ -1,0 +1,61 @@
+"""The game's seeded random number generator (R3.5).
+
+SplitMix64: its whole state is one 64-bit integer, so it is stored in the game
+state and serialised with it, and the same seed gives the same game on every
+Python version (``random.Random`` guarantees neither).
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableSequence, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+
+_MASK = (1 << 64) - 1
+_GAMMA = 0x9E3779B97F4A7C15
+
+
+class Rng:
+    """A small deterministic PRNG; ``state`` is its complete state."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, state: int) -> None:
+        self.state = state & _MASK
+
+    def next64(self) -> int:
+        self.state = (self.state + _GAMMA) & _MASK
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        return z ^ (z >> 31)
+
+    def below(self, n: int) -> int:
+        """A uniform integer in [0, n), without modulo bias."""
+        if n <= 0:
+            raise ValueError("n must be positive")
+        limit = (1 << 64) - ((1 << 64) % n)
+        while True:
+            x = self.next64()
+            if x < limit:
+                return x % n
+
+    def choice(self, items: Sequence[T]) -> T:
+        return items[self.below(len(items))]
+
+    def shuffle(self, items: MutableSequence[T]) -> None:
+        """Fisher-Yates, in place."""
+        for i in range(len(items) - 1, 0, -1):
+            j = self.below(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+
+def seed_state(seed: int | str) -> int:
+    """Turn a user seed (int or text) into an initial 64-bit state."""
+    if isinstance(seed, int):
+        return seed & _MASK
+    h = 0xCBF29CE484222325  # FNV-1a over the UTF-8 bytes
+    for b in seed.encode():
+        h = ((h ^ b) * 0x100000001B3) & _MASK
+    return h

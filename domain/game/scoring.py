@@ -1,0 +1,57 @@
+"""Scoring (R10) and the end of the game (R9)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from domain.game.cards import HOUSES, PRIZES_PER_HOUSE, design_of, prize_house
+from domain.game.state import GameState, Outcome, SeatState, Termination
+
+
+def score(seat: SeatState) -> int:
+    """R10.1: 10 / 5 / 1 per won numbered card by prizes held of its house."""
+    held = Counter(prize_house(p) for p in seat.prizes)
+    total = 0
+    for card in seat.won:
+        k = held[design_of(card).house]
+        total += 10 if k >= PRIZES_PER_HOUSE else 5 if k else 1
+    return total
+
+
+def scores(state: GameState) -> tuple[int, ...]:
+    """R10.2: every seat's current score."""
+    return tuple(score(s) for s in state.seats)
+
+
+def holds_all_houses(seat: SeatState) -> bool:
+    """R9.1: prize cards of all 7 houses."""
+    return len({prize_house(p) for p in seat.prizes}) == len(HOUSES)
+
+
+def end_of_game(state: GameState) -> Outcome | None:
+    """R9.1-R9.2: the outcome if the game ends after this trick, else None."""
+    complete = [i for i, s in enumerate(state.seats) if holds_all_houses(s)]
+    if complete:
+        termination = (
+            Termination.RAT_ALL_HOUSES if state.rat in complete
+            else Termination.HOUSE_PLAYER_ALL_HOUSES
+        )
+    elif not state.prize_pool:
+        termination = Termination.PRIZE_POOL_EMPTY
+    elif not any(s.hand for s in state.seats):
+        termination = Termination.NO_CARDS_LEFT
+    else:
+        return None
+    return outcome(state, termination, complete)
+
+
+def outcome(state: GameState, termination: Termination, complete: list[int]) -> Outcome:
+    """R9.2: the Rat with all houses wins outright; a house player with all
+    houses is out of the ranking; otherwise the best score wins, ties share."""
+    pts = scores(state)
+    if termination is Termination.RAT_ALL_HOUSES:
+        return Outcome(termination, (state.rat,), (), pts)
+    out = tuple(complete)
+    ranked = [i for i in range(len(pts)) if i not in out]
+    best = max(pts[i] for i in ranked)
+    return Outcome(termination, tuple(i for i in ranked if pts[i] == best), out, pts)

@@ -1,0 +1,151 @@
+"""The game state as plain JSON-able data, and back, losslessly (issue: R3.5
+the RNG state travels with it). Decoding checks shapes and raises
+:class:`StateDecodeError` on malformed data instead of building a bad game.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from enum import Enum
+from typing import Any
+
+from domain.game.cards import House
+from domain.game.invariants import check
+from domain.game.options import AbilityTrigger, Format, GameOptions
+from domain.game.state import (
+    Decision,
+    DecisionKind,
+    GameState,
+    Message,
+    MessageStatus,
+    Outcome,
+    Phase,
+    Play,
+    SeatState,
+    Termination,
+    Trick,
+)
+
+FORMAT_VERSION = 1
+
+
+class StateDecodeError(ValueError):
+    """Stored data that is not a valid game state."""
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Dataclasses to dicts, enums to their values, tuples to lists."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, Enum):
+        return obj.value
+    if isinstance(obj, list | tuple):
+        return [to_jsonable(x) for x in obj]
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    return obj
+
+
+def encode(state: GameState) -> dict[str, Any]:
+    """The state as JSON-able data."""
+    data: dict[str, Any] = to_jsonable(state)
+    data["v"] = FORMAT_VERSION
+    return data
+
+
+def _str_list(x: Any) -> list[str]:
+    if not isinstance(x, list) or not all(isinstance(i, str) for i in x):
+        raise StateDecodeError("expected a list of card ids")
+    return list(x)
+
+
+def _int(x: Any) -> int:
+    if not isinstance(x, int) or isinstance(x, bool):
+        raise StateDecodeError("expected an integer")
+    return x
+
+
+def _int_list(x: Any) -> list[int]:
+    if not isinstance(x, list):
+        raise StateDecodeError("expected a list of integers")
+    return [_int(i) for i in x]
+
+
+def _seat(d: dict[str, Any]) -> SeatState:
+    return SeatState(
+        house=None if d["house"] is None else House(d["house"]),
+        identity=str(d["identity"]),
+        hand=_str_list(d["hand"]),
+        won=_str_list(d["won"]),
+        prizes=_str_list(d["prizes"]),
+    )
+
+
+def _play(d: dict[str, Any]) -> Play:
+    second = d["second"]
+    if second is not None and not isinstance(second, str):
+        raise StateDecodeError("bad second card")
+    return Play(_int(d["seat"]), str(d["card"]), bool(d["face_down"]), second)
+
+
+def _trick(d: dict[str, Any] | None) -> Trick | None:
+    if d is None:
+        return None
+    return Trick(
+        number=_int(d["number"]), prize=str(d["prize"]), leader=_int(d["leader"]),
+        plays=[_play(p) for p in d["plays"]], passes=_int_list(d["passes"]),
+        skipped=_int_list(d["skipped"]), offset=_int(d["offset"]),
+        sleepy=bool(d["sleepy"]), sassy=bool(d["sassy"]),
+    )
+
+
+def _decision(d: dict[str, Any] | None) -> Decision | None:
+    if d is None:
+        return None
+    return Decision(DecisionKind(d["kind"]), _int(d["seat"]), _int(d["source"]),
+                    _str_list(d["cards"]))
+
+
+def _message(d: dict[str, Any]) -> Message:
+    return Message(str(d["id"]), _int(d["trick"]), _int(d["sender"]), _int(d["recipient"]),
+                   str(d["text"]), MessageStatus(d["status"]))
+
+
+def _outcome(d: dict[str, Any] | None) -> Outcome | None:
+    if d is None:
+        return None
+    return Outcome(Termination(d["termination"]), tuple(_int_list(d["winners"])),
+                   tuple(_int_list(d["disqualified"])), tuple(_int_list(d["scores"])))
+
+
+def decode(data: Any) -> GameState:
+    """Rebuild a state from :func:`encode`'s output; raise on malformed data."""
+    try:
+        if not isinstance(data, dict) or data.get("v") != FORMAT_VERSION:
+            raise StateDecodeError("not a game state of a known format version")
+        o = data["options"]
+        state = GameState(
+            options=GameOptions(Format(o["format"]), AbilityTrigger(o["ability_trigger"]),
+                                bool(o["refill_hands"])),
+            seats=[_seat(s) for s in data["seats"]],
+            rat=_int(data["rat"]),
+            rat_deck=_str_list(data["rat_deck"]),
+            prize_pool=_str_list(data["prize_pool"]),
+            discard=_str_list(data["discard"]),
+            box=_str_list(data["box"]),
+            trick=_trick(data["trick"]),
+            phase=Phase(data["phase"]),
+            turn=_int(data["turn"]),
+            rng=_int(data["rng"]),
+            pending=_decision(data["pending"]),
+            messages=[_message(m) for m in data["messages"]],
+            message_counter=_int(data["message_counter"]),
+            version=_int(data["version"]),
+            outcome=_outcome(data["outcome"]),
+        )
+        check(state)
+    except StateDecodeError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise StateDecodeError(f"malformed game state: {e}") from e
+    return state

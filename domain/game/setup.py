@@ -1,0 +1,166 @@
+"""Setting up a game: deck by format (R3) and the deal (R4)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from domain.game.boosters import BoosterPack, open_booster
+from domain.game.cards import (
+    HOUSES,
+    PRIZE_CARDS,
+    RAT_CARD,
+    House,
+    assignment_card,
+    catalogue,
+    is_numbered,
+    sort_key,
+    sorted_cards,
+)
+from domain.game.errors import BadInput, DeckTooSmall
+from domain.game.events import Event, EventType
+from domain.game.options import HAND_SIZE, MAX_SEATS, MIN_SEATS, Format, GameOptions
+from domain.game.rng import Rng, seed_state
+from domain.game.state import GameState, Phase, SeatState, Trick
+from domain.game.turns import trick_started
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """A freshly dealt game, its first events and the packs opened (R3.2)."""
+
+    state: GameState
+    events: list[Event]
+    packs: dict[int, BoosterPack]
+
+
+def instance_ids(designs: Sequence[str]) -> list[str]:
+    """R1.5: sealed instances get ``#n``, numbered per design in canonical order."""
+    seen: Counter[str] = Counter()
+    out = []
+    for d in sorted(designs, key=sort_key):
+        seen[d] += 1
+        out.append(f"{d}#{seen[d]}")
+    return out
+
+
+def _validate(seats: int, rat: int | None, options: GameOptions,
+              collections: Sequence[Sequence[str]] | None) -> None:
+    if not MIN_SEATS <= seats <= MAX_SEATS:
+        raise BadInput(f"a game has {MIN_SEATS} to {MAX_SEATS} seats, not {seats} (R2.1)")
+    if rat is not None and not 0 <= rat < seats:
+        raise BadInput(f"rat seat {rat} is not a seat of this {seats}-seat game")
+    if options.format is Format.FORMER_SEALED:
+        if collections is None or len(collections) != seats:
+            raise BadInput("former sealed needs one collection per seat (R3.3)")
+        for c in collections:
+            for d in c:
+                if "#" in d or not is_numbered(d):
+                    raise BadInput("a collection holds something that is not a numbered design")
+
+
+def _houses(rng: Rng, seats: int, rat: int, packs: dict[int, BoosterPack]) -> list[House | None]:
+    """R4.3 (and R3.2 for sealed): a different house for every house player."""
+    free = list(HOUSES)
+    rng.shuffle(free)
+    out: list[House | None] = [None] * seats
+    for seat in range(seats):
+        if seat == rat:
+            continue
+        pack = packs.get(seat)
+        if pack is not None and pack.house in free:
+            house = pack.house
+        else:
+            house = free[rng.below(len(free))]
+        free.remove(house)
+        out[seat] = house
+    return out
+
+
+def new_game(
+    seats: int,
+    seed: int | str,
+    options: GameOptions | None = None,
+    rat: int | None = None,
+    collections: Sequence[Sequence[str]] | None = None,
+) -> Setup:
+    """R3-R4: build the deck, deal, assign houses, reveal the first prize.
+
+    ``collections`` (Former Sealed, R3.3) gives each seat's numbered design ids
+    (empty for bots). Refuses a deck under 10 x seats cards (R3.4).
+    """
+    options = options or GameOptions()
+    _validate(seats, rat, options, collections)
+    rng = Rng(seed_state(seed))
+    rat_seat = rng.below(seats) if rat is None else rat  # R4.1
+    packs: dict[int, BoosterPack] = {}
+    if options.format is Format.SINGLETON:  # R3.1
+        deck = [d.id for d in catalogue()]
+    elif options.format is Format.SEALED:  # R3.2
+        packs = {s: open_booster(rng) for s in range(seats)}
+        deck = instance_ids([d for p in packs.values() for d in p.numbered])
+    else:  # R3.3
+        assert collections is not None
+        deck = instance_ids([d for c in collections for d in c])
+    need = HAND_SIZE * seats
+    if len(deck) < need:
+        raise DeckTooSmall(
+            f"the deck has {len(deck)} cards but {seats} seats need {need}: "
+            f"{need - len(deck)} missing (R3.4)"
+        )
+    rng.shuffle(deck)  # R4.2
+    houses = _houses(rng, seats, rat_seat, packs)  # R4.3
+    seat_states = [
+        SeatState(
+            house=h,
+            identity=RAT_CARD if h is None else assignment_card(h),
+            hand=deck[s * HAND_SIZE:(s + 1) * HAND_SIZE],
+        )
+        for s, h in enumerate(houses)
+    ]
+    prize_pool = list(PRIZE_CARDS)
+    rng.shuffle(prize_pool)  # R4.4
+    used = {h for h in houses if h is not None}
+    box = [assignment_card(h) for h in HOUSES if h not in used]
+    prize = prize_pool.pop(0)  # R4.5
+    state = GameState(
+        options=options,
+        seats=seat_states,
+        rat=rat_seat,
+        rat_deck=deck[need:],
+        prize_pool=prize_pool,
+        discard=[],
+        box=box,
+        trick=Trick(number=1, prize=prize, leader=rat_seat),
+        phase=Phase.LEAD,
+        turn=rat_seat,
+        rng=rng.state,
+    )
+    return Setup(state, [_started(state, packs), trick_started(state)], packs)
+
+
+def _started(state: GameState, packs: dict[int, BoosterPack]) -> Event:
+    public = {
+        "seats": [
+            {"seat": i, "house": s.house.value if s.house else None, "rat": i == state.rat}
+            for i, s in enumerate(state.seats)
+        ],
+        "rat": state.rat,
+        "handSizes": [len(s.hand) for s in state.seats],
+        "ratDeckSize": len(state.rat_deck),
+        "prizePoolSize": len(state.prize_pool) + 1,
+        "options": {
+            "format": state.options.format.value,
+            "abilityTrigger": state.options.ability_trigger.value,
+            "refillHands": state.options.refill_hands,
+        },
+    }
+    private = {}
+    for i, s in enumerate(state.seats):
+        p = {**public, "hand": sorted_cards(s.hand)}
+        if i in packs:
+            p["pack"] = packs[i].to_dict()
+        private[i] = p
+    return Event(EventType.GAME_STARTED, public, private)
+

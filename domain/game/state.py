@@ -1,0 +1,154 @@
+"""The game state: one source of truth for every card instance (R4-R9).
+
+Every card is in exactly one zone: a seat's ``hand``, ``won`` pile, ``prizes``
+row or ``identity`` (assignment / Rat card), the ``rat_deck`` (index 0 is the
+top), the ``prize_pool`` (index 0 is the next prize), the ``discard`` pile, the
+current trick (its plays, Crazy second cards and prize), or ``box`` (cards the
+game does not use: unassigned assignment cards). Nothing else holds a card.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from domain.game.cards import House
+from domain.game.options import GameOptions
+
+
+class Phase(Enum):
+    """Where the game waits."""
+
+    LEAD = "lead"  # the leader must lead; the message window is open (R5.1)
+    PLAY = "play"  # ``turn`` must play (R6.3, R7.7)
+    DECISION = "decision"  # ``pending.seat`` must answer (R7.0b)
+    FINISHED = "finished"  # R9.3
+
+
+class DecisionKind(Enum):
+    """R7: the choices an ability asks for."""
+
+    CRAZY_SECOND_CARD = "crazy_second_card"  # R7.1
+    STINKY_GIFTS = "stinky_gifts"  # R7.2
+    HUNGRY_DISCARD = "hungry_discard"  # R7.4, step 1
+    HUNGRY_TAKE = "hungry_take"  # R7.4, step 2
+    NEEDY_NEIGHBOUR = "needy_neighbour"  # R7.5, the player
+    NEEDY_GIFT = "needy_gift"  # R7.5, the chosen neighbour
+    CURIOUS_ORDER = "curious_order"  # R7.6
+
+
+class MessageStatus(Enum):
+    """R5: a message's life."""
+
+    PENDING = "pending"
+    DELIVERED = "delivered"
+    DECLINED = "declined"
+    EXPIRED = "expired"
+
+
+class Termination(Enum):
+    """R9.1: why the game ended."""
+
+    RAT_ALL_HOUSES = "rat_all_houses"
+    HOUSE_PLAYER_ALL_HOUSES = "house_player_all_houses"
+    PRIZE_POOL_EMPTY = "prize_pool_empty"
+    NO_CARDS_LEFT = "no_cards_left"
+
+
+@dataclass(slots=True)
+class SeatState:
+    """One seat's cards. ``house`` is None for the Rat (R2.1)."""
+
+    house: House | None
+    identity: str
+    hand: list[str] = field(default_factory=list)
+    won: list[str] = field(default_factory=list)
+    prizes: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Play:
+    """A play in a trick (R6); ``second`` is a Crazy second card (R7.1)."""
+
+    seat: int
+    card: str
+    face_down: bool = False
+    second: str | None = None
+
+
+@dataclass(slots=True)
+class Trick:
+    """The trick under way. ``offset`` counts turns taken after the leader."""
+
+    number: int
+    prize: str
+    leader: int
+    plays: list[Play] = field(default_factory=list)
+    passes: list[int] = field(default_factory=list)
+    skipped: list[int] = field(default_factory=list)
+    offset: int = 0
+    sleepy: bool = False  # R7.3 active
+    sassy: bool = False  # R7.7 active
+
+
+@dataclass(slots=True)
+class Decision:
+    """A pending ability decision (R7.0b): ``seat`` answers for ``source``."""
+
+    kind: DecisionKind
+    seat: int
+    source: int
+    cards: list[str] = field(default_factory=list)  # Curious: the cards looked at
+
+
+@dataclass(slots=True)
+class Message:
+    """A messenger message (R5)."""
+
+    id: str
+    trick: int
+    sender: int
+    recipient: int
+    text: str
+    status: MessageStatus
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """R9: how the game ended, who won, who is out of the ranking, scores."""
+
+    termination: Termination
+    winners: tuple[int, ...]
+    disqualified: tuple[int, ...]
+    scores: tuple[int, ...]
+
+
+@dataclass(slots=True)
+class GameState:
+    """The whole game. ``version`` counts accepted commands; ``rng`` is R3.5."""
+
+    options: GameOptions
+    seats: list[SeatState]
+    rat: int
+    rat_deck: list[str]
+    prize_pool: list[str]
+    discard: list[str]
+    box: list[str]
+    trick: Trick | None  # None once the game is finished
+    phase: Phase
+    turn: int
+    rng: int
+    pending: Decision | None = None
+    messages: list[Message] = field(default_factory=list)
+    message_counter: int = 0
+    version: int = 0
+    outcome: Outcome | None = None
+
+    @property
+    def n(self) -> int:
+        return len(self.seats)
+
+    def neighbours(self, seat: int) -> tuple[int, int]:
+        """R2.2: the seat before and the seat after."""
+        n = len(self.seats)
+        return ((seat - 1) % n, (seat + 1) % n)
