@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from domain.game.cards import House, design_of, sorted_cards
-from domain.game.events import Event, EventType
+from domain.game.events import Event, EventType, Projection
 from domain.game.options import AbilityTrigger
 from domain.game.state import Decision, DecisionKind, GameState, Phase, Play
 
@@ -26,8 +26,9 @@ def trigger(state: GameState, play: Play, events: list[Event]) -> None:
     """Start the ability of ``play``'s house; may leave a pending decision."""
     house = design_of(play.card).house
     seat = play.seat
-    events.append(Event(EventType.ABILITY_TRIGGERED,
-                        {"seat": seat, "house": house.value, "card": play.card}))
+    events.append(
+        Event(EventType.ABILITY_TRIGGERED, {"seat": seat, "house": house.value, "card": play.card})
+    )
     trick = state.trick
     assert trick is not None
     hand = state.seats[seat].hand
@@ -56,7 +57,11 @@ def trigger(state: GameState, play: Play, events: list[Event]) -> None:
 def require(state: GameState, decision: Decision, events: list[Event]) -> None:
     """R7.0b: the game waits for ``decision.seat``."""
     state.pending, state.phase = decision, Phase.DECISION
-    public = {"seat": decision.seat, "kind": decision.kind.value, "source": decision.source}
+    public: Projection = {
+        "seat": decision.seat,
+        "kind": decision.kind.value,
+        "source": decision.source,
+    }
     detail = dict(public)
     if decision.kind is DecisionKind.CURIOUS_ORDER:
         detail["cards"] = list(decision.cards)  # R11: the chooser sees the top cards

@@ -65,9 +65,7 @@ def prize_card(house: House, k: int) -> str:
 def catalogue() -> tuple[Design, ...]:
     """R1.2: all 224 numbered designs, houses in canonical order, by value."""
     return tuple(
-        Design(design_id(h, v), h, v)
-        for h in HOUSES
-        for v in (*COMMON_VALUES, *RARE_VALUES)
+        Design(design_id(h, v), h, v) for h in HOUSES for v in (*COMMON_VALUES, *RARE_VALUES)
     )
 
 

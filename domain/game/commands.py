@@ -106,5 +106,13 @@ class ReorderTop:
 
 MessageCommand = SendMessage | DeliverMessage | DeclineMessage
 TrickCommand = PlayCard | Pass | DiscardAndPlay
-DecisionCommand = PlaySecondCard | GiveCards | HungryDiscard | HungryTake | ChooseNeighbour | GiveCard | ReorderTop
+DecisionCommand = (
+    PlaySecondCard
+    | GiveCards
+    | HungryDiscard
+    | HungryTake
+    | ChooseNeighbour
+    | GiveCard
+    | ReorderTop
+)
 Command = MessageCommand | TrickCommand | DecisionCommand

@@ -74,8 +74,9 @@ def _effect(state: GameState, d: Decision, cmd: DecisionCommand, events: list[Ev
     elif isinstance(cmd, HungryDiscard):
         hand.remove(cmd.card)
         state.discard.append(cmd.card)
-        events.append(Event(EventType.CARD_DISCARDED,
-                            {"seat": d.seat, "card": cmd.card, "reason": "hungry"}))
+        events.append(
+            Event(EventType.CARD_DISCARDED, {"seat": d.seat, "card": cmd.card, "reason": "hungry"})
+        )
         require(state, Decision(DecisionKind.HUNGRY_TAKE, d.seat, d.source), events)
     elif isinstance(cmd, HungryTake):
         state.rat_deck.remove(cmd.card)  # R7.4: the rest keeps its order
@@ -91,8 +92,9 @@ def _effect(state: GameState, d: Decision, cmd: DecisionCommand, events: list[Ev
     else:
         state.rat_deck[: len(d.cards)] = list(cmd.cards)  # R7.6
         public = {"seat": d.seat, "count": len(d.cards)}
-        events.append(Event(EventType.TOP_REORDERED, public,
-                            {d.seat: {**public, "cards": list(cmd.cards)}}))
+        events.append(
+            Event(EventType.TOP_REORDERED, public, {d.seat: {**public, "cards": list(cmd.cards)}})
+        )
 
 
 def _second_card(state: GameState, seat: int, card: str, events: list[Event]) -> None:
@@ -121,8 +123,9 @@ def _check_gifts(state: GameState, seat: int, hand: list[str], cmd: GiveCards) -
         raise IllegalAction("give distinct cards from your hand (R7.2)")
 
 
-def give(state: GameState, giver: int, to: int, card: str, reason: str,
-         events: list[Event]) -> None:
+def give(
+    state: GameState, giver: int, to: int, card: str, reason: str, events: list[Event]
+) -> None:
     """A card moves hand to hand; only giver and receiver see which (R11)."""
     state.seats[giver].hand.remove(card)
     state.seats[to].hand.append(card)

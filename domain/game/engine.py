@@ -31,8 +31,16 @@ from domain.game.follow import lead_suit, playable, sassy_stuck
 from domain.game.state import GameState, Phase, Play
 from domain.game.turns import advance
 
-DECISION_COMMANDS = (PlaySecondCard, GiveCards, HungryDiscard, HungryTake, ChooseNeighbour,
-                     GiveCard, ReorderTop)
+DECISION_COMMANDS = (
+    PlaySecondCard,
+    GiveCards,
+    HungryDiscard,
+    HungryTake,
+    ChooseNeighbour,
+    GiveCard,
+    ReorderTop,
+)
+
 
 def apply(state: GameState, seat: int, cmd: Command) -> list[Event]:
     """Apply ``cmd`` for ``seat``; return the events, or raise and change nothing."""
@@ -64,6 +72,7 @@ def apply(state: GameState, seat: int, cmd: Command) -> list[Event]:
     state.version += 1
     return events
 
+
 def _check_turn(state: GameState, seat: int) -> None:
     if state.phase is Phase.DECISION:
         assert state.pending is not None
@@ -73,8 +82,10 @@ def _check_turn(state: GameState, seat: int) -> None:
     if seat != state.turn:
         raise NotYourTurn(f"it is seat {state.turn}'s turn (R6.5)")
 
-def _trick_command(state: GameState, seat: int, cmd: PlayCard | Pass | DiscardAndPlay,
-                   events: list[Event]) -> None:
+
+def _trick_command(
+    state: GameState, seat: int, cmd: PlayCard | Pass | DiscardAndPlay, events: list[Event]
+) -> None:
     trick = state.trick
     assert trick is not None
     hand = state.seats[seat].hand
@@ -88,12 +99,15 @@ def _trick_command(state: GameState, seat: int, cmd: PlayCard | Pass | DiscardAn
             if trick.sassy:
                 raise IllegalAction("you must play a Sassy card (R7.7)")
             suit = lead_suit(trick)
-            raise IllegalAction(f"you must follow the lead suit {suit.value if suit else ''} (R6.3)")
+            raise IllegalAction(
+                f"you must follow the lead suit {suit.value if suit else ''} (R6.3)"
+            )
         _play(state, seat, cmd.card, events)
         return
     if not stuck:
-        raise IllegalAction("only a seat under Sassy with no Sassy card may pass or discard "
-                            "to play (R7.7)")
+        raise IllegalAction(
+            "only a seat under Sassy with no Sassy card may pass or discard to play (R7.7)"
+        )
     if isinstance(cmd, Pass):
         trick.passes.append(seat)
         events.append(Event(EventType.PASSED, {"seat": seat, "trick": trick.number}))
@@ -105,9 +119,11 @@ def _trick_command(state: GameState, seat: int, cmd: PlayCard | Pass | DiscardAn
         raise IllegalAction("discard one card and play another (R7.7)")
     hand.remove(cmd.discard)
     state.discard.append(cmd.discard)
-    events.append(Event(EventType.CARD_DISCARDED,
-                        {"seat": seat, "card": cmd.discard, "reason": "sassy"}))
+    events.append(
+        Event(EventType.CARD_DISCARDED, {"seat": seat, "card": cmd.discard, "reason": "sassy"})
+    )
     _play(state, seat, cmd.card, events)
+
 
 def _play(state: GameState, seat: int, card: str, events: list[Event]) -> None:
     """Put ``card`` into the trick (R6), then trigger its ability (R7.0)."""
@@ -119,14 +135,20 @@ def _play(state: GameState, seat: int, card: str, events: list[Event]) -> None:
     state.seats[seat].hand.remove(card)
     play = Play(seat, card, face_down=trick.sleepy)  # R7.3
     trick.plays.append(play)
-    public = {"seat": seat, "trick": trick.number, "lead": led,
-              "card": None if play.face_down else card, "faceDown": play.face_down}
+    public = {
+        "seat": seat,
+        "trick": trick.number,
+        "lead": led,
+        "card": None if play.face_down else card,
+        "faceDown": play.face_down,
+    }
     private = {seat: {**public, "card": card}} if play.face_down else {}
     events.append(Event(EventType.CARD_PLAYED, public, private))
     if triggers(state, play, led):
         trigger(state, play, events)
     if state.pending is None:
         advance(state, events)
+
 
 def to_act(state: GameState) -> int | None:
     """The seat the game waits for (None once finished)."""
@@ -136,4 +158,4 @@ def to_act(state: GameState) -> int | None:
         return state.pending.seat
     return state.turn
 
-__all__ = ["House", "apply", "to_act"]
+

@@ -52,4 +52,3 @@ class Event:
         if seat is None:
             return self.public
         return self.private.get(seat, self.public)
-

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from domain.game.cards import PRIZE_CARDS, RAT_CARD, HOUSES, assignment_card, is_numbered
+from domain.game.cards import HOUSES, PRIZE_CARDS, RAT_CARD, assignment_card, is_numbered
 from domain.game.options import MAX_SEATS, MIN_SEATS
 from domain.game.state import GameState, Phase
 

@@ -45,8 +45,13 @@ def message_targets(state: GameState, seat: int) -> list[int]:
 
 
 def _route(m: Message) -> Projection:
-    return {"id": m.id, "trick": m.trick, "from": m.sender, "to": m.recipient,
-            "status": m.status.value}
+    return {
+        "id": m.id,
+        "trick": m.trick,
+        "from": m.sender,
+        "to": m.recipient,
+        "status": m.status.value,
+    }
 
 
 def _texted(m: Message, *seats: int) -> dict[int, Projection]:
@@ -72,8 +77,9 @@ def send(state: GameState, seat: int, to: int, text: str, events: list[Event]) -
         raise IllegalAction("you have 3 pending messages already (R5.5)")
     state.message_counter += 1
     assert state.trick is not None
-    m = Message(f"m{state.message_counter}", state.trick.number, seat, to, text,
-                MessageStatus.PENDING)
+    m = Message(
+        f"m{state.message_counter}", state.trick.number, seat, to, text, MessageStatus.PENDING
+    )
     state.messages.append(m)
     events.append(Event(EventType.MESSAGE_SENT, _route(m), _texted(m, seat, state.rat)))
     if seat == state.rat:  # R5.2: the Rat's own messages go straight to delivery
@@ -101,8 +107,9 @@ def deliver(state: GameState, seat: int, message_id: str, events: list[Event]) -
 
 def _deliver(state: GameState, m: Message, events: list[Event]) -> None:
     m.status = MessageStatus.DELIVERED
-    events.append(Event(EventType.MESSAGE_DELIVERED, _route(m),
-                        _texted(m, m.sender, m.recipient, state.rat)))
+    events.append(
+        Event(EventType.MESSAGE_DELIVERED, _route(m), _texted(m, m.sender, m.recipient, state.rat))
+    )
 
 
 def decline(state: GameState, seat: int, message_id: str, events: list[Event]) -> None:

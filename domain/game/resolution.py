@@ -45,17 +45,22 @@ def collect(state: GameState, events: list[Event]) -> int:
         if p.second:
             state.rat_deck.append(p.second)
     winner.prizes.append(trick.prize)
-    events.append(Event(EventType.TRICK_WON, {
-        "trick": trick.number,
-        "winner": win.seat,
-        "prize": trick.prize,
-        "plays": [
-            {"seat": p.seat, "card": p.card, "second": p.second, "value": play_value(p)}
-            for p in trick.plays
-        ],
-        "passes": list(trick.passes),
-        "scores": list(scores(state)),
-    }))
+    events.append(
+        Event(
+            EventType.TRICK_WON,
+            {
+                "trick": trick.number,
+                "winner": win.seat,
+                "prize": trick.prize,
+                "plays": [
+                    {"seat": p.seat, "card": p.card, "second": p.second, "value": play_value(p)}
+                    for p in trick.plays
+                ],
+                "passes": list(trick.passes),
+                "scores": list(scores(state)),
+            },
+        )
+    )
     state.trick = None
     return win.seat
 
@@ -75,4 +80,6 @@ def refill(state: GameState, winner: int, events: list[Event]) -> None:
         del state.rat_deck[:want]
         hand.extend(drawn)
         public = {"seat": seat, "count": want, "ratDeckSize": len(state.rat_deck)}
-        events.append(Event(EventType.CARDS_DRAWN, public, {seat: {**public, "cards": sorted_cards(drawn)}}))
+        events.append(
+            Event(EventType.CARDS_DRAWN, public, {seat: {**public, "cards": sorted_cards(drawn)}})
+        )

@@ -33,7 +33,8 @@ def end_of_game(state: GameState) -> Outcome | None:
     complete = [i for i, s in enumerate(state.seats) if holds_all_houses(s)]
     if complete:
         termination = (
-            Termination.RAT_ALL_HOUSES if state.rat in complete
+            Termination.RAT_ALL_HOUSES
+            if state.rat in complete
             else Termination.HOUSE_PLAYER_ALL_HOUSES
         )
     elif not state.prize_pool:

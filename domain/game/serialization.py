@@ -92,30 +92,46 @@ def _trick(d: dict[str, Any] | None) -> Trick | None:
     if d is None:
         return None
     return Trick(
-        number=_int(d["number"]), prize=str(d["prize"]), leader=_int(d["leader"]),
-        plays=[_play(p) for p in d["plays"]], passes=_int_list(d["passes"]),
-        skipped=_int_list(d["skipped"]), offset=_int(d["offset"]),
-        sleepy=bool(d["sleepy"]), sassy=bool(d["sassy"]),
+        number=_int(d["number"]),
+        prize=str(d["prize"]),
+        leader=_int(d["leader"]),
+        plays=[_play(p) for p in d["plays"]],
+        passes=_int_list(d["passes"]),
+        skipped=_int_list(d["skipped"]),
+        offset=_int(d["offset"]),
+        sleepy=bool(d["sleepy"]),
+        sassy=bool(d["sassy"]),
     )
 
 
 def _decision(d: dict[str, Any] | None) -> Decision | None:
     if d is None:
         return None
-    return Decision(DecisionKind(d["kind"]), _int(d["seat"]), _int(d["source"]),
-                    _str_list(d["cards"]))
+    return Decision(
+        DecisionKind(d["kind"]), _int(d["seat"]), _int(d["source"]), _str_list(d["cards"])
+    )
 
 
 def _message(d: dict[str, Any]) -> Message:
-    return Message(str(d["id"]), _int(d["trick"]), _int(d["sender"]), _int(d["recipient"]),
-                   str(d["text"]), MessageStatus(d["status"]))
+    return Message(
+        str(d["id"]),
+        _int(d["trick"]),
+        _int(d["sender"]),
+        _int(d["recipient"]),
+        str(d["text"]),
+        MessageStatus(d["status"]),
+    )
 
 
 def _outcome(d: dict[str, Any] | None) -> Outcome | None:
     if d is None:
         return None
-    return Outcome(Termination(d["termination"]), tuple(_int_list(d["winners"])),
-                   tuple(_int_list(d["disqualified"])), tuple(_int_list(d["scores"])))
+    return Outcome(
+        Termination(d["termination"]),
+        tuple(_int_list(d["winners"])),
+        tuple(_int_list(d["disqualified"])),
+        tuple(_int_list(d["scores"])),
+    )
 
 
 def decode(data: Any) -> GameState:
@@ -125,8 +141,9 @@ def decode(data: Any) -> GameState:
             raise StateDecodeError("not a game state of a known format version")
         o = data["options"]
         state = GameState(
-            options=GameOptions(Format(o["format"]), AbilityTrigger(o["ability_trigger"]),
-                                bool(o["refill_hands"])),
+            options=GameOptions(
+                Format(o["format"]), AbilityTrigger(o["ability_trigger"]), bool(o["refill_hands"])
+            ),
             seats=[_seat(s) for s in data["seats"]],
             rat=_int(data["rat"]),
             rat_deck=_str_list(data["rat_deck"]),

@@ -45,8 +45,9 @@ def instance_ids(designs: Sequence[str]) -> list[str]:
     return out
 
 
-def _validate(seats: int, rat: int | None, options: GameOptions,
-              collections: Sequence[Sequence[str]] | None) -> None:
+def _validate(
+    seats: int, rat: int | None, options: GameOptions, collections: Sequence[Sequence[str]] | None
+) -> None:
     if not MIN_SEATS <= seats <= MAX_SEATS:
         raise BadInput(f"a game has {MIN_SEATS} to {MAX_SEATS} seats, not {seats} (R2.1)")
     if rat is not None and not 0 <= rat < seats:
@@ -115,7 +116,7 @@ def new_game(
         SeatState(
             house=h,
             identity=RAT_CARD if h is None else assignment_card(h),
-            hand=deck[s * HAND_SIZE:(s + 1) * HAND_SIZE],
+            hand=deck[s * HAND_SIZE : (s + 1) * HAND_SIZE],
         )
         for s, h in enumerate(houses)
     ]
@@ -163,4 +164,3 @@ def _started(state: GameState, packs: dict[int, BoosterPack]) -> Event:
             p["pack"] = packs[i].to_dict()
         private[i] = p
     return Event(EventType.GAME_STARTED, public, private)
-

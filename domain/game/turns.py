@@ -14,13 +14,16 @@ def trick_started(state: GameState) -> Event:
     """R4.5/R8.4: the Rat reveals the prize; the message window opens."""
     t = state.trick
     assert t is not None
-    return Event(EventType.TRICK_STARTED, {
-        "trick": t.number,
-        "prize": t.prize,
-        "trump": prize_house(t.prize).value,
-        "leader": t.leader,
-        "prizePoolSize": len(state.prize_pool),
-    })
+    return Event(
+        EventType.TRICK_STARTED,
+        {
+            "trick": t.number,
+            "prize": t.prize,
+            "trump": prize_house(t.prize).value,
+            "leader": t.leader,
+            "prizePoolSize": len(state.prize_pool),
+        },
+    )
 
 
 def advance(state: GameState, events: list[Event]) -> None:
@@ -50,12 +53,17 @@ def _finish_trick(state: GameState, events: list[Event]) -> None:
     result = end_of_game(state)
     if result is not None:
         state.outcome, state.phase = result, Phase.FINISHED
-        events.append(Event(EventType.GAME_ENDED, {
-            "termination": result.termination.value,
-            "winners": list(result.winners),
-            "disqualified": list(result.disqualified),
-            "scores": list(result.scores),
-        }))
+        events.append(
+            Event(
+                EventType.GAME_ENDED,
+                {
+                    "termination": result.termination.value,
+                    "winners": list(result.winners),
+                    "disqualified": list(result.disqualified),
+                    "scores": list(result.scores),
+                },
+            )
+        )
         return
     leader = next_leader(state, winner)
     state.trick = Trick(number=number + 1, prize=state.prize_pool.pop(0), leader=leader)

@@ -124,8 +124,13 @@ class PlayerView:
 
 def _play_view(p: Play, viewer: int | None) -> PlayView:
     shown = not p.face_down or p.seat == viewer
-    return PlayView(p.seat, p.card if shown else None, p.face_down,
-                    p.second if shown else None, p.second is not None)
+    return PlayView(
+        p.seat,
+        p.card if shown else None,
+        p.face_down,
+        p.second if shown else None,
+        p.second is not None,
+    )
 
 
 def _route(m: Message) -> MessageRoute:
@@ -134,10 +139,21 @@ def _route(m: Message) -> MessageRoute:
 
 def _public(state: GameState, viewer: int | None) -> PublicView:
     t = state.trick
-    trick = None if t is None else TrickView(
-        t.number, t.prize, prize_house(t.prize), t.leader, lead_suit(t),
-        tuple(_play_view(p, viewer) for p in t.plays), tuple(t.passes), tuple(t.skipped),
-        t.sleepy, t.sassy,
+    trick = (
+        None
+        if t is None
+        else TrickView(
+            t.number,
+            t.prize,
+            prize_house(t.prize),
+            t.leader,
+            lead_suit(t),
+            tuple(_play_view(p, viewer) for p in t.plays),
+            tuple(t.passes),
+            tuple(t.skipped),
+            t.sleepy,
+            t.sassy,
+        )
     )
     pts = scores(state)
     d = state.pending
@@ -146,8 +162,7 @@ def _public(state: GameState, viewer: int | None) -> PublicView:
         phase=state.phase,
         options=state.options,
         seats=tuple(
-            SeatView(i, s.house, i == state.rat, len(s.hand), tuple(s.won), tuple(s.prizes),
-                     pts[i])
+            SeatView(i, s.house, i == state.rat, len(s.hand), tuple(s.won), tuple(s.prizes), pts[i])
             for i, s in enumerate(state.seats)
         ),
         rat=state.rat,
