@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from domain.bots.strategy import Strategy, bot_for
 from domain.game.engine import apply, to_act
+from domain.game.events import Event, EventType
 from domain.game.legal import legal_actions
 from domain.game.options import GameOptions
 from domain.game.rng import Rng, seed_state
@@ -29,10 +30,18 @@ class GameResult:
 
 
 def play_game(
-    seats: int, seed: int | str, strategies: Sequence[Strategy], options: GameOptions | None = None
+    seats: int,
+    seed: int | str,
+    strategies: Sequence[Strategy],
+    options: GameOptions | None = None,
+    on_event: Callable[[Event], object] | None = None,
 ) -> tuple[GameState, GameResult]:
     """Play a whole game; each bot sees only its own view (R11)."""
-    state = new_game(seats, seed, options).state
+    setup = new_game(seats, seed, options)
+    state = setup.state
+    if on_event:
+        for e in setup.events:
+            on_event(e)
     bots = [bot_for(strategies[i % len(strategies)]) for i in range(seats)]
     rng = Rng(seed_state(f"{seed}/bots"))
     decisions = tricks = 0
@@ -42,7 +51,9 @@ def play_game(
         legal = legal_actions(state, seat)
         cmd = bots[seat](player_view(state, seat), legal, rng)
         for e in apply(state, seat, cmd):
-            tricks += e.type.value == "TrickWon"
+            tricks += e.type is EventType.TRICK_WON
+            if on_event:
+                on_event(e)
         decisions += 1
     assert state.outcome is not None
     return state, GameResult(state.outcome, state.rat, tricks, decisions)

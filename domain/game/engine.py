@@ -157,5 +157,3 @@ def to_act(state: GameState) -> int | None:
     if state.pending is not None:
         return state.pending.seat
     return state.turn
-
-

@@ -1,0 +1,123 @@
+"""The ``mmk`` command line: ``demo`` (a seeded bots-only game in the
+terminal) and ``simulate`` (many bots-only games, with statistics)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+
+from tqdm import tqdm
+
+from api.event_text import describe
+from domain.bots.strategy import Strategy
+from domain.game.options import MAX_SEATS, MIN_SEATS, AbilityTrigger, Format, GameOptions
+from domain.simulation import Stats, play_game
+
+
+def _seats(text: str) -> int:
+    n = int(text)
+    if not MIN_SEATS <= n <= MAX_SEATS:
+        raise argparse.ArgumentTypeError(f"seats must be {MIN_SEATS} to {MAX_SEATS}")
+    return n
+
+
+def _positive(text: str) -> int:
+    n = int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return n
+
+
+def _bots(text: str) -> list[Strategy]:
+    try:
+        return [Strategy(b.strip().lower()) for b in text.split(",") if b.strip()]
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(
+            f"bots are {', '.join(s.value for s in Strategy)}, comma-separated"
+        ) from e
+
+
+def _options(args: argparse.Namespace) -> GameOptions:
+    return GameOptions(Format(args.format), AbilityTrigger(args.trigger), not args.no_refill)
+
+
+def _add_game_args(p: argparse.ArgumentParser, seats: int) -> None:
+    p.add_argument("--seats", type=_seats, default=seats, help="3 to 8 (R2.1)")
+    p.add_argument("--seed", default="1", help="integer or text (R3.5)")
+    p.add_argument(
+        "--bots",
+        type=_bots,
+        default=[Strategy.GREEDY, Strategy.RANDOM],
+        help="strategies, given to seats in turn (default: greedy,random)",
+    )
+    p.add_argument("--format", choices=[f.value for f in Format], default=Format.SINGLETON.value)
+    p.add_argument(
+        "--trigger",
+        choices=[t.value for t in AbilityTrigger],
+        default=AbilityTrigger.LEAD_AND_RARE.value,
+    )
+    p.add_argument("--no-refill", action="store_true", help="turn off refilling hands (R8.3)")
+
+
+def _seed(text: str) -> int | str:
+    return int(text) if text.lstrip("-").isdigit() else text
+
+
+def demo(args: argparse.Namespace) -> int:
+    """Play one seeded game and print what a spectator sees."""
+    _, result = play_game(
+        args.seats,
+        _seed(args.seed),
+        args.bots,
+        _options(args),
+        on_event=lambda e: print(describe(e.public, e.type.value)),
+    )
+    o = result.outcome
+    print(
+        f"\n{result.tricks} tricks, {result.decisions} decisions; "
+        f"scores {list(o.scores)}; winners {list(o.winners)} ({o.termination.value})"
+    )
+    return 0
+
+
+def simulate(args: argparse.Namespace) -> int:
+    """Play many games; print games/s and outcome statistics."""
+    stats = Stats()
+    base = _seed(args.seed)
+    start = time.perf_counter()
+    for g in tqdm(
+        range(args.games), unit="game", disable=args.games < 200 or args.quiet, file=sys.stderr
+    ):
+        stats.add(play_game(args.seats, f"{base}/{g}", args.bots, _options(args))[1])
+    elapsed = time.perf_counter() - start
+    print(
+        f"{stats.games} games, {args.seats} seats, bots {','.join(b.value for b in args.bots)}: "
+        f"{stats.games / elapsed:.1f} games/s, {stats.decisions / elapsed:.0f} decisions/s"
+    )
+    for key, value in stats.summary().items():
+        print(f"  {key:28} {value:.3f}" if isinstance(value, float) else f"  {key:28} {value}")
+    for key, count in sorted(stats.terminations.items()):
+        print(f"  ended by {key:19} {count}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="mmk", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p_demo = sub.add_parser("demo", help="play one seeded bots-only game in the terminal")
+    _add_game_args(p_demo, seats=4)
+    p_demo.set_defaults(run=demo)
+    p_sim = sub.add_parser("simulate", help="play many bots-only games; print statistics")
+    _add_game_args(p_sim, seats=5)
+    p_sim.add_argument("--games", type=_positive, default=1000)
+    p_sim.add_argument("--quiet", action="store_true", help="no progress bar")
+    p_sim.set_defaults(run=simulate)
+    args = parser.parse_args(argv)
+    result: int = args.run(args)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())
