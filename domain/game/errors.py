@@ -5,45 +5,43 @@ Messages never name a card the caller cannot see (R11).
 
 from __future__ import annotations
 
+from domain.errors import DomainError, ErrorCode
 
-class GameError(ValueError):
+
+class GameError(DomainError, ValueError):
     """A refused command or setup; the state is unchanged."""
 
-    code = "ILLEGAL_ACTION"
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+    code = ErrorCode.ILLEGAL_ACTION
 
 
 class IllegalAction(GameError):
     """The command breaks a rule (R5-R7)."""
 
-    code = "ILLEGAL_ACTION"
+    code = ErrorCode.ILLEGAL_ACTION
 
 
 class NotYourTurn(GameError):
     """Another seat must act first (R6.5, R7.0b)."""
 
-    code = "NOT_YOUR_TURN"
+    code = ErrorCode.NOT_YOUR_TURN
 
 
 class GameFinished(GameError):
     """R9.3: the game is over."""
 
-    code = "GAME_FINISHED"
+    code = ErrorCode.GAME_FINISHED
 
 
 class BadInput(GameError):
     """Malformed input (unknown seat, text too long, ...)."""
 
-    code = "BAD_INPUT"
+    code = ErrorCode.BAD_INPUT
 
 
 class NotFound(GameError):
     """An id that does not exist in this game."""
 
-    code = "NOT_FOUND"
+    code = ErrorCode.NOT_FOUND
 
 
 class DeckTooSmall(BadInput):

@@ -1,0 +1,14 @@
+"""Bus channel names per audience (API.md "Events and resuming").
+
+A seat's channel carries only that seat's projections; the public channel
+only public ones. Adapters may add a prefix.
+"""
+
+from __future__ import annotations
+
+LOBBY = "lobby"
+
+
+def game_channel(game_id: str, seat: int | None) -> str:
+    """The channel of one audience of a game: a seat, or (None) the public."""
+    return f"game:{game_id}:public" if seat is None else f"game:{game_id}:seat:{seat}"

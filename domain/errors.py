@@ -1,0 +1,73 @@
+"""Refusals with a machine-readable code (API.md "Errors").
+
+Every refusal the domain raises is a :class:`DomainError` whose ``code`` is one
+:class:`ErrorCode`; adapters turn it into the client's error shape.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ErrorCode(StrEnum):
+    """The one enum of refusal codes (API.md)."""
+
+    UNAUTHENTICATED = "UNAUTHENTICATED"
+    FORBIDDEN = "FORBIDDEN"
+    NOT_FOUND = "NOT_FOUND"
+    BAD_INPUT = "BAD_INPUT"
+    ILLEGAL_ACTION = "ILLEGAL_ACTION"
+    NOT_YOUR_TURN = "NOT_YOUR_TURN"
+    GAME_NOT_STARTED = "GAME_NOT_STARTED"
+    GAME_FINISHED = "GAME_FINISHED"
+    STALE_STATE = "STALE_STATE"
+    CONFLICT = "CONFLICT"
+    IDEMPOTENCY_KEY_REUSED = "IDEMPOTENCY_KEY_REUSED"
+    RATE_LIMITED = "RATE_LIMITED"
+    INTERNAL = "INTERNAL"
+
+
+class DomainError(Exception):
+    """A refused request; nothing was changed."""
+
+    code: ErrorCode = ErrorCode.INTERNAL
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class Unauthenticated(DomainError):
+    code = ErrorCode.UNAUTHENTICATED
+
+
+class Forbidden(DomainError):
+    code = ErrorCode.FORBIDDEN
+
+
+class NotFound(DomainError):
+    code = ErrorCode.NOT_FOUND
+
+
+class BadRequest(DomainError):
+    code = ErrorCode.BAD_INPUT
+
+
+class GameNotStarted(DomainError):
+    code = ErrorCode.GAME_NOT_STARTED
+
+
+class StaleState(DomainError):
+    """The client's ``expectedVersion`` is not the game's version."""
+
+    code = ErrorCode.STALE_STATE
+
+
+class Conflict(DomainError):
+    """Another writer changed the same game first."""
+
+    code = ErrorCode.CONFLICT
+
+
+class IdempotencyKeyReused(DomainError):
+    code = ErrorCode.IDEMPOTENCY_KEY_REUSED

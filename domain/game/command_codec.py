@@ -1,0 +1,77 @@
+"""Commands as plain JSON-able data and back (for logs, replays and clients
+that send legal actions back as they got them)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from domain.game.commands import (
+    ChooseNeighbour,
+    Command,
+    DeclineMessage,
+    DeliverMessage,
+    DiscardAndPlay,
+    Gift,
+    GiveCard,
+    GiveCards,
+    HungryDiscard,
+    HungryTake,
+    Pass,
+    PlayCard,
+    PlaySecondCard,
+    ReorderTop,
+    SendMessage,
+)
+from domain.game.errors import BadInput
+
+KINDS: dict[str, type[Command]] = {
+    cls.__name__: cls
+    for cls in (
+        SendMessage,
+        DeliverMessage,
+        DeclineMessage,
+        PlayCard,
+        Pass,
+        DiscardAndPlay,
+        PlaySecondCard,
+        GiveCards,
+        HungryDiscard,
+        HungryTake,
+        ChooseNeighbour,
+        GiveCard,
+        ReorderTop,
+    )
+}
+
+
+def command_to_dict(cmd: Command) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": type(cmd).__name__}
+    for f in dataclasses.fields(cmd):
+        value = getattr(cmd, f.name)
+        if isinstance(value, tuple):
+            value = [dataclasses.asdict(v) if isinstance(v, Gift) else v for v in value]
+        out[f.name] = value
+    return out
+
+
+def command_from_dict(data: dict[str, Any]) -> Command:
+    """Rebuild a command; malformed data raises ``BadInput``."""
+    try:
+        cls = KINDS[data["kind"]]
+        args = {k: v for k, v in data.items() if k != "kind"}
+        if cls is GiveCards:
+            args["gifts"] = tuple(Gift(int(g["to"]), str(g["card"])) for g in args["gifts"])
+        elif cls is ReorderTop:
+            args["cards"] = tuple(str(c) for c in args["cards"])
+        cmd = cls(**args)
+    except (KeyError, TypeError, ValueError) as e:
+        raise BadInput(f"not a command: {e}") from e
+    for f in dataclasses.fields(cmd):
+        want = {"to": int, "seat": int}.get(f.name)
+        value = getattr(cmd, f.name)
+        if want is int and (not isinstance(value, int) or isinstance(value, bool)):
+            raise BadInput(f"{f.name} must be an integer")
+        if f.name in ("card", "discard", "text", "message_id") and not isinstance(value, str):
+            raise BadInput(f"{f.name} must be a string")
+    return cmd

@@ -1,0 +1,161 @@
+"""The one way a game changes: load, check, change, append the events and save
+the game in one transaction; then publish each projection to its audience.
+
+Optimistic concurrency: the save is conditional on the version read, and the
+log's ``(game, seq)`` is unique, so of two racing writers one commits and the
+other gets :class:`WriteConflict`. Without ``expectedVersion`` the loser runs
+again on the fresh state (the command is checked anew, so that is safe); with
+it, the caller gets ``CONFLICT``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from domain.channels import LOBBY, game_channel
+from domain.errors import Conflict, IdempotencyKeyReused, NotFound, StaleState
+from domain.lobby import Batch
+from domain.ports import UnitOfWork, WriteConflict
+from domain.records import GameRecord, GameStatus, IdempotencyRecord, StoredEvent
+from domain.services.bot_turn import bot_to_act
+from domain.services.deps import Deps
+from domain.services.results import EventView, MutationResult
+
+ATTEMPTS = 3
+Change = Callable[[UnitOfWork, GameRecord], Batch]
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """Who asks for what: the idempotency fingerprint covers ``op`` and ``args``."""
+
+    player_id: str
+    op: str
+    args: dict[str, Any]
+    idempotency_key: str | None = None
+    expected_version: int | None = None
+
+    def fingerprint(self) -> str:
+        body = json.dumps({"op": self.op, "args": self.args}, sort_keys=True, default=str)
+        return hashlib.sha256(body.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Committed:
+    """A committed change, to publish."""
+
+    game: GameRecord
+    events: list[StoredEvent]
+    lobby_changed: bool
+
+
+def replay(uow: UnitOfWork, req: Request) -> dict[str, Any] | None:
+    """The stored first result for this key, or None; a reused key with other
+    input is refused."""
+    if req.idempotency_key is None:
+        return None
+    rec = uow.idempotency.get(req.player_id, req.idempotency_key)
+    if rec is None:
+        return None
+    if rec.fingerprint != req.fingerprint():
+        raise IdempotencyKeyReused("this idempotency key was used with other input")
+    return rec.result
+
+
+def remember(uow: UnitOfWork, deps: Deps, req: Request, result: dict[str, Any]) -> None:
+    if req.idempotency_key is not None:
+        uow.idempotency.put(
+            IdempotencyRecord(
+                req.player_id, req.idempotency_key, req.fingerprint(), result, deps.clock.now()
+            )
+        )
+
+
+def record_events(deps: Deps, game: GameRecord, batch: Batch) -> list[StoredEvent]:
+    """Give the drafts their seqs (the cause goes on the first); bump the
+    game's version."""
+    now = deps.clock.now()
+    events = [
+        StoredEvent(
+            game.id, game.last_seq + i, kind, public, private, now, batch.cause if i == 1 else None
+        )
+        for i, (kind, public, private) in enumerate(batch.drafts, start=1)
+    ]
+    game.last_seq += len(events)
+    game.version += 1
+    game.updated_at = now
+    if game.state is not None and game.state.outcome is not None:
+        game.status = GameStatus.FINISHED
+    return events
+
+
+def _transaction(
+    deps: Deps, req: Request, game_id: str, change: Change
+) -> tuple[MutationResult, Committed | None]:
+    with deps.uow() as uow:
+        stored = replay(uow, req)
+        if stored is not None:
+            return MutationResult.from_dict(stored), None
+        game = uow.games.get(game_id)
+        if game is None:
+            raise NotFound(f"no game {game_id}")
+        if req.expected_version is not None and req.expected_version != game.version:
+            raise StaleState(f"the game is at version {game.version}, not {req.expected_version}")
+        read_version, status, taken = game.version, game.status, game.seats_taken
+        events = record_events(deps, game, change(uow, game))
+        uow.events.append(events)
+        uow.games.save(game, read_version)
+        seat = game.seat_of(req.player_id)
+        result = MutationResult(game.id, game.version, tuple(EventView.of(e, seat) for e in events))
+        remember(uow, deps, req, result.to_dict())
+        uow.commit()
+    changed = status is not game.status or taken != game.seats_taken
+    return result, Committed(game, events, changed)
+
+
+async def mutate(deps: Deps, req: Request, game_id: str, change: Change) -> MutationResult:
+    """Run ``change`` on the game in a transaction, publish, wake the bots."""
+    for attempt in range(1, ATTEMPTS + 1):
+        try:
+            result, done = await deps.run(lambda: _transaction(deps, req, game_id, change))
+        except WriteConflict as e:
+            if req.expected_version is not None or attempt == ATTEMPTS:
+                raise Conflict("another change to this game came first; reload and retry") from e
+            continue
+        if done is not None:
+            await after_commit(deps, done)
+        return result
+    raise AssertionError("unreachable")
+
+
+def lobby_message(game: GameRecord) -> dict[str, Any]:
+    return {
+        "gameId": game.id,
+        "status": game.status.value,
+        "seatCount": game.seat_count,
+        "seatsTaken": game.seats_taken,
+        "version": game.version,
+    }
+
+
+async def publish(deps: Deps, done: Committed) -> None:
+    """Each audience gets its own projection on its own channel (R11)."""
+    game = done.game
+    out: list[tuple[str, dict[str, Any]]] = []
+    for e in done.events:
+        out.append((game_channel(game.id, None), EventView.of(e, None).to_message()))
+        for seat in range(game.seat_count):
+            out.append((game_channel(game.id, seat), EventView.of(e, seat).to_message()))
+    if done.lobby_changed:
+        out.append((LOBBY, lobby_message(game)))
+    await deps.bus.publish(out)
+
+
+async def after_commit(deps: Deps, done: Committed) -> None:
+    await publish(deps, done)
+    if bot_to_act(done.game) is not None:
+        deps.schedule_bots(done.game.id)

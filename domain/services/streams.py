@@ -1,0 +1,80 @@
+"""Live event streams: the caller's projections after ``after_seq``, with no
+gap, no duplicate, in order (API.md "Events and resuming").
+
+Subscribe to the audience's channel first, then replay the backlog from the
+log, then pass live messages on, dropping what was already sent. A gap (or a
+bus reconnect, signalled by a ``{"resync": true}`` message) is backfilled
+from the log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from domain.channels import LOBBY, game_channel
+from domain.services.deps import Deps
+from domain.services.queries import MAX_PAGE, seat_in
+from domain.services.results import EventView
+
+RESYNC = "resync"
+
+
+async def _backlog(
+    deps: Deps, game_id: str, seat: int | None, after: int, upto: int | None = None
+) -> list[EventView]:
+    def tx() -> list[EventView]:
+        out: list[EventView] = []
+        with deps.uow() as uow:
+            last = after
+            while True:
+                rows = uow.events.read(game_id, last, MAX_PAGE)
+                for e in rows:
+                    if upto is not None and e.seq > upto:
+                        return out
+                    out.append(EventView.of(e, seat))
+                    last = e.seq
+                if len(rows) < MAX_PAGE:
+                    return out
+
+    return await deps.run(tx)
+
+
+async def game_events(
+    deps: Deps, game_id: str, player_id: str | None, after_seq: int
+) -> AsyncIterator[EventView]:
+    """The caller's stream: a seat's own channel, or the public one (R11)."""
+
+    def find_seat() -> int | None:
+        with deps.uow() as uow:
+            return seat_in(uow, game_id, player_id)
+
+    seat = await deps.run(find_seat)
+    async with deps.bus.subscribe(game_channel(game_id, seat)) as sub:
+        last = after_seq
+        for e in await _backlog(deps, game_id, seat, last):
+            yield e
+            last = e.seq
+        async for msg in sub:
+            if msg.get(RESYNC):
+                for e in await _backlog(deps, game_id, seat, last):
+                    yield e
+                    last = e.seq
+                continue
+            live = EventView.from_message(msg)
+            if live.seq <= last:
+                continue
+            if live.seq > last + 1:  # a gap: fill it from the log
+                for e in await _backlog(deps, game_id, seat, last, live.seq - 1):
+                    yield e
+                    last = e.seq
+            yield live
+            last = live.seq
+
+
+async def lobby_events(deps: Deps) -> AsyncIterator[dict[str, Any]]:
+    """Games created, filling, started and finished, for lobby screens."""
+    async with deps.bus.subscribe(LOBBY) as sub:
+        async for msg in sub:
+            if not msg.get(RESYNC):
+                yield msg

@@ -1,0 +1,1 @@
+"""Event buses: in-process (embedded default) and Redis pub/sub (scale-out)."""

@@ -1,0 +1,259 @@
+"""In-memory fakes of the ports (no mocks): they keep the contracts of
+domain/ports.py, including rollback and write conflicts, and store copies so
+an uncommitted change never leaks."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+from types import TracebackType
+from typing import Any, TypeVar
+
+from domain.game.serialization import decode, encode
+from domain.ports import WriteConflict
+from domain.records import (
+    BoosterRecord,
+    GameRecord,
+    GameStatus,
+    IdempotencyRecord,
+    Page,
+    Player,
+    StoredEvent,
+)
+from domain.services.deps import Deps
+from infra.bus.memory import InProcessBus
+
+T = TypeVar("T")
+
+
+def _copy_game(g: GameRecord) -> GameRecord:
+    state = None if g.state is None else decode(encode(g.state))
+    return replace(g, seats=list(g.seats), state=state)
+
+
+@dataclass
+class Store:
+    """What the fake database holds."""
+
+    players: dict[str, tuple[Player, str]] = field(default_factory=dict)
+    games: dict[str, GameRecord] = field(default_factory=dict)
+    events: dict[tuple[str, int], StoredEvent] = field(default_factory=dict)
+    keys: dict[tuple[str, str], IdempotencyRecord] = field(default_factory=dict)
+    boosters: list[BoosterRecord] = field(default_factory=list)
+    fail_before_commit: Callable[[], None] | None = None
+
+
+class FakeUnitOfWork:
+    """Stages writes; applies them all at commit, none on rollback."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._ops: list[Callable[[], None]] = []
+        self._checks: list[Callable[[], None]] = []
+        self.players = self
+        self.games = _Games(self)
+        self.events = _Events(self)
+        self.idempotency = _Keys(self)
+        self.boosters = _Boosters(self)
+
+    def __enter__(self) -> FakeUnitOfWork:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.rollback()
+
+    def stage(self, op: Callable[[], None], check: Callable[[], None] | None = None) -> None:
+        self._ops.append(op)
+        if check is not None:
+            self._checks.append(check)
+
+    def commit(self) -> None:
+        """All checks first, then all writes: all or nothing."""
+        try:
+            if self.store.fail_before_commit is not None:
+                self.store.fail_before_commit()
+            for check in self._checks:
+                check()
+            for op in self._ops:
+                op()
+        finally:
+            self.rollback()
+
+    def rollback(self) -> None:
+        self._ops.clear()
+        self._checks.clear()
+
+    # players
+    def add(self, player: Player, token_hash: str) -> None:
+        self.stage(lambda: self.store.players.__setitem__(player.id, (player, token_hash)))
+
+    def get(self, player_id: str) -> Player | None:
+        found = self.store.players.get(player_id)
+        return found[0] if found else None
+
+    def by_token_hash(self, token_hash: str) -> tuple[Player, str] | None:
+        for player, h in self.store.players.values():
+            if h == token_hash:
+                return player, h
+        return None
+
+
+class _Games:
+    def __init__(self, uow: FakeUnitOfWork) -> None:
+        self.uow = uow
+
+    def add(self, game: GameRecord) -> None:
+        g = _copy_game(game)
+        self.uow.stage(lambda: self.uow.store.games.__setitem__(g.id, g))
+
+    def get(self, game_id: str) -> GameRecord | None:
+        g = self.uow.store.games.get(game_id)
+        return None if g is None else _copy_game(g)
+
+    def save(self, game: GameRecord, expected_version: int) -> None:
+        g = _copy_game(game)
+        games = self.uow.store.games
+
+        def check() -> None:
+            if games[g.id].version != expected_version:
+                raise WriteConflict(g.id)
+
+        self.uow.stage(lambda: games.__setitem__(g.id, g), check)
+
+    def page(
+        self, status: GameStatus | None, before: tuple[datetime, str] | None, limit: int
+    ) -> Page:
+        games = sorted(
+            self.uow.store.games.values(), key=lambda g: (g.created_at, g.id), reverse=True
+        )
+        games = [g for g in games if status is None or g.status is status]
+        if before is not None:
+            games = [g for g in games if (g.created_at, g.id) < before]
+        return Page([_copy_game(g) for g in games[:limit]], len(games) > limit)
+
+
+class _Events:
+    def __init__(self, uow: FakeUnitOfWork) -> None:
+        self.uow = uow
+
+    def append(self, events: Sequence[StoredEvent]) -> None:
+        batch = list(events)
+        log = self.uow.store.events
+
+        def check() -> None:
+            if any((e.game_id, e.seq) in log for e in batch):
+                raise WriteConflict("duplicate seq")
+
+        self.uow.stage(lambda: log.update({(e.game_id, e.seq): e for e in batch}), check)
+
+    def read(self, game_id: str, after_seq: int, limit: int) -> list[StoredEvent]:
+        rows = sorted(
+            (e for (g, s), e in self.uow.store.events.items() if g == game_id and s > after_seq),
+            key=lambda e: e.seq,
+        )
+        return rows[:limit]
+
+
+class _Keys:
+    def __init__(self, uow: FakeUnitOfWork) -> None:
+        self.uow = uow
+
+    def get(self, player_id: str, key: str) -> IdempotencyRecord | None:
+        return self.uow.store.keys.get((player_id, key))
+
+    def put(self, record: IdempotencyRecord) -> None:
+        keys = self.uow.store.keys
+
+        def check() -> None:
+            if (record.player_id, record.key) in keys:
+                raise WriteConflict("duplicate key")
+
+        self.uow.stage(lambda: keys.__setitem__((record.player_id, record.key), record), check)
+
+
+class _Boosters:
+    def __init__(self, uow: FakeUnitOfWork) -> None:
+        self.uow = uow
+
+    def add(self, record: BoosterRecord) -> None:
+        self.uow.stage(lambda: self.uow.store.boosters.append(record))
+
+    def of_player(self, player_id: str) -> list[BoosterRecord]:
+        return [r for r in self.uow.store.boosters if r.player_id == player_id]
+
+
+class FakeClock:
+    """Advances one millisecond per reading, so order is visible."""
+
+    def __init__(self) -> None:
+        self._t = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def now(self) -> datetime:
+        self._t += timedelta(milliseconds=1)
+        return self._t
+
+
+class FakeIds:
+    """Deterministic ids, tokens and seeds."""
+
+    def __init__(self) -> None:
+        self._n = itertools.count(1)
+
+    def new_id(self) -> str:
+        return f"id{next(self._n)}"
+
+    def new_token(self) -> str:
+        return f"token-{next(self._n)}"
+
+    def new_seed(self) -> str:
+        return f"seed{next(self._n)}"
+
+
+async def run_inline(fn: Callable[[], T]) -> T:
+    """Runs the transaction in the loop's thread (fakes need no thread)."""
+    return fn()
+
+
+@dataclass
+class Harness:
+    """Use cases wired to fakes; bots are driven when ``drain()`` is awaited."""
+
+    store: Store
+    bus: InProcessBus
+    deps: Deps
+    scheduled: list[str]
+
+    async def drain(self) -> int:
+        from domain.services.bots import drive_bots
+
+        moves = 0
+        while self.scheduled:
+            moves += await drive_bots(self.deps, self.scheduled.pop(0))
+        return moves
+
+
+def harness(run: Callable[[Callable[[], Any]], Any] | None = None) -> Harness:
+    store = Store()
+    bus = InProcessBus(queue_limit=100_000)
+    scheduled: list[str] = []
+
+    def schedule(game_id: str) -> None:
+        if game_id not in scheduled:
+            scheduled.append(game_id)
+
+    deps = Deps(
+        uow=lambda: FakeUnitOfWork(store),
+        run=run or run_inline,
+        bus=bus,
+        clock=FakeClock(),
+        ids=FakeIds(),
+        schedule_bots=schedule,
+    )
+    return Harness(store, bus, deps, scheduled)
