@@ -1,0 +1,38 @@
+"""Use cases wired to in-memory fakes of every port."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain.bots.strategy import Strategy
+from domain.services.games import NewGame, add_bot, create_game, join_game, start_game
+from domain.services.mutation import Request
+from domain.services.players import create_player
+from tests.fakes import Harness, harness
+
+
+@pytest.fixture
+def h() -> Harness:
+    return harness()
+
+
+def req(player_id: str, op: str = "op", **args: object) -> Request:
+    return Request(player_id, op, dict(args))
+
+
+async def player(h: Harness, name: str = "ann") -> str:
+    return (await create_player(h.deps, name)).player.id
+
+
+async def started_game(
+    h: Harness, people: int = 2, seats: int = 4, **spec: object
+) -> tuple[str, list[str]]:
+    """A started game: ``people`` players at seats 0.., bots elsewhere."""
+    ids = [await player(h, f"p{i}") for i in range(people)]
+    game = await create_game(h.deps, req(ids[0]), NewGame(seats, **spec))  # type: ignore[arg-type]
+    for pid in ids[1:]:
+        await join_game(h.deps, req(pid), game.game_id, None)
+    for _ in range(seats - people):
+        await add_bot(h.deps, req(ids[0]), game.game_id, Strategy.RANDOM, None)
+    await start_game(h.deps, req(ids[0]), game.game_id)
+    return game.game_id, ids

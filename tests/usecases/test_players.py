@@ -1,0 +1,59 @@
+"""Guest accounts: a random token returned once, only its hash stored."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain.errors import DomainError, ErrorCode
+from domain.services.auth import bearer_token, token_hash
+from domain.services.players import authenticate, create_player, me
+from tests.fakes import Harness
+
+
+async def test_create_player_returns_token_once_and_stores_only_its_hash(h: Harness) -> None:
+    new = await create_player(h.deps, "  Ann  ")
+    assert new.player.name == "Ann"
+    _stored_player, stored_hash = h.store.players[new.player.id]
+    assert stored_hash == token_hash(new.token) != new.token
+    assert new.token not in repr(h.store)
+    assert (await authenticate(h.deps, new.token)).id == new.player.id
+
+
+@pytest.mark.parametrize("name", ["", "   ", "x" * 41, "bad\nname"])
+async def test_bad_names_are_refused_and_nothing_is_stored(h: Harness, name: str) -> None:
+    with pytest.raises(DomainError) as e:
+        await create_player(h.deps, name)
+    assert e.value.code is ErrorCode.BAD_INPUT
+    assert not h.store.players
+
+
+async def test_unknown_token_is_unauthenticated(h: Harness) -> None:
+    await create_player(h.deps, "ann")
+    with pytest.raises(DomainError) as e:
+        await authenticate(h.deps, "not-a-token")
+    assert e.value.code is ErrorCode.UNAUTHENTICATED
+
+
+@pytest.mark.parametrize(
+    ("header", "token"), [(None, None), ("Bearer abc", "abc"), ("bearer  abc ", "abc")]
+)
+def test_bearer_header_parsing(header: str | None, token: str | None) -> None:
+    assert bearer_token(header) == token
+
+
+@pytest.mark.parametrize("header", ["Basic abc", "Bearer ", "abc"])
+def test_malformed_bearer_header_is_unauthenticated(header: str) -> None:
+    with pytest.raises(DomainError) as e:
+        bearer_token(header)
+    assert e.value.code is ErrorCode.UNAUTHENTICATED
+
+
+async def test_me_lists_the_collection(h: Harness) -> None:
+    from domain.services.boosters import open_booster_pack
+    from domain.services.mutation import Request
+
+    new = await create_player(h.deps, "ann")
+    pack = await open_booster_pack(h.deps, Request(new.player.id, "openBoosterPack", {}))
+    mine = await me(h.deps, new.player.id)
+    assert [r.id for r in mine.collection] == [pack.id]
+    assert len(pack.pack.commons) == 15 and len(pack.pack.rares) == 2

@@ -1,0 +1,122 @@
+"""Event streams: per-audience channels, backlog then live, no gap, no
+duplicate, in order; gaps and bus resyncs are backfilled (API.md)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from domain.channels import game_channel
+from domain.game.engine import to_act
+from domain.game.legal import legal_actions
+from domain.services.play import act
+from domain.services.queries import read_events
+from domain.services.results import EventView
+from domain.services.streams import game_events
+from tests.fakes import Harness
+from tests.usecases.conftest import player, req, started_game
+
+
+async def _collect(stream: Any, n: int) -> list[EventView]:
+    out = []
+    async for e in stream:
+        out.append(e)
+        if len(out) == n:
+            break
+    return out
+
+
+async def _play_some(h: Harness, gid: str, ids: list[str], moves: int) -> None:
+    for _ in range(moves):
+        game = h.store.games[gid]
+        assert game.state is not None
+        seat = to_act(game.state)
+        assert seat is not None
+        await act(h.deps, req(ids[seat]), gid, legal_actions(game.state, seat)[0])
+
+
+async def test_a_seat_channel_carries_only_that_seats_projection(h: Harness) -> None:
+    gid, ids = await started_game(h, people=4, seats=4)
+    log = await read_events(h.deps, gid, None, 0, 100)
+    for seat in range(4):
+        mine = await read_events(h.deps, gid, ids[seat], 0, 100)
+        started = next(e for e in mine[0] if e.type == "GameStarted")
+        public = next(e for e in log[0] if e.type == "GameStarted")
+        assert "hand" in started.data and "hand" not in public.data
+        for other in range(4):
+            if other != seat:
+                theirs = next(
+                    e
+                    for e in (await read_events(h.deps, gid, ids[other], 0, 100))[0]
+                    if e.type == "GameStarted"
+                )
+                assert not set(theirs.data["hand"]) & set(started.data["hand"])
+
+
+async def test_resume_after_seq_replays_then_streams_live_without_gap(h: Harness) -> None:
+    gid, ids = await started_game(h, people=4, seats=4)
+    resume_at = h.store.games[gid].last_seq - 2
+    stream = game_events(h.deps, gid, ids[1], resume_at)
+    first = await anext(stream)  # subscribed, backlog being replayed
+    await _play_some(h, gid, ids, 5)
+    total = h.store.games[gid].last_seq
+    rest = await asyncio.wait_for(_collect(stream, total - resume_at - 1), 2)
+    seqs = [first.seq] + [e.seq for e in rest]
+    assert seqs == list(range(resume_at + 1, total + 1))
+    await stream.aclose()
+
+
+async def test_spectators_get_the_public_stream(h: Harness) -> None:
+    gid, _ids = await started_game(h, people=4, seats=4)
+    spectator = await player(h, "watcher")
+    events = await _collect(game_events(h.deps, gid, spectator, 0), h.store.games[gid].last_seq)
+    started = next(e for e in events if e.type == "GameStarted")
+    assert "hand" not in started.data
+    anonymous = await _collect(game_events(h.deps, gid, None, 0), 1)
+    assert anonymous[0].seq == 1
+
+
+async def test_a_gap_in_live_messages_is_backfilled_from_the_log(h: Harness) -> None:
+    gid, ids = await started_game(h, people=4, seats=4)
+    last = h.store.games[gid].last_seq
+    stream = game_events(h.deps, gid, None, last)
+    pending = asyncio.ensure_future(anext(stream))
+    await asyncio.sleep(0)
+    # Two moves commit, but the bus loses the first move's messages.
+    original = h.bus.publish
+    lost = True
+
+    async def lossy(messages: Any) -> None:
+        nonlocal lost
+        if lost:
+            lost = False
+            return
+        await original(messages)
+
+    h.bus.publish = lossy  # type: ignore[method-assign]
+    await _play_some(h, gid, ids, 2)
+    total = h.store.games[gid].last_seq
+    first = await asyncio.wait_for(pending, 2)
+    rest = await asyncio.wait_for(_collect(stream, total - last - 1), 2)
+    assert [first.seq] + [e.seq for e in rest] == list(range(last + 1, total + 1))
+    await stream.aclose()
+
+
+async def test_a_resync_message_makes_the_stream_catch_up(h: Harness) -> None:
+    gid, ids = await started_game(h, people=4, seats=4)
+    last = h.store.games[gid].last_seq
+    stream = game_events(h.deps, gid, None, last)
+    pending = asyncio.ensure_future(anext(stream))
+    await asyncio.sleep(0)
+    original = h.bus.publish
+
+    async def silent(messages: Any) -> None:
+        return None
+
+    h.bus.publish = silent  # type: ignore[method-assign]
+    await _play_some(h, gid, ids, 1)
+    h.bus.publish = original  # type: ignore[method-assign]
+    await original([(game_channel(gid, None), {"resync": True})])
+    first = await asyncio.wait_for(pending, 2)
+    assert first.seq == last + 1
+    await stream.aclose()
