@@ -20,8 +20,13 @@ def replay_state(game: GameRecord, events: Iterable[StoredEvent]) -> GameState |
         if cause is None:
             continue
         if "start" in cause:
-            state = new_game(game.seat_count, game.seed, game.options, game.rat_choice,
-                             cause["start"]["collections"]).state
+            state = new_game(
+                game.seat_count,
+                game.seed,
+                game.options,
+                game.rat_choice,
+                cause["start"]["collections"],
+            ).state
         elif "command" in cause and state is not None:
             apply(state, int(cause["seat"]), command_from_dict(cause["command"]))
     return state

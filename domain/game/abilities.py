@@ -64,7 +64,9 @@ def require(state: GameState, decision: Decision, events: list[Event]) -> None:
     }
     detail = dict(public)
     if decision.kind is DecisionKind.CURIOUS_ORDER:
-        detail["cards"] = list(decision.cards)  # R11: the chooser sees the top cards
+        detail["cards"] = sorted_cards(
+            decision.cards
+        )  # R11: the chooser sees them, not their order
     elif decision.kind is DecisionKind.HUNGRY_TAKE:
         detail["cards"] = sorted_cards(state.rat_deck)  # R7.4: contents, never order
     events.append(Event(EventType.DECISION_REQUIRED, public, {decision.seat: detail}))

@@ -130,5 +130,5 @@ def give(
     state.seats[giver].hand.remove(card)
     state.seats[to].hand.append(card)
     public = {"from": giver, "to": to, "reason": reason}
-    full = {**public, "card": card}
-    events.append(Event(EventType.CARD_GIVEN, public, {giver: full, to: full}))
+    private = {s: {**public, "card": card} for s in (giver, to)}
+    events.append(Event(EventType.CARD_GIVEN, public, private))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from domain.game import messaging
 from domain.game.abilities import trigger, triggers
+from domain.game.command_check import check_command, is_seat_number
 from domain.game.commands import (
     ChooseNeighbour,
     Command,
@@ -44,8 +45,9 @@ DECISION_COMMANDS = (
 
 def apply(state: GameState, seat: int, cmd: Command) -> list[Event]:
     """Apply ``cmd`` for ``seat``; return the events, or raise and change nothing."""
-    if not 0 <= seat < state.n:
-        raise BadInput(f"seat {seat} is not a seat of this game")
+    if not is_seat_number(seat) or not 0 <= seat < state.n:
+        raise BadInput("not a seat of this game")
+    check_command(cmd)
     if state.phase is Phase.FINISHED:
         raise GameFinished("the game is over (R9.3)")
     events: list[Event] = []

@@ -8,7 +8,10 @@ from domain.game.cards import HOUSES, PRIZE_CARDS, RAT_CARD, assignment_card, is
 from domain.game.options import MAX_SEATS, MIN_SEATS
 from domain.game.state import GameState, Phase
 
-_HOUSE_CARDS = frozenset({*PRIZE_CARDS, RAT_CARD, *(assignment_card(h) for h in HOUSES)})
+_ASSIGNMENT = frozenset(assignment_card(h) for h in HOUSES)
+_PRIZES = frozenset(PRIZE_CARDS)
+_IDENTITY = _ASSIGNMENT | {RAT_CARD}
+_HOUSE_CARDS = _PRIZES | _IDENTITY
 
 
 class CorruptState(ValueError):
@@ -55,9 +58,48 @@ def check(state: GameState) -> None:
     bad = [c for c in counts if not (c in _HOUSE_CARDS or is_numbered(c))]
     if bad:
         raise CorruptState(f"{len(bad)} unknown card ids")
+    if not counts.keys() >= _PRIZES or not counts.keys() >= _ASSIGNMENT:
+        raise CorruptState("a prize or assignment card is missing")
+    if sum(1 for c in counts if is_numbered(c)) != state.deck_size:
+        raise CorruptState("the number of numbered cards changed")
+    _check_zones(state)
+    _check_flow(state)
     if (state.trick is None) != (state.phase is Phase.FINISHED):
         raise CorruptState("a finished game has no trick, a running game has one")
     if (state.pending is None) == (state.phase is Phase.DECISION):
         raise CorruptState("a pending decision goes with the decision phase")
     if state.pending is not None and not 0 <= state.pending.seat < n:
         raise CorruptState("decision seat out of range")
+
+
+def _check_zones(state: GameState) -> None:
+    """Each zone holds only its kind of card (R1.3, R1.4)."""
+    for name, cards in zones(state).items():
+        if name.endswith(("prizes", "prize_pool", "trick.prize")):
+            ok = all(c in _PRIZES for c in cards)
+        elif name.endswith("identity"):
+            ok = all(c in _IDENTITY for c in cards)
+        elif name == "box":  # cards out of play: unassigned assignment cards, spares
+            ok = RAT_CARD not in cards
+        else:
+            ok = all(is_numbered(c) for c in cards)
+        if not ok:
+            raise CorruptState(f"{name} holds a card of the wrong kind")
+    rats = [i for i, s in enumerate(state.seats) if s.identity == RAT_CARD]
+    if rats != [state.rat] or any(
+        (s.house is None) != (i == state.rat) for i, s in enumerate(state.seats)
+    ):
+        raise CorruptState("the Rat card and the houses do not match the seats")
+
+
+def _check_flow(state: GameState) -> None:
+    """The phase agrees with the trick and the seat to act (R6, R7.0b)."""
+    t = state.trick
+    if t is None:
+        return
+    if (state.phase is Phase.LEAD) != (not t.plays):
+        raise CorruptState("the lead phase goes with a trick without plays")
+    if state.phase in (Phase.LEAD, Phase.PLAY) and not state.seats[state.turn].hand:
+        raise CorruptState("the seat to play holds no card")
+    if any(not 0 <= p.seat < len(state.seats) for p in t.plays):
+        raise CorruptState("a play's seat is out of range")

@@ -1,8 +1,9 @@
 """``legal_actions``: exactly the commands a seat may send now (R5-R7).
 
 Cards are listed in canonical order, never in deal or deck order (R11).
-Sending a message takes free text, so it is offered as
-:func:`domain.game.messaging.message_targets` instead. [decision]
+The one exception: sending a message takes free text, so it is offered as
+:func:`domain.game.messaging.message_targets` (who may be messaged now), not
+as commands. [decision]
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from domain.game.state import Decision, DecisionKind, GameState, MessageStatus, 
 
 def legal_actions(state: GameState, seat: int) -> list[Command]:
     """Every command ``seat`` may send now; anything else is refused."""
-    if state.phase is Phase.FINISHED or not 0 <= seat < state.n:
+    if state.phase is Phase.FINISHED or type(seat) is not int or not 0 <= seat < state.n:
         return []
     out: list[Command] = []
     d = state.pending
@@ -82,8 +83,8 @@ def _decision_options(state: GameState, d: Decision) -> list[Command]:
         return [HungryTake(c) for c in sorted_cards(state.rat_deck)]
     if kind is DecisionKind.NEEDY_NEIGHBOUR:
         return [ChooseNeighbour(s) for s in sorted(set(state.neighbours(d.seat)))]
-    if kind is DecisionKind.CURIOUS_ORDER:
-        return [ReorderTop(p) for p in permutations(d.cards)]
+    if kind is DecisionKind.CURIOUS_ORDER:  # listed in canonical order, not deck order
+        return [ReorderTop(p) for p in permutations(sorted_cards(d.cards))]
     return _gift_options(state, d.seat, hand)
 
 

@@ -55,13 +55,13 @@ def _route(m: Message) -> Projection:
 
 
 def _texted(m: Message, *seats: int) -> dict[int, Projection]:
-    """R5.4: the text for the given seats only."""
-    full = {**_route(m), "text": m.text}
-    return dict.fromkeys(seats, full)
+    """R5.4: the text for the given seats only (a fresh dict each)."""
+    return {s: {**_route(m), "text": m.text} for s in seats}
 
 
 def send(state: GameState, seat: int, to: int, text: str, events: list[Event]) -> None:
-    """R5.1-R5.2, R5.5."""
+    """R5.1-R5.2, R5.5. [decision] Text of only white space is refused. A
+    message to the Rat is pending like any other and counts as a delivery."""
     if not 0 <= to < state.n:
         raise BadInput(f"seat {to} is not a seat of this game")
     if to == seat:
@@ -93,6 +93,8 @@ def _find_pending(state: GameState, seat: int, message_id: str) -> Message:
         if m.id == message_id:
             if m.status is not MessageStatus.PENDING:
                 raise IllegalAction(f"message {message_id} is {m.status.value}, not pending")
+            if not window_open(state):
+                raise IllegalAction("the message window is closed (R5.3)")
             return m
     raise NotFound(f"no message {message_id} in this game")
 

@@ -66,7 +66,9 @@ def collect(state: GameState, events: list[Event]) -> int:
 
 
 def refill(state: GameState, winner: int, events: list[Event]) -> None:
-    """R8.3: from the winner clockwise, draw up to 10 while the deck lasts."""
+    """R8.3: from the winner clockwise, draw up to 10 while the deck lasts.
+    [decision] It runs after the last trick too, before the end check (R9.1):
+    hands do not score, so it changes no outcome."""
     if not state.options.refill_hands:
         return
     n = state.n

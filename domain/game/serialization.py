@@ -154,6 +154,7 @@ def decode(data: Any) -> GameState:
             phase=Phase(data["phase"]),
             turn=_int(data["turn"]),
             rng=_int(data["rng"]),
+            deck_size=_int(data["deck_size"]),
             pending=_decision(data["pending"]),
             messages=[_message(m) for m in data["messages"]],
             message_counter=_int(data["message_counter"]),

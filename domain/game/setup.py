@@ -137,6 +137,7 @@ def new_game(
         phase=Phase.LEAD,
         turn=rat_seat,
         rng=rng.state,
+        deck_size=len(deck),
     )
     return Setup(state, [_started(state, packs), trick_started(state)], packs)
 

@@ -138,6 +138,7 @@ class GameState:
     phase: Phase
     turn: int
     rng: int
+    deck_size: int = 0  # numbered cards in this game: constant (R1.5)
     pending: Decision | None = None
     messages: list[Message] = field(default_factory=list)
     message_counter: int = 0

@@ -28,7 +28,8 @@ def trick_started(state: GameState) -> Event:
 
 def advance(state: GameState, events: list[Event]) -> None:
     """Pass the turn clockwise, skipping empty hands (R6.4); after the last
-    seat, resolve the trick (R8)."""
+    seat, resolve the trick (R8). [decision] A seat skipped for an empty hand
+    does not play in that trick even if it receives a card later (R7.2, R7.5)."""
     trick = state.trick
     assert trick is not None
     n = state.n

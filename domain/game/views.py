@@ -183,7 +183,8 @@ def spectator_view(state: GameState) -> PublicView:
 
 
 def _readable(state: GameState, seat: int, m: Message) -> bool:
-    """R5.4: sender, Rat, and the recipient once delivered."""
+    """R5.4: sender, Rat, and the recipient once delivered. [decision] A
+    pending message is not yet the recipient's to read."""
     if seat in (m.sender, state.rat):
         return True
     return seat == m.recipient and m.status is MessageStatus.DELIVERED
@@ -195,7 +196,7 @@ def player_view(state: GameState, seat: int) -> PlayerView:
     cards: tuple[str, ...] = ()
     if d is not None and d.seat == seat:
         if d.kind is DecisionKind.CURIOUS_ORDER:
-            cards = tuple(d.cards)
+            cards = tuple(sorted_cards(d.cards))
         elif d.kind is DecisionKind.HUNGRY_TAKE:
             cards = tuple(sorted_cards(state.rat_deck))
     return PlayerView(

@@ -1,0 +1,74 @@
+"""Settings, read once from the environment (documented in README.md)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+DEFAULT_DATABASE_URL = "sqlite:///var/mmk.sqlite3"
+
+
+class SettingsError(ValueError):
+    """An environment variable with a value the server cannot use."""
+
+
+def _int(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError as e:
+        raise SettingsError(f"{name} must be an integer, not {raw!r}") from e
+    if not low <= value <= high:
+        raise SettingsError(f"{name} must be {low} to {high}, not {value}")
+    return value
+
+
+def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    if raw.lower() in ("1", "true", "yes", "on"):
+        return True
+    if raw.lower() in ("0", "false", "no", "off"):
+        return False
+    raise SettingsError(f"{name} must be true or false, not {raw!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Every setting of the server; ``from_env`` documents the variables."""
+
+    database_url: str = DEFAULT_DATABASE_URL
+    redis_url: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8000
+    workers: int = 1
+    bus_queue_limit: int = 1000
+    channel_prefix: str = "mmk:"
+    log_level: str = "info"
+    graphiql: bool = True
+    introspection: bool = True
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        e = os.environ if env is None else env
+        level = e.get("MMK_LOG_LEVEL", "info").lower()
+        if level not in ("debug", "info", "warning", "error"):
+            raise SettingsError(
+                f"MMK_LOG_LEVEL must be debug, info, warning or error, not {level!r}"
+            )
+        return cls(
+            database_url=e.get("DATABASE_URL") or DEFAULT_DATABASE_URL,
+            redis_url=e.get("REDIS_URL") or None,
+            host=e.get("MMK_HOST") or "127.0.0.1",
+            port=_int(e, "MMK_PORT", 8000, 1, 65535),
+            workers=_int(e, "MMK_WORKERS", 1, 1, 64),
+            bus_queue_limit=_int(e, "MMK_BUS_QUEUE_LIMIT", 1000, 10, 1_000_000),
+            channel_prefix=e.get("MMK_CHANNEL_PREFIX", "mmk:"),
+            log_level=level,
+            graphiql=_bool(e, "MMK_GRAPHIQL", True),
+            introspection=_bool(e, "MMK_INTROSPECTION", True),
+        )

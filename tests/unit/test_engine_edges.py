@@ -1,0 +1,80 @@
+"""The engine's edge: malformed commands are refused with BAD_INPUT before
+any rule runs, and the structural invariants see a lost or doubled card."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain.game.commands import (
+    ChooseNeighbour,
+    Command,
+    Gift,
+    GiveCards,
+    PlayCard,
+    ReorderTop,
+    SendMessage,
+)
+from domain.game.engine import apply, to_act
+from domain.game.errors import GameError
+from domain.game.invariants import CorruptState, check
+from domain.game.legal import legal_actions
+from domain.game.serialization import encode
+from domain.game.setup import new_game
+
+MALFORMED: list[Command] = [
+    SendMessage(1.0, "hi"),  # type: ignore[arg-type]
+    SendMessage(True, "hi"),
+    SendMessage("1", "hi"),  # type: ignore[arg-type]
+    SendMessage(1, b"hi"),  # type: ignore[arg-type]
+    SendMessage(1, None),  # type: ignore[arg-type]
+    PlayCard(7),  # type: ignore[arg-type]
+    ChooseNeighbour(1.0),  # type: ignore[arg-type]
+    ChooseNeighbour(True),
+    GiveCards((Gift(1.0, "crazy-1"),)),  # type: ignore[arg-type]
+    GiveCards(["junk"]),  # type: ignore[arg-type]
+    ReorderTop(("crazy-1", 1)),  # type: ignore[arg-type]
+]
+
+
+@pytest.mark.parametrize("cmd", MALFORMED, ids=repr)
+def test_a_malformed_command_is_bad_input_and_changes_nothing(cmd: Command) -> None:
+    state = new_game(4, "edges").state
+    seat = to_act(state)
+    assert seat is not None
+    before = encode(state)
+    with pytest.raises(GameError) as e:
+        apply(state, seat, cmd)
+    assert e.value.code == "BAD_INPUT"
+    assert encode(state) == before
+
+
+@pytest.mark.parametrize("seat", [1.0, True, "0", None, -1, 4])
+def test_a_seat_that_is_not_a_seat_number_is_refused(seat: object) -> None:
+    state = new_game(4, "edges").state
+    before = encode(state)
+    with pytest.raises(GameError) as e:
+        apply(state, seat, PlayCard(state.seats[0].hand[0]))  # type: ignore[arg-type]
+    assert e.value.code == "BAD_INPUT"
+    assert encode(state) == before
+    assert legal_actions(state, seat) == []  # type: ignore[arg-type]
+
+
+def test_invariants_see_a_lost_card() -> None:
+    state = new_game(4, "edges").state
+    state.seats[0].hand.pop()
+    with pytest.raises(CorruptState, match="number of numbered cards"):
+        check(state)
+
+
+def test_invariants_see_a_doubled_card() -> None:
+    state = new_game(4, "edges").state
+    state.rat_deck.append(state.seats[1].hand[0])
+    with pytest.raises(CorruptState, match="more than one place"):
+        check(state)
+
+
+def test_invariants_see_a_house_card_in_a_hand() -> None:
+    state = new_game(4, "edges").state
+    state.seats[0].hand.append(state.prize_pool.pop())
+    with pytest.raises(CorruptState):
+        check(state)
