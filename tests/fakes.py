@@ -12,7 +12,14 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from domain.game.serialization import decode, encode
-from domain.ports import WriteConflict
+from domain.ports import (
+    BoosterRepository,
+    EventLog,
+    GameRepository,
+    IdempotencyStore,
+    PlayerRepository,
+    WriteConflict,
+)
 from domain.records import (
     BoosterRecord,
     GameRecord,
@@ -52,11 +59,11 @@ class FakeUnitOfWork:
         self.store = store
         self._ops: list[Callable[[], None]] = []
         self._checks: list[Callable[[], None]] = []
-        self.players = self
-        self.games = _Games(self)
-        self.events = _Events(self)
-        self.idempotency = _Keys(self)
-        self.boosters = _Boosters(self)
+        self.players: PlayerRepository = self
+        self.games: GameRepository = _Games(self)
+        self.events: EventLog = _Events(self)
+        self.idempotency: IdempotencyStore = _Keys(self)
+        self.boosters: BoosterRepository = _Boosters(self)
 
     def __enter__(self) -> FakeUnitOfWork:
         return self

@@ -1,0 +1,1 @@
+"""SQL persistence adapters: tables, mappers, engine, unit of work, migrations."""

@@ -1,0 +1,104 @@
+"""Engines for SQLite (a file, or in memory for quick tests) and PostgreSQL.
+
+SQLite: WAL, ``synchronous=NORMAL``, a busy timeout, foreign keys, and every
+transaction starts with ``BEGIN IMMEDIATE`` (the pysqlite recipe: the driver's
+own BEGIN is disabled and SQLAlchemy's ``begin`` event emits ours), so writers
+queue on the lock instead of failing to upgrade a read lock. [decision] Reads
+take the write lock too: a unit of work does not know up front whether it will
+write, and the lock is held only for one short transaction.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.engine import URL, Engine, make_url
+from sqlalchemy.pool import ConnectionPoolEntry, QueuePool, StaticPool
+
+BUSY_TIMEOUT_MS = 5_000
+SQLITE_POOL_SIZE = 4  # the write lock serialises anyway; more connections only spin
+PG_POOL_SIZE = 10
+PG_MAX_OVERFLOW = 10
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def make_engine(url: str | URL, *, pool_size: int | None = None, echo: bool = False) -> Engine:
+    """An engine for ``sqlite:///path``, ``sqlite://`` or ``postgresql+psycopg://...``."""
+    u = make_url(url)
+    backend = u.get_backend_name()
+    if backend == "sqlite" and u.get_driver_name() == "pysqlite":
+        return _sqlite(u, pool_size, echo)
+    if backend == "postgresql":
+        if u.drivername == "postgresql":
+            u = u.set(drivername="postgresql+psycopg")
+        if u.get_driver_name() == "psycopg":
+            return _postgresql(u, pool_size, echo)
+    raise ValueError(f"unsupported database URL: {u.render_as_string(hide_password=True)}")
+
+
+def _in_memory(u: URL) -> bool:
+    return u.database in (None, "", ":memory:") or "mode=memory" in str(u.query)
+
+
+def _sqlite(u: URL, pool_size: int | None, echo: bool) -> Engine:
+    memory = _in_memory(u)
+    common: dict[str, Any] = {
+        "echo": echo,
+        "json_serializer": _dumps,
+        "connect_args": {"check_same_thread": False},
+    }
+    if memory:
+        # One shared connection: for single-threaded tests only.
+        engine = sa.create_engine(u, poolclass=StaticPool, **common)
+    else:
+        assert u.database is not None
+        Path(u.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        engine = sa.create_engine(
+            u,
+            poolclass=QueuePool,
+            pool_size=pool_size or SQLITE_POOL_SIZE,
+            max_overflow=0,
+            pool_timeout=30,
+            **common,
+        )
+    _sqlite_hooks(engine, wal=not memory)
+    return engine
+
+
+def _sqlite_hooks(engine: Engine, *, wal: bool) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: ConnectionPoolEntry) -> None:
+        dbapi_conn.isolation_level = None  # SQLAlchemy emits BEGIN, not the driver
+        cur = dbapi_conn.cursor()
+        try:
+            if wal:
+                cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            cur.execute("PRAGMA foreign_keys=ON")
+        finally:
+            cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: sa.Connection) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _postgresql(u: URL, pool_size: int | None, echo: bool) -> Engine:
+    return sa.create_engine(
+        u,
+        echo=echo,
+        json_serializer=_dumps,
+        pool_pre_ping=True,
+        pool_size=pool_size or PG_POOL_SIZE,
+        max_overflow=PG_MAX_OVERFLOW,
+        pool_recycle=1_800,
+        connect_args={"application_name": "mmk-server"},
+    )

@@ -1,0 +1,210 @@
+"""Explicit record <-> row conversions, one pair per table.
+
+A row is the ``dict`` of column values a Core statement takes, or the mapping
+a query returns. Reading a malformed row raises :class:`CorruptRow` (never a
+half-built record); writing a naive datetime raises ``ValueError``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any, TypeVar
+
+from domain.bots.strategy import Strategy
+from domain.game.boosters import BoosterPack
+from domain.game.options import AbilityTrigger, Format, GameOptions
+from domain.game.serialization import StateDecodeError, decode, encode
+from domain.records import (
+    BoosterRecord,
+    GameRecord,
+    GameStatus,
+    IdempotencyRecord,
+    Occupant,
+    Player,
+    StoredEvent,
+)
+
+Row = Mapping[Any, Any]
+R = TypeVar("R")
+
+
+class CorruptRow(ValueError):
+    """A stored row that does not map to a valid record."""
+
+
+def _aware(at: datetime) -> datetime:
+    if at.tzinfo is None or at.utcoffset() is None:
+        raise ValueError(f"naive datetime {at!r}: records must carry a time zone")
+    return at
+
+
+def _key(row: Row) -> object:
+    for names in (("id",), ("game_id", "seq"), ("player_id", "key")):
+        if all(n in row for n in names):
+            return tuple(row[n] for n in names) if len(names) > 1 else row[names[0]]
+    return None
+
+
+def _read(table: str, row: Row, build: Callable[[Row], R]) -> R:
+    """Run ``build``; any shape error becomes :class:`CorruptRow`."""
+    try:
+        return build(row)
+    except (KeyError, TypeError, ValueError, AttributeError, StateDecodeError) as e:
+        raise CorruptRow(f"{table} row {_key(row)!r} is malformed: {e}") from e
+
+
+# ---------------------------------------------------------------- players
+def player_to_row(player: Player, token_hash: str) -> dict[str, Any]:
+    return {
+        "id": player.id,
+        "name": player.name,
+        "token_hash": token_hash,
+        "created_at": _aware(player.created_at),
+    }
+
+
+def player_from_row(row: Row) -> Player:
+    return _read("players", row, lambda r: Player(r["id"], r["name"], r["created_at"]))
+
+
+# ---------------------------------------------------------------- games
+def options_to_json(options: GameOptions) -> dict[str, Any]:
+    return {
+        "format": options.format.value,
+        "ability_trigger": options.ability_trigger.value,
+        "refill_hands": options.refill_hands,
+    }
+
+
+def options_from_json(data: Mapping[str, Any]) -> GameOptions:
+    refill = data["refill_hands"]
+    if not isinstance(refill, bool):
+        raise TypeError("refill_hands is not a boolean")
+    return GameOptions(Format(data["format"]), AbilityTrigger(data["ability_trigger"]), refill)
+
+
+def seat_to_json(seat: Occupant | None) -> dict[str, str] | None:
+    if seat is None:
+        return None
+    out: dict[str, str] = {}
+    if seat.player_id is not None:
+        out["playerId"] = seat.player_id
+    if seat.bot is not None:
+        out["bot"] = seat.bot.value
+    return out
+
+
+def seat_from_json(data: Mapping[str, Any] | None) -> Occupant | None:
+    if data is None:
+        return None
+    player_id, bot = data.get("playerId"), data.get("bot")
+    if player_id is not None and not isinstance(player_id, str):
+        raise TypeError("playerId is not a string")
+    return Occupant(player_id, None if bot is None else Strategy(bot))
+
+
+def game_to_row(game: GameRecord) -> dict[str, Any]:
+    return {
+        "id": game.id,
+        "host": game.host,
+        "status": game.status.value,
+        "seat_count": game.seat_count,
+        "options": options_to_json(game.options),
+        "seed": game.seed,
+        "rat_choice": game.rat_choice,
+        "seats": [seat_to_json(s) for s in game.seats],
+        "state": None if game.state is None else encode(game.state),
+        "version": game.version,
+        "last_seq": game.last_seq,
+        "created_at": _aware(game.created_at),
+        "updated_at": _aware(game.updated_at),
+    }
+
+
+def _game(r: Row) -> GameRecord:
+    return GameRecord(
+        id=r["id"],
+        host=r["host"],
+        seat_count=r["seat_count"],
+        options=options_from_json(r["options"]),
+        seed=r["seed"],
+        rat_choice=r["rat_choice"],
+        seats=[seat_from_json(s) for s in r["seats"]],
+        created_at=r["created_at"],
+        updated_at=r["updated_at"],
+        status=GameStatus(r["status"]),
+        state=None if r["state"] is None else decode(r["state"]),
+        version=r["version"],
+        last_seq=r["last_seq"],
+    )
+
+
+def game_from_row(row: Row) -> GameRecord:
+    return _read("games", row, _game)
+
+
+# ---------------------------------------------------------------- events
+def event_to_row(event: StoredEvent) -> dict[str, Any]:
+    return {
+        "game_id": event.game_id,
+        "seq": event.seq,
+        "type": event.type,
+        "public": event.public,
+        "private": {str(seat): view for seat, view in event.private.items()},
+        "created_at": _aware(event.at),
+        "cause": event.cause,
+    }
+
+
+def _event(r: Row) -> StoredEvent:
+    private = {int(seat): view for seat, view in r["private"].items()}
+    return StoredEvent(
+        r["game_id"], r["seq"], r["type"], r["public"], private, r["created_at"], r["cause"]
+    )
+
+
+def event_from_row(row: Row) -> StoredEvent:
+    return _read("game_events", row, _event)
+
+
+# ---------------------------------------------------------------- idempotency
+def idempotency_to_row(record: IdempotencyRecord) -> dict[str, Any]:
+    return {
+        "player_id": record.player_id,
+        "key": record.key,
+        "fingerprint": record.fingerprint,
+        "result": record.result,
+        "created_at": _aware(record.created_at),
+    }
+
+
+def idempotency_from_row(row: Row) -> IdempotencyRecord:
+    return _read(
+        "idempotency_keys",
+        row,
+        lambda r: IdempotencyRecord(
+            r["player_id"], r["key"], r["fingerprint"], r["result"], r["created_at"]
+        ),
+    )
+
+
+# ---------------------------------------------------------------- boosters
+def booster_to_row(record: BoosterRecord) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "player_id": record.player_id,
+        "pack": record.pack.to_dict(),
+        "opened_at": _aware(record.opened_at),
+        "game_id": record.game_id,
+    }
+
+
+def booster_from_row(row: Row) -> BoosterRecord:
+    return _read(
+        "booster_packs",
+        row,
+        lambda r: BoosterRecord(
+            r["id"], r["player_id"], BoosterPack.from_dict(r["pack"]), r["opened_at"], r["game_id"]
+        ),
+    )

@@ -1,0 +1,1 @@
+"""Alembic migrations (applied by :func:`infra.db.migrate.upgrade`)."""

@@ -1,0 +1,140 @@
+"""Repositories over one SQLAlchemy ``Connection`` (one transaction), in Core SQL.
+
+Statements are built once at import time so that each call only binds values
+(SQLAlchemy's compiled cache does the rest). A ``Session``'s transaction works
+too: pass ``session.connection()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from domain.ports import WriteConflict
+from domain.records import (
+    BoosterRecord,
+    GameRecord,
+    GameStatus,
+    IdempotencyRecord,
+    Page,
+    Player,
+    StoredEvent,
+)
+from infra.db import mappers as m
+from infra.db.errors import conflicts_as_write_conflict
+from infra.db.tables import booster_packs, game_events, games, idempotency_keys, players
+
+_P, _G, _E, _I, _B = players.c, games.c, game_events.c, idempotency_keys.c, booster_packs.c
+
+_PLAYER_BY_ID = sa.select(players).where(_P.id == sa.bindparam("id"))
+_PLAYER_BY_HASH = sa.select(players).where(_P.token_hash == sa.bindparam("h"))
+_GAME_BY_ID = sa.select(games).where(_G.id == sa.bindparam("id"))
+_SAVE_GAME = sa.update(games).where(
+    _G.id == sa.bindparam("w_id"), _G.version == sa.bindparam("w_version")
+)
+_GAME_NEWEST = sa.select(games).order_by(_G.created_at.desc(), _G.id.desc())
+_EVENTS_AFTER = (
+    sa.select(game_events)
+    .where(_E.game_id == sa.bindparam("g"), _E.seq > sa.bindparam("after"))
+    .order_by(_E.seq)
+    .limit(sa.bindparam("n"))
+)
+_KEY = sa.select(idempotency_keys).where(
+    _I.player_id == sa.bindparam("p"), _I.key == sa.bindparam("k")
+)
+_PACKS_OF = (
+    sa.select(booster_packs).where(_B.player_id == sa.bindparam("p")).order_by(_B.opened_at, _B.id)
+)
+_IMMUTABLE_GAME_COLUMNS = frozenset({"id", "created_at"})
+_INSERT = {
+    t.name: sa.insert(t) for t in (players, games, game_events, idempotency_keys, booster_packs)
+}
+
+
+class _Repo:
+    def __init__(self, conn: sa.Connection) -> None:
+        self._c = conn
+
+    def _insert(self, table: sa.Table, rows: list[dict[str, Any]], what: str) -> None:
+        if not rows:
+            return
+        with conflicts_as_write_conflict(what):
+            self._c.execute(_INSERT[table.name], rows)
+
+
+class SqlPlayerRepository(_Repo):
+    def add(self, player: Player, token_hash: str) -> None:
+        self._insert(players, [m.player_to_row(player, token_hash)], f"player {player.id}")
+
+    def get(self, player_id: str) -> Player | None:
+        row = self._c.execute(_PLAYER_BY_ID, {"id": player_id}).first()
+        return None if row is None else m.player_from_row(row._mapping)
+
+    def by_token_hash(self, token_hash: str) -> tuple[Player, str] | None:
+        row = self._c.execute(_PLAYER_BY_HASH, {"h": token_hash}).first()
+        return None if row is None else (m.player_from_row(row._mapping), row.token_hash)
+
+
+class SqlGameRepository(_Repo):
+    def add(self, game: GameRecord) -> None:
+        self._insert(games, [m.game_to_row(game)], f"game {game.id}")
+
+    def get(self, game_id: str) -> GameRecord | None:
+        row = self._c.execute(_GAME_BY_ID, {"id": game_id}).first()
+        return None if row is None else m.game_from_row(row._mapping)
+
+    def save(self, game: GameRecord, expected_version: int) -> None:
+        values = {k: v for k, v in m.game_to_row(game).items() if k not in _IMMUTABLE_GAME_COLUMNS}
+        values |= {"w_id": game.id, "w_version": expected_version}
+        with conflicts_as_write_conflict(f"game {game.id}"):
+            result = self._c.execute(_SAVE_GAME, values)
+        if result.rowcount != 1:
+            raise WriteConflict(f"game {game.id} is no longer at version {expected_version}")
+
+    def page(
+        self, status: GameStatus | None, before: tuple[datetime, str] | None, limit: int
+    ) -> Page:
+        if limit < 0:
+            raise ValueError("limit must not be negative")
+        stmt = _GAME_NEWEST
+        if status is not None:
+            stmt = stmt.where(_G.status == status.value)
+        if before is not None:
+            at, game_id = sa.literal(before[0], _G.created_at.type), sa.literal(before[1])
+            stmt = stmt.where(sa.tuple_(_G.created_at, _G.id) < sa.tuple_(at, game_id))
+        rows = self._c.execute(stmt.limit(limit + 1)).all()
+        return Page([m.game_from_row(r._mapping) for r in rows[:limit]], len(rows) > limit)
+
+
+class SqlEventLog(_Repo):
+    def append(self, events: Sequence[StoredEvent]) -> None:
+        what = f"events of game {events[0].game_id}" if events else ""
+        self._insert(game_events, [m.event_to_row(e) for e in events], what)
+
+    def read(self, game_id: str, after_seq: int, limit: int) -> list[StoredEvent]:
+        if limit < 0:
+            raise ValueError("limit must not be negative")
+        rows = self._c.execute(_EVENTS_AFTER, {"g": game_id, "after": after_seq, "n": limit})
+        return [m.event_from_row(r._mapping) for r in rows]
+
+
+class SqlIdempotencyStore(_Repo):
+    def get(self, player_id: str, key: str) -> IdempotencyRecord | None:
+        row = self._c.execute(_KEY, {"p": player_id, "k": key}).first()
+        return None if row is None else m.idempotency_from_row(row._mapping)
+
+    def put(self, record: IdempotencyRecord) -> None:
+        what = f"idempotency key {record.key!r} of player {record.player_id}"
+        self._insert(idempotency_keys, [m.idempotency_to_row(record)], what)
+
+
+class SqlBoosterRepository(_Repo):
+    def add(self, record: BoosterRecord) -> None:
+        self._insert(booster_packs, [m.booster_to_row(record)], f"booster pack {record.id}")
+
+    def of_player(self, player_id: str) -> list[BoosterRecord]:
+        rows = self._c.execute(_PACKS_OF, {"p": player_id})
+        return [m.booster_from_row(r._mapping) for r in rows]

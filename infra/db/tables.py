@@ -1,0 +1,107 @@
+"""The schema as SQLModel table classes, kept apart from the domain records.
+
+The repositories run Core statements on the ``Table`` objects below (no ORM
+identity map on the hot path); ``infra.db.mappers`` converts rows to records.
+``migrations/versions`` writes the same schema out explicitly.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlmodel import Field, SQLModel
+
+from infra.db.types import UtcDateTime, json_type
+
+
+def _col(type_: Any, *args: Any, nullable: bool = False, **kw: Any) -> Any:
+    """``sa_column`` for a Field: explicit types and nullability."""
+    return Field(sa_column=sa.Column(type_, *args, nullable=nullable, **kw))
+
+
+class PlayerRow(SQLModel, table=True):
+    __tablename__ = "players"
+
+    id: str = _col(sa.String(), primary_key=True)
+    name: str = _col(sa.String())
+    token_hash: str = _col(sa.String())
+    created_at: datetime = _col(UtcDateTime())
+
+    __table_args__ = (sa.Index("ix_players_token_hash", "token_hash", unique=True),)
+
+
+class GameRow(SQLModel, table=True):
+    __tablename__ = "games"
+
+    id: str = _col(sa.String(), primary_key=True)
+    host: str = _col(sa.String(), sa.ForeignKey("players.id", name="fk_games_host"))
+    status: str = _col(sa.String(16))
+    seat_count: int = _col(sa.Integer())
+    options: dict[str, Any] = _col(json_type())
+    seed: str = _col(sa.String())
+    rat_choice: int | None = _col(sa.Integer(), nullable=True)
+    seats: list[Any] = _col(json_type())
+    state: dict[str, Any] | None = _col(json_type(nullable=True), nullable=True)
+    version: int = _col(sa.Integer())
+    last_seq: int = _col(sa.Integer())
+    created_at: datetime = _col(UtcDateTime())
+    updated_at: datetime = _col(UtcDateTime())
+
+    # Newest-first paging, with and without a status filter.
+    __table_args__ = (
+        sa.CheckConstraint("status IN ('lobby', 'running', 'finished')", name="ck_games_status"),
+        sa.Index("ix_games_created_at", "created_at", "id"),
+        sa.Index("ix_games_status", "status", "created_at", "id"),
+    )
+
+
+class GameEventRow(SQLModel, table=True):
+    __tablename__ = "game_events"
+
+    game_id: str = _col(
+        sa.String(), sa.ForeignKey("games.id", name="fk_game_events_game"), primary_key=True
+    )
+    seq: int = _col(sa.Integer(), primary_key=True, autoincrement=False)
+    type: str = _col(sa.String())
+    public: dict[str, Any] = _col(json_type())
+    private: dict[str, Any] = _col(json_type())
+    created_at: datetime = _col(UtcDateTime())
+    cause: dict[str, Any] | None = _col(json_type(), nullable=True)
+
+
+class IdempotencyKeyRow(SQLModel, table=True):
+    __tablename__ = "idempotency_keys"
+
+    player_id: str = _col(
+        sa.String(),
+        sa.ForeignKey("players.id", name="fk_idempotency_keys_player"),
+        primary_key=True,
+    )
+    key: str = _col(sa.String(), primary_key=True)
+    fingerprint: str = _col(sa.String())
+    result: dict[str, Any] = _col(json_type())
+    created_at: datetime = _col(UtcDateTime())
+
+
+class BoosterPackRow(SQLModel, table=True):
+    __tablename__ = "booster_packs"
+
+    id: str = _col(sa.String(), primary_key=True)
+    player_id: str = _col(sa.String(), sa.ForeignKey("players.id", name="fk_booster_packs_player"))
+    pack: dict[str, Any] = _col(json_type())
+    opened_at: datetime = _col(UtcDateTime())
+    game_id: str | None = _col(
+        sa.String(), sa.ForeignKey("games.id", name="fk_booster_packs_game"), nullable=True
+    )
+
+    __table_args__ = (sa.Index("ix_booster_packs_player_id", "player_id", "opened_at"),)
+
+
+metadata = SQLModel.metadata
+players: sa.Table = metadata.tables["players"]
+games: sa.Table = metadata.tables["games"]
+game_events: sa.Table = metadata.tables["game_events"]
+idempotency_keys: sa.Table = metadata.tables["idempotency_keys"]
+booster_packs: sa.Table = metadata.tables["booster_packs"]

@@ -1,0 +1,100 @@
+"""The unit of work: one transaction over every repository.
+
+[decision] A Core ``Connection`` per unit of work rather than an ORM
+``Session``: nothing here needs an identity map, and the Session's bookkeeping
+cost about 0.1 ms per transaction (a sixth of the per-move budget on SQLite).
+"""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from domain.ports import (
+    BoosterRepository,
+    EventLog,
+    GameRepository,
+    IdempotencyStore,
+    PlayerRepository,
+    UnitOfWork,
+    UnitOfWorkFactory,
+)
+from infra.db.errors import conflicts_as_write_conflict
+from infra.db.repositories import (
+    SqlBoosterRepository,
+    SqlEventLog,
+    SqlGameRepository,
+    SqlIdempotencyStore,
+    SqlPlayerRepository,
+)
+
+
+class SqlUnitOfWork:
+    """Use once: ``with factory() as uow: ...; uow.commit()``. Leaving the block
+    without committing (or with an exception) rolls back. The transaction
+    begins with the first statement."""
+
+    players: PlayerRepository
+    games: GameRepository
+    events: EventLog
+    idempotency: IdempotencyStore
+    boosters: BoosterRepository
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._conn: sa.Connection | None = None
+
+    def __enter__(self) -> SqlUnitOfWork:
+        if self._conn is not None:
+            raise RuntimeError("a unit of work is entered once")
+        c = self._conn = self._engine.connect()
+        self.players = SqlPlayerRepository(c)
+        self.games = SqlGameRepository(c)
+        self.events = SqlEventLog(c)
+        self.idempotency = SqlIdempotencyStore(c)
+        self.boosters = SqlBoosterRepository(c)
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        conn = self._live()
+        try:
+            if conn.in_transaction():
+                conn.rollback()
+        finally:
+            conn.close()
+
+    def commit(self) -> None:
+        with conflicts_as_write_conflict("commit"):
+            self._live().commit()
+
+    def rollback(self) -> None:
+        self._live().rollback()
+
+    def _live(self) -> sa.Connection:
+        if self._conn is None:
+            raise RuntimeError("the unit of work is not entered")
+        return self._conn
+
+
+class SqlUnitOfWorkFactory:
+    """``UnitOfWorkFactory``: a new :class:`SqlUnitOfWork` per call."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def __call__(self) -> SqlUnitOfWork:
+        return SqlUnitOfWork(self.engine)
+
+
+def _conforms(engine: Engine) -> UnitOfWorkFactory:
+    """Never called: mypy checks here that the classes keep the ports."""
+    uow: UnitOfWork = SqlUnitOfWork(engine)
+    del uow
+    return SqlUnitOfWorkFactory(engine)

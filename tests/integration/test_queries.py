@@ -1,0 +1,107 @@
+"""Reading back in order: game pages (newest first, cursor) and event ranges."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from domain.records import GameRecord, GameStatus
+from infra.db.uow import SqlUnitOfWorkFactory
+from tests.integration import records as r
+
+
+@pytest.fixture
+def seven_games(uow: SqlUnitOfWorkFactory) -> list[GameRecord]:
+    """Newest first; two pairs share a ``created_at`` (ties broken by id)."""
+    host = r.player()
+    offsets = [0, 1, 1, 2, 3, 3, 4]
+    statuses = [GameStatus.LOBBY, GameStatus.RUNNING, GameStatus.FINISHED]
+    games = [
+        r.lobby_game(host.id, r.T0 + timedelta(minutes=m), status=statuses[i % 3])
+        for i, m in enumerate(offsets)
+    ]
+    with uow() as u:
+        u.players.add(host, "h")
+        for g in games:
+            u.games.add(g)
+        u.commit()
+    return sorted(games, key=lambda g: (g.created_at, g.id), reverse=True)
+
+
+def _walk(
+    uow: SqlUnitOfWorkFactory, status: GameStatus | None, limit: int
+) -> tuple[list[GameRecord], list[bool]]:
+    items: list[GameRecord] = []
+    flags: list[bool] = []
+    cursor = None
+    with uow() as u:
+        while True:
+            page = u.games.page(status, cursor, limit)
+            items += page.items
+            flags.append(page.has_next)
+            if not page.has_next:
+                return items, flags
+            last = page.items[-1]
+            cursor = (last.created_at, last.id)
+
+
+def test_pages_are_newest_first_and_cursor_is_strictly_before(
+    uow: SqlUnitOfWorkFactory, seven_games: list[GameRecord]
+) -> None:
+    with uow() as u:
+        first = u.games.page(None, None, 3)
+        assert first.items == seven_games[:3] and first.has_next
+        g = seven_games[2]
+        after = u.games.page(None, (g.created_at, g.id), 100)
+        assert after.items == seven_games[3:] and not after.has_next
+        # A cursor in another time zone means the same instant.
+        tz_cursor = (g.created_at.astimezone(r.PLUS_TWO), g.id)
+        assert u.games.page(None, tz_cursor, 100).items == seven_games[3:]
+        exact = u.games.page(None, None, 7)
+        assert exact.items == seven_games and not exact.has_next
+    items, flags = _walk(uow, None, 2)
+    assert items == seven_games
+    assert flags == [True, True, True, False]
+
+
+@pytest.mark.parametrize("status", list(GameStatus))
+def test_status_filter(
+    uow: SqlUnitOfWorkFactory, seven_games: list[GameRecord], status: GameStatus
+) -> None:
+    items, _ = _walk(uow, status, 1)
+    assert items == [g for g in seven_games if g.status is status]
+
+
+def test_empty_and_zero_limit_pages(
+    uow: SqlUnitOfWorkFactory, seven_games: list[GameRecord]
+) -> None:
+    oldest = seven_games[-1]
+    with uow() as u:
+        assert u.games.page(None, None, 0).items == []
+        assert u.games.page(None, None, 0).has_next
+        end = u.games.page(None, (oldest.created_at, oldest.id), 5)
+        assert end.items == [] and not end.has_next
+        with pytest.raises(ValueError):
+            u.games.page(None, None, -1)
+
+
+def test_event_reads_are_ranged_and_ordered(uow: SqlUnitOfWorkFactory) -> None:
+    host = r.player()
+    a, b = r.lobby_game(host.id), r.lobby_game(host.id)
+    with uow() as u:
+        u.players.add(host, "h")
+        u.games.add(a)
+        u.games.add(b)
+        u.events.append([r.event(a.id, s) for s in (3, 1, 2)])
+        u.events.append([r.event(b.id, s) for s in range(1, 12)])
+        u.events.append([r.event(a.id, s) for s in range(4, 11)])
+        u.commit()
+    with uow() as u:
+        assert [e.seq for e in u.events.read(a.id, 0, 100)] == list(range(1, 11))
+        assert [e.seq for e in u.events.read(a.id, 4, 3)] == [5, 6, 7]
+        assert [e.seq for e in u.events.read(a.id, 9, 3)] == [10]
+        assert u.events.read(a.id, 10, 3) == []
+        assert u.events.read(a.id, 0, 0) == []
+        assert u.events.read("nope", 0, 5) == []
+        assert {e.game_id for e in u.events.read(b.id, 0, 100)} == {b.id}
