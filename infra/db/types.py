@@ -6,13 +6,16 @@ from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.dialects.postgresql import JSON as PG_JSON
 from sqlalchemy.engine import Dialect
 
 
 def json_type(*, nullable: bool = False) -> sa.types.TypeEngine[Any]:
-    """JSON on SQLite, JSONB on PostgreSQL; a nullable column stores None as SQL NULL."""
-    return sa.JSON(none_as_null=nullable).with_variant(JSONB(none_as_null=nullable), "postgresql")
+    """JSON on both. [decision] Plain ``json`` on PostgreSQL, not ``jsonb``: the
+    server never looks inside these documents, and parsing a ~4 KB state into
+    jsonb on every move costs more than it gives. A nullable column stores
+    None as SQL NULL."""
+    return sa.JSON(none_as_null=nullable).with_variant(PG_JSON(none_as_null=nullable), "postgresql")
 
 
 class UtcDateTime(sa.TypeDecorator[datetime]):

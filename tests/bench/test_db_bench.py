@@ -1,10 +1,10 @@
 """Storage speed, run by ``make bench``: a move's storage work (get the game,
 append 3 events, conditional save, commit) on SQLite and PostgreSQL, and
-whole bot games through the real use cases on SQLite.
+people's moves through the real use cases (thread hop per transaction, as in
+the server) on both, one game at a time and eight at once.
 
-Target (issue: persistence): >= 1,500 moves/s on SQLite through the use
-cases. The storage loop is asserted; the use-case figure, most of which is
-domain work (state encode/decode), is printed.
+Targets (issue #3): >= 1,500 moves/s on SQLite and >= 800 on PostgreSQL
+through the use cases in one process.
 """
 
 from __future__ import annotations
@@ -18,17 +18,25 @@ from pathlib import Path
 
 import pytest
 
-from domain.bots.strategy import Strategy
+from domain.game.engine import apply, to_act
+from domain.game.legal import legal_actions
 from domain.game.options import GameOptions
+from domain.game.rng import Rng
 from domain.game.setup import new_game
+from domain.game.state import GameState
 from domain.records import GameRecord, GameStatus, Occupant, Player, StoredEvent
-from domain.services.bots import drive_bots
 from domain.services.deps import Deps
+from domain.services.games import NewGame, create_game, join_game, start_game
+from domain.services.mutation import Request
+from domain.services.play import act
+from domain.services.players import create_player
+from infra.bootstrap import run_in_thread
 from infra.bus.memory import InProcessBus
+from infra.clock import SystemClock
 from infra.db.engine import make_engine
 from infra.db.migrate import upgrade
 from infra.db.uow import SqlUnitOfWorkFactory
-from tests.fakes import FakeClock, FakeIds, run_inline
+from infra.ids import RandomIds
 from tests.integration.databases import fresh_postgres, sqlite_url
 
 MOVES = 3_000
@@ -94,17 +102,63 @@ def test_storage_loop(factory: SqlUnitOfWorkFactory) -> None:
         assert rate >= 1_500, f"{rate:.0f} moves/s of storage work on SQLite, target 1,500"
 
 
-def test_bot_games_through_the_use_cases(tmp_path: Path) -> None:
-    url = sqlite_url(tmp_path)
-    upgrade(url)
-    engine = make_engine(url)
-    uow = SqlUnitOfWorkFactory(engine)
-    deps = Deps(uow, run_inline, InProcessBus(), FakeClock(), FakeIds(), lambda _: None)
-    moves, elapsed = 0, 0.0
-    for _ in range(20):
-        _, game_id = _new_game(uow, [Occupant(bot=Strategy.RANDOM)] * 4)
-        start = time.perf_counter()
-        moves += asyncio.run(drive_bots(deps, game_id))
-        elapsed += time.perf_counter() - start
-    engine.dispose()
-    print(f"\nSQLite, RANDOM bot games through the use cases: {moves / elapsed:,.0f} moves/s")
+async def _play_games(deps: Deps, games: int, moves_per_game: int) -> tuple[int, float, float]:
+    """People's moves through the ``act`` use case, ``games`` at a time; a local
+    copy of each game's engine state picks the moves and times the engine."""
+    rng = Rng(7)
+    engine_time = 0.0
+
+    async def games_until(quota: int) -> int:
+        made = 0
+        while made < quota:
+            made += await one_game(quota - made)
+        return made
+
+    async def one_game(quota: int) -> int:
+        nonlocal engine_time
+        people = [(await create_player(deps, f"p{i}")).player.id for i in range(4)]
+        gid = (await create_game(deps, Request(people[0], "createGame", {}), NewGame(4))).game_id
+        for pid in people[1:]:
+            await join_game(deps, Request(pid, "joinGame", {}), gid, None)
+        await start_game(deps, Request(people[0], "startGame", {}), gid)
+        mirror = await deps.run(lambda: _state(deps, gid))
+        made = 0
+        while made < quota and (seat := to_act(mirror)) is not None:
+            t0 = time.perf_counter()
+            legal = legal_actions(mirror, seat)
+            cmd = legal[rng.below(len(legal))]
+            apply(mirror, seat, cmd)
+            engine_time += time.perf_counter() - t0
+            await act(deps, Request(people[seat], "act", {}), gid, cmd)
+            made += 1
+        return made
+
+    start = time.perf_counter()
+    made = sum(await asyncio.gather(*(games_until(moves_per_game) for _ in range(games))))
+    return made, time.perf_counter() - start, engine_time
+
+
+def _state(deps: Deps, game_id: str) -> GameState:
+    with deps.uow() as uow:
+        game = uow.games.get(game_id)
+        assert game is not None and game.state is not None
+        return game.state
+
+
+@pytest.mark.parametrize("concurrent", [1, 8])
+def test_moves_through_the_use_cases(factory: SqlUnitOfWorkFactory, concurrent: int) -> None:
+    """Issue #3 targets: >= 1,500 moves/s on SQLite and >= 800 on PostgreSQL,
+    one process; engine vs storage share of the time."""
+    deps = Deps(factory, run_in_thread, InProcessBus(), SystemClock(), RandomIds(), lambda _: None)
+    backend = factory.engine.dialect.name
+    moves, elapsed, engine = asyncio.run(_play_games(deps, concurrent, 1200 // concurrent))
+    rate = moves / elapsed
+    share = engine / elapsed * 100
+    print(
+        f"\n{backend}, {concurrent} game(s) at once, moves through the use cases: "
+        f"{rate:,.0f} moves/s; engine {share:.0f}% of the time, storage and the rest "
+        f"{100 - share:.0f}%"
+    )
+    target = 1_500 if backend == "sqlite" else 800
+    if concurrent == 8 or backend == "sqlite":
+        assert rate >= target, f"{rate:.0f} moves/s on {backend}, target {target}"

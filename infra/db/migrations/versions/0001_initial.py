@@ -19,7 +19,7 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 # Written out here (not imported from infra.db) so this revision never changes.
-JSON = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
+JSON = sa.JSON().with_variant(postgresql.JSON(), "postgresql")
 TIMESTAMP = sa.DateTime(timezone=True)
 
 
