@@ -1,0 +1,65 @@
+"""The composition root wires real adapters; bots play in the background."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from domain.bots.strategy import Strategy
+from domain.records import GameStatus
+from domain.services.games import NewGame, add_bot, create_game, start_game
+from domain.services.mutation import Request
+from domain.services.players import authenticate, create_player
+from domain.services.queries import get_game
+from infra.bootstrap import build
+from infra.settings import Settings, SettingsError
+
+
+async def test_a_bots_only_game_runs_in_the_background_to_the_end(tmp_path: Path) -> None:
+    c = build(Settings(database_url=f"sqlite:///{tmp_path / 'db' / 'mmk.sqlite3'}"))
+    try:
+        new = await create_player(c.deps, "host")
+        assert (await authenticate(c.deps, new.token)).id == new.player.id
+        host = new.player.id
+        gid = (
+            await create_game(c.deps, Request(host, "c", {}), NewGame(5, take_seat=False))
+        ).game_id
+        for i in range(5):
+            await add_bot(c.deps, Request(host, "b", {}), gid, list(Strategy)[i % 2], None)
+        started = await start_game(c.deps, Request(host, "s", {}), gid)
+        assert started.events[0].type == "GameStarted"  # returned before the bots moved
+        await asyncio.wait_for(c.bots.idle(), 30)
+        snap = await get_game(c.deps, gid, None)
+        assert snap.summary.status is GameStatus.FINISHED
+        assert snap.public is not None and snap.public.outcome is not None
+    finally:
+        await c.aclose()
+
+
+def test_settings_come_from_the_environment() -> None:
+    s = Settings.from_env(
+        {
+            "DATABASE_URL": "postgresql+psycopg://db/x",
+            "REDIS_URL": "redis://r",
+            "MMK_PORT": "9000",
+            "MMK_GRAPHIQL": "false",
+        }
+    )
+    assert (s.database_url, s.redis_url, s.port, s.graphiql) == (
+        "postgresql+psycopg://db/x",
+        "redis://r",
+        9000,
+        False,
+    )
+    assert Settings.from_env({}) == Settings()
+
+
+@pytest.mark.parametrize(
+    "env",
+    [{"MMK_PORT": "x"}, {"MMK_PORT": "0"}, {"MMK_GRAPHIQL": "maybe"}, {"MMK_LOG_LEVEL": "loud"}],
+)
+def test_bad_settings_are_refused_clearly(env: dict[str, str]) -> None:
+    with pytest.raises(SettingsError):
+        Settings.from_env(env)
