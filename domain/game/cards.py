@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from functools import cache
+from functools import cache, lru_cache
 
 
 class House(Enum):
@@ -86,8 +86,11 @@ def design_of(card: str) -> Design:
     return _BY_ID[base]
 
 
+@lru_cache(maxsize=8192)
 def is_numbered(card: str) -> bool:
-    return card.partition("#")[0] in _BY_ID
+    """A numbered card instance id: a design id, with ``#n`` in sealed formats."""
+    base, sep, n = card.partition("#")
+    return base in _BY_ID and (not sep or (n.isdigit() and n[0] != "0"))
 
 
 def prize_house(card: str) -> House:

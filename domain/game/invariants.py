@@ -45,51 +45,50 @@ def card_counts(state: GameState) -> Counter[str]:
 
 
 def check(state: GameState) -> None:
-    """Raise :class:`CorruptState` unless the state is structurally sound."""
+    """Raise :class:`CorruptState` unless the state is structurally sound.
+
+    One pass over the zones: each zone holds only its kind of card (R1.3,
+    R1.4), no card is in two places, and none goes missing (R1.5)."""
     n = len(state.seats)
     if not MIN_SEATS <= n <= MAX_SEATS:
         raise CorruptState(f"{n} seats")
     if not (0 <= state.rat < n and 0 <= state.turn < n):
         raise CorruptState("seat index out of range")
-    counts = card_counts(state)
-    twice = [c for c, k in counts.items() if k != 1]
-    if twice:
-        raise CorruptState(f"{len(twice)} cards are in more than one place")
-    bad = [c for c in counts if not (c in _HOUSE_CARDS or is_numbered(c))]
-    if bad:
-        raise CorruptState(f"{len(bad)} unknown card ids")
-    if not counts.keys() >= _PRIZES or not counts.keys() >= _ASSIGNMENT:
+    seen: set[str] = set()
+    total = numbered = 0
+    for name, cards in zones(state).items():
+        if name.endswith(("prizes", "prize_pool", "trick.prize")):
+            ok = _PRIZES.issuperset(cards)
+        elif name.endswith("identity"):
+            ok = _IDENTITY.issuperset(cards)
+        elif name == "box":  # out of play: unassigned assignment cards, spares
+            ok = RAT_CARD not in cards and all(c in _HOUSE_CARDS or is_numbered(c) for c in cards)
+            numbered += sum(1 for c in cards if c not in _HOUSE_CARDS)
+        else:
+            ok = all(is_numbered(c) for c in cards)
+            numbered += len(cards)
+        if not ok:
+            raise CorruptState(f"{name} holds a card of the wrong kind")
+        seen.update(cards)
+        total += len(cards)
+    if len(seen) != total:
+        raise CorruptState(f"{total - len(seen)} cards are in more than one place")
+    if not (seen >= _PRIZES and seen >= _ASSIGNMENT):
         raise CorruptState("a prize or assignment card is missing")
-    if sum(1 for c in counts if is_numbered(c)) != state.deck_size:
+    if numbered != state.deck_size:
         raise CorruptState("the number of numbered cards changed")
-    _check_zones(state)
-    _check_flow(state)
+    rats = [i for i, s in enumerate(state.seats) if s.identity == RAT_CARD]
+    if rats != [state.rat] or any(
+        (s.house is None) != (i == state.rat) for i, s in enumerate(state.seats)
+    ):
+        raise CorruptState("the Rat card and the houses do not match the seats")
     if (state.trick is None) != (state.phase is Phase.FINISHED):
         raise CorruptState("a finished game has no trick, a running game has one")
     if (state.pending is None) == (state.phase is Phase.DECISION):
         raise CorruptState("a pending decision goes with the decision phase")
     if state.pending is not None and not 0 <= state.pending.seat < n:
         raise CorruptState("decision seat out of range")
-
-
-def _check_zones(state: GameState) -> None:
-    """Each zone holds only its kind of card (R1.3, R1.4)."""
-    for name, cards in zones(state).items():
-        if name.endswith(("prizes", "prize_pool", "trick.prize")):
-            ok = all(c in _PRIZES for c in cards)
-        elif name.endswith("identity"):
-            ok = all(c in _IDENTITY for c in cards)
-        elif name == "box":  # cards out of play: unassigned assignment cards, spares
-            ok = RAT_CARD not in cards
-        else:
-            ok = all(is_numbered(c) for c in cards)
-        if not ok:
-            raise CorruptState(f"{name} holds a card of the wrong kind")
-    rats = [i for i, s in enumerate(state.seats) if s.identity == RAT_CARD]
-    if rats != [state.rat] or any(
-        (s.house is None) != (i == state.rat) for i, s in enumerate(state.seats)
-    ):
-        raise CorruptState("the Rat card and the houses do not match the seats")
+    _check_flow(state)
 
 
 def _check_flow(state: GameState) -> None:

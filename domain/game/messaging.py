@@ -38,8 +38,9 @@ def can_send(state: GameState, seat: int) -> bool:
 
 
 def message_targets(state: GameState, seat: int) -> list[int]:
-    """The seats ``seat`` may message now (R5.1, R5.5: never itself)."""
-    if not can_send(state, seat):
+    """The seats ``seat`` may message now (R5.1, R5.5: never itself); none
+    for a number that is not a seat of this game."""
+    if type(seat) is not int or not 0 <= seat < state.n or not can_send(state, seat):
         return []
     return [s for s in range(state.n) if s != seat]
 

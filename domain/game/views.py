@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from domain.game.cards import House, prize_house, sorted_cards
+from domain.game.errors import BadInput
 from domain.game.follow import lead_suit
 from domain.game.messaging import message_targets
 from domain.game.options import GameOptions
@@ -191,7 +192,10 @@ def _readable(state: GameState, seat: int, m: Message) -> bool:
 
 
 def player_view(state: GameState, seat: int) -> PlayerView:
-    """R11: what ``seat`` may see."""
+    """R11: what ``seat`` may see. A number that is not a seat of this game is
+    refused (a negative index would otherwise show another seat's hand)."""
+    if type(seat) is not int or not 0 <= seat < state.n:
+        raise BadInput("not a seat of this game")
     d = state.pending
     cards: tuple[str, ...] = ()
     if d is not None and d.seat == seat:
