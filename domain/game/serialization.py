@@ -52,11 +52,19 @@ def encode(state: GameState) -> dict[str, Any]:
     o, t, d, out = state.options, state.trick, state.pending, state.outcome
     return {
         "v": FORMAT_VERSION,
-        "options": {"format": o.format.value, "ability_trigger": o.ability_trigger.value,
-                    "refill_hands": o.refill_hands},
+        "options": {
+            "format": o.format.value,
+            "ability_trigger": o.ability_trigger.value,
+            "refill_hands": o.refill_hands,
+        },
         "seats": [
-            {"house": s.house.value if s.house else None, "identity": s.identity,
-             "hand": list(s.hand), "won": list(s.won), "prizes": list(s.prizes)}
+            {
+                "house": s.house.value if s.house else None,
+                "identity": s.identity,
+                "hand": list(s.hand),
+                "won": list(s.won),
+                "prizes": list(s.prizes),
+            }
             for s in state.seats
         ],
         "rat": state.rat,
@@ -64,29 +72,50 @@ def encode(state: GameState) -> dict[str, Any]:
         "prize_pool": list(state.prize_pool),
         "discard": list(state.discard),
         "box": list(state.box),
-        "trick": None if t is None else {
-            "number": t.number, "prize": t.prize, "leader": t.leader,
-            "plays": [{"seat": p.seat, "card": p.card, "face_down": p.face_down,
-                       "second": p.second} for p in t.plays],
-            "passes": list(t.passes), "skipped": list(t.skipped), "offset": t.offset,
-            "sleepy": t.sleepy, "sassy": t.sassy,
+        "trick": None
+        if t is None
+        else {
+            "number": t.number,
+            "prize": t.prize,
+            "leader": t.leader,
+            "plays": [
+                {"seat": p.seat, "card": p.card, "face_down": p.face_down, "second": p.second}
+                for p in t.plays
+            ],
+            "passes": list(t.passes),
+            "skipped": list(t.skipped),
+            "offset": t.offset,
+            "sleepy": t.sleepy,
+            "sassy": t.sassy,
         },
         "phase": state.phase.value,
         "turn": state.turn,
         "rng": state.rng,
         "deck_size": state.deck_size,
-        "pending": None if d is None else {
-            "kind": d.kind.value, "seat": d.seat, "source": d.source, "cards": list(d.cards)},
+        "pending": None
+        if d is None
+        else {"kind": d.kind.value, "seat": d.seat, "source": d.source, "cards": list(d.cards)},
         "messages": [
-            {"id": m.id, "trick": m.trick, "sender": m.sender, "recipient": m.recipient,
-             "text": m.text, "status": m.status.value}
+            {
+                "id": m.id,
+                "trick": m.trick,
+                "sender": m.sender,
+                "recipient": m.recipient,
+                "text": m.text,
+                "status": m.status.value,
+            }
             for m in state.messages
         ],
         "message_counter": state.message_counter,
         "version": state.version,
-        "outcome": None if out is None else {
-            "termination": out.termination.value, "winners": list(out.winners),
-            "disqualified": list(out.disqualified), "scores": list(out.scores)},
+        "outcome": None
+        if out is None
+        else {
+            "termination": out.termination.value,
+            "winners": list(out.winners),
+            "disqualified": list(out.disqualified),
+            "scores": list(out.scores),
+        },
     }
 
 

@@ -151,7 +151,7 @@ def _started(state: GameState, packs: dict[int, BoosterPack]) -> Event:
         "rat": state.rat,
         "handSizes": [len(s.hand) for s in state.seats],
         "ratDeckSize": len(state.rat_deck),
-        "prizePoolSize": len(state.prize_pool) + 1,
+        "prizePoolSize": len(state.prize_pool),  # after the first reveal, as TrickStarted
         "options": {
             "format": state.options.format.value,
             "abilityTrigger": state.options.ability_trigger.value,

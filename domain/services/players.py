@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import uuid
 from dataclasses import dataclass
 
 from domain.errors import BadRequest, NotFound
+from domain.ports import WriteConflict
 from domain.records import BoosterRecord, Player
 from domain.services.auth import player_for_token, token_hash
 from domain.services.deps import Deps
+from domain.services.mutation import Request, remember, replay
 
 MAX_NAME = 40
+_KEYED_PLAYERS = uuid.UUID("7d3f5e0c-2b7a-4c1e-9a55-0d6c1f4b8e21")
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,19 +33,55 @@ def check_name(name: str) -> str:
     return name
 
 
-async def create_player(deps: Deps, name: str) -> NewPlayer:
+def _keyed_id(key: str) -> str:
+    """With an idempotency key the new player's id follows from the key, so a
+    retry finds the first attempt."""
+    return str(uuid.uuid5(_KEYED_PLAYERS, key))
+
+
+def _seal(token: str, key: str, player_id: str) -> str:
+    """[decision] A retried ``createPlayer`` must return the same token, yet the
+    token is never stored: the idempotency record keeps it XORed with a pad
+    derived from the client's key, so only a caller holding the key recovers it."""
+    data = token.encode()
+    pad = hashlib.shake_256(f"mmk-token-seal|{key}|{player_id}".encode()).digest(len(data))
+    return base64.b64encode(bytes(a ^ b for a, b in zip(data, pad, strict=True))).decode()
+
+
+def _unseal(sealed: str, key: str, player_id: str) -> str:
+    data = base64.b64decode(sealed)
+    pad = hashlib.shake_256(f"mmk-token-seal|{key}|{player_id}".encode()).digest(len(data))
+    return bytes(a ^ b for a, b in zip(data, pad, strict=True)).decode()
+
+
+async def create_player(deps: Deps, name: str, idempotency_key: str | None = None) -> NewPlayer:
     """A guest account with a random 256-bit token; only its hash is stored."""
     clean = check_name(name)
     token = deps.ids.new_token()
-    player = Player(deps.ids.new_id(), clean, deps.clock.now())
+    player_id = deps.ids.new_id() if idempotency_key is None else _keyed_id(idempotency_key)
+    player = Player(player_id, clean, deps.clock.now())
+    req = Request(player_id, "createPlayer", {"name": clean}, idempotency_key)
 
-    def tx() -> None:
+    def tx() -> NewPlayer:
         with deps.uow() as uow:
+            stored = replay(uow, req)
+            if stored is not None and idempotency_key is not None:
+                first = uow.players.get(player_id)
+                assert first is not None
+                return NewPlayer(first, _unseal(stored["sealedToken"], idempotency_key, player_id))
             uow.players.add(player, token_hash(token))
+            if idempotency_key is not None:
+                remember(uow, deps, req, {"sealedToken": _seal(token, idempotency_key, player_id)})
             uow.commit()
+        return NewPlayer(player, token)
 
-    await deps.run(tx)
-    return NewPlayer(player, token)
+    for attempt in range(2):  # a racing twin with the same key: the retry replays
+        try:
+            return await deps.run(tx)
+        except WriteConflict:
+            if attempt:
+                raise
+    raise AssertionError("unreachable")
 
 
 async def authenticate(deps: Deps, token: str) -> Player:

@@ -57,3 +57,22 @@ async def test_me_lists_the_collection(h: Harness) -> None:
     mine = await me(h.deps, new.player.id)
     assert [r.id for r in mine.collection] == [pack.id]
     assert len(pack.pack.commons) == 15 and len(pack.pack.rares) == 2
+
+
+async def test_create_player_with_a_key_replays_the_same_player_and_token(h: Harness) -> None:
+    first = await create_player(h.deps, "ann", idempotency_key="k-123")
+    again = await create_player(h.deps, "ann", idempotency_key="k-123")
+    assert again == first
+    assert len(h.store.players) == 1
+    sealed = h.store.keys[(first.player.id, "k-123")].result["sealedToken"]
+    assert first.token not in sealed and first.token not in repr(h.store)
+    other = await create_player(h.deps, "ann", idempotency_key="k-456")
+    assert other.player.id != first.player.id and other.token != first.token
+
+
+async def test_create_player_key_reused_with_another_name_is_refused(h: Harness) -> None:
+    await create_player(h.deps, "ann", idempotency_key="k-1")
+    with pytest.raises(DomainError) as e:
+        await create_player(h.deps, "bob", idempotency_key="k-1")
+    assert e.value.code is ErrorCode.IDEMPOTENCY_KEY_REUSED
+    assert len(h.store.players) == 1
