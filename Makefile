@@ -11,7 +11,7 @@ HYPOTHESIS_PROFILE ?= ci
 export HYPOTHESIS_PROFILE
 
 .DEFAULT_GOAL := test
-.PHONY: venv run test test-long bench lint typecheck imports lock clean
+.PHONY: venv run test test-long bench lint typecheck imports lock clean schema
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml constraints.txt
 venv: $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/mmk demo
+	$(BIN)/mmk serve
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -41,6 +41,10 @@ test: $(STAMP)
 	$(BIN)/mypy domain infra api
 	$(BIN)/lint-imports
 	$(BIN)/pytest
+
+# Export the GraphQL SDL; tests/api/test_schema_file.py fails when it drifts.
+schema: $(STAMP)
+	$(BIN)/python -m api.graphql.export schema.graphql
 
 test-long: $(STAMP)
 	HYPOTHESIS_PROFILE=long $(BIN)/pytest

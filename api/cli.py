@@ -1,5 +1,6 @@
-"""The ``mmk`` command line: ``demo`` (a seeded bots-only game in the
-terminal) and ``simulate`` (many bots-only games, with statistics)."""
+"""The ``mmk`` command line: ``serve`` (the GraphQL server), ``demo`` (a
+seeded bots-only game in the terminal) and ``simulate`` (many bots-only
+games, with statistics)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from api.event_text import describe
 from domain.bots.strategy import Strategy
 from domain.game.options import MAX_SEATS, MIN_SEATS, AbilityTrigger, Format, GameOptions
 from domain.simulation import Stats, play_game
+from infra.logs import configure_logging, redact
+from infra.settings import Settings
 
 
 def _seats(text: str) -> int:
@@ -103,9 +106,52 @@ def simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def serve(args: argparse.Namespace) -> int:
+    """Serve the GraphQL API with uvicorn; options override the environment."""
+    import os
+
+    import uvicorn
+
+    for name, value in (
+        ("DATABASE_URL", args.database),
+        ("REDIS_URL", args.redis),
+        ("MMK_HOST", args.host),
+        ("MMK_PORT", args.port),
+        ("MMK_WORKERS", args.workers),
+    ):
+        if value is not None:
+            os.environ[name] = str(value)
+    settings = Settings.from_env()
+    configure_logging(settings.log_level)
+    print(
+        f"MMK server on http://{settings.host}:{settings.port}/graphql "
+        f"({settings.workers} worker(s), database {redact(settings.database_url)}, "
+        f"bus {'redis' if settings.redis_url else 'in-process'})",
+        flush=True,
+    )
+    uvicorn.run(
+        "api.app:create_app",
+        factory=True,
+        host=settings.host,
+        port=settings.port,
+        workers=settings.workers,
+        log_level=settings.log_level,
+        ws="websockets-sansio",
+        lifespan="on",
+    )
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mmk", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
+    p_serve = sub.add_parser("serve", help="serve the GraphQL API (uvicorn)")
+    p_serve.add_argument("--host", help="default 127.0.0.1 (MMK_HOST)")
+    p_serve.add_argument("--port", type=int, help="default 8000 (MMK_PORT)")
+    p_serve.add_argument("--workers", type=int, help="processes, default 1 (MMK_WORKERS)")
+    p_serve.add_argument("--database", help="database URL (DATABASE_URL); default a SQLite file")
+    p_serve.add_argument("--redis", help="Redis URL (REDIS_URL); default the in-process bus")
+    p_serve.set_defaults(run=serve)
     p_demo = sub.add_parser("demo", help="play one seeded bots-only game in the terminal")
     _add_game_args(p_demo, seats=4)
     p_demo.set_defaults(run=demo)

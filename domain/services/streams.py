@@ -9,7 +9,7 @@ from the log.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from domain.channels import LOBBY, game_channel
@@ -42,7 +42,7 @@ async def _backlog(
 
 async def game_events(
     deps: Deps, game_id: str, player_id: str | None, after_seq: int
-) -> AsyncIterator[EventView]:
+) -> AsyncGenerator[EventView, None]:
     """The caller's stream: a seat's own channel, or the public one (R11)."""
 
     def find_seat() -> int | None:
@@ -72,7 +72,7 @@ async def game_events(
             last = live.seq
 
 
-async def lobby_events(deps: Deps) -> AsyncIterator[dict[str, Any]]:
+async def lobby_events(deps: Deps) -> AsyncGenerator[dict[str, Any], None]:
     """Games created, filling, started and finished, for lobby screens."""
     async with deps.bus.subscribe(LOBBY) as sub:
         async for msg in sub:

@@ -1,0 +1,131 @@
+"""The Starlette application: GraphQL over HTTP and WebSocket, health checks.
+The lifespan builds the composition root from the settings."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import sqlalchemy as sa
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from api.graphql.view import GameGraphQL
+from infra.bootstrap import Container, build
+from infra.settings import Settings
+
+log = logging.getLogger("mmk.api")
+MAX_BODY_BYTES = 64 * 1024
+
+
+class BodyLimit:
+    """Refuses request bodies over ``limit`` bytes with 413 and a coded error."""
+
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY_BYTES) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope.get("headers", [])).get(b"content-length")
+        if length is not None and length.isdigit() and int(length) > self.limit:
+            await self._refuse(scope, receive, send)
+            return
+        seen = 0
+
+        async def limited() -> Message:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.limit:
+                raise _TooLarge
+            return message
+
+        try:
+            await self.app(scope, limited, send)
+        except _TooLarge:
+            await self._refuse(scope, receive, send)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        body = {
+            "errors": [
+                {
+                    "message": f"request body over {self.limit} bytes",
+                    "extensions": {"code": "BAD_INPUT"},
+                }
+            ]
+        }
+        await JSONResponse(body, status_code=413)(scope, receive, send)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def create_app(settings: Settings | None = None, container: Container | None = None) -> Starlette:
+    """The app; ``container`` (tests) or one built from ``settings`` at start-up."""
+    holder: dict[str, Container] = {}
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        c = (
+            container
+            if container is not None
+            else await asyncio.to_thread(build, settings or Settings.from_env())
+        )
+        holder["c"] = c
+        try:
+            yield
+        finally:
+            if container is None:
+                await c.aclose()
+
+    graphql = _LazyGraphQL(holder)
+
+    async def healthz(request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def readyz(request: Request) -> Response:
+        c = holder.get("c")
+        if c is None:
+            return JSONResponse({"status": "starting"}, status_code=503)
+        try:
+            await asyncio.wait_for(asyncio.to_thread(_ping, c.engine), 2)
+        except Exception as e:  # any failure means "not ready"
+            log.warning("readiness: database unreachable: %s", e)
+            return JSONResponse({"status": "unavailable", "database": "down"}, status_code=503)
+        return JSONResponse({"status": "ready", "database": "up", "bus": "up"})
+
+    routes = [
+        Route("/graphql", graphql, methods=["GET", "POST"]),
+        WebSocketRoute("/graphql", graphql),
+        Route("/healthz", healthz),
+        Route("/readyz", readyz),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.add_middleware(BodyLimit)
+    return app
+
+
+def _ping(engine: sa.Engine) -> None:
+    with engine.connect() as conn:
+        conn.execute(sa.text("SELECT 1"))
+
+
+class _LazyGraphQL:
+    """The GraphQL view, built once the lifespan has the container."""
+
+    def __init__(self, holder: dict[str, Container]) -> None:
+        self._holder = holder
+        self._view: GameGraphQL | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self._view is None:
+            self._view = GameGraphQL(self._holder["c"])
+        await self._view(scope, receive, send)

@@ -1,0 +1,1 @@
+"""The GraphQL API (Strawberry): schema, types per audience, resolvers."""

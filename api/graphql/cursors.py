@@ -1,0 +1,26 @@
+"""Opaque pagination cursors for the lobby listing."""
+
+from __future__ import annotations
+
+import base64
+from datetime import datetime
+
+from domain.errors import BadRequest
+from domain.services.queries import GameSummary
+
+
+def encode_cursor(g: GameSummary) -> str:
+    raw = f"{g.created_at.isoformat()}|{g.id}"
+    return base64.urlsafe_b64encode(raw.encode()).decode()
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, str]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor.encode()).decode()
+        at, _, game_id = raw.partition("|")
+        when = datetime.fromisoformat(at)
+        if not game_id or when.tzinfo is None:
+            raise ValueError(raw)
+        return when, game_id
+    except (ValueError, UnicodeError) as e:
+        raise BadRequest("not a cursor of this listing") from e

@@ -1,0 +1,63 @@
+"""Error codes on GraphQL errors (API.md "Errors").
+
+Style per kind: expected refusals of an operation are a typed ``Refusal``;
+authentication, request limits and unexpected failures are GraphQL errors,
+always with ``extensions.code``. Unexpected exceptions are masked (``INTERNAL``)
+and logged with their detail on the server; parse and validation errors
+(limits included) get ``BAD_INPUT``.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from graphql import GraphQLError
+from strawberry.extensions import MaskErrors
+
+from domain.errors import DomainError, ErrorCode
+
+log = logging.getLogger("mmk.api")
+
+
+def graphql_error(code: ErrorCode, message: str) -> GraphQLError:
+    return GraphQLError(message, extensions={"code": code.value})
+
+
+def from_domain(e: DomainError) -> GraphQLError:
+    return graphql_error(e.code, e.message)
+
+
+def _unexpected(error: GraphQLError) -> bool:
+    original = error.original_error
+    return original is not None and not isinstance(original, GraphQLError | DomainError)
+
+
+class ErrorCodes(MaskErrors):
+    """Masks unexpected errors as ``INTERNAL`` and gives every error a code."""
+
+    def __init__(self) -> None:
+        super().__init__(should_mask_error=_unexpected, error_message="Internal error.")
+
+    def anonymise_error(self, error: GraphQLError) -> GraphQLError:
+        log.error("internal error at %s", error.path, exc_info=error.original_error)
+        masked = super().anonymise_error(error)
+        masked.extensions = {"code": ErrorCode.INTERNAL.value}
+        return masked
+
+    def _process_errors(self, errors: list[GraphQLError]) -> list[GraphQLError]:
+        out = []
+        for error in super()._process_errors(errors):
+            original = error.original_error
+            if isinstance(original, DomainError):
+                error = GraphQLError(
+                    original.message,
+                    error.nodes,
+                    error.source,
+                    error.positions,
+                    error.path,
+                    extensions={"code": original.code.value},
+                )
+            elif not (error.extensions or {}).get("code"):
+                error.extensions = {**(error.extensions or {}), "code": ErrorCode.BAD_INPUT.value}
+            out.append(error)
+        return out

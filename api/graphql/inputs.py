@@ -1,0 +1,111 @@
+"""Input types, and their checks into domain values (bad input is BAD_INPUT)."""
+
+from __future__ import annotations
+
+import strawberry
+
+from domain.errors import BadRequest
+from domain.game.commands import (
+    ChooseNeighbour,
+    Command,
+    Gift,
+    GiveCard,
+    GiveCards,
+    HungryDiscard,
+    HungryTake,
+    PlaySecondCard,
+    ReorderTop,
+)
+from domain.game.options import AbilityTrigger, Format, GameOptions
+from domain.game.state import DecisionKind
+from domain.services.games import NewGame
+
+MAX_KEY = 200
+MAX_SEED = 100
+
+
+@strawberry.input(description="A new game's lobby settings (R2-R4, R7.0, R8.3).")
+class CreateGameInput:
+    seat_count: int
+    format: Format = Format.SINGLETON
+    ability_trigger: AbilityTrigger = AbilityTrigger.LEAD_AND_RARE
+    refill_hands: bool = True
+    seed: str | None = strawberry.field(default=None, description="Random when absent (R3.5)")
+    rat_seat: int | None = strawberry.field(default=None, description="Random when absent")
+    take_seat: bool = strawberry.field(default=True, description="The host sits at seat 0")
+
+    def to_domain(self) -> NewGame:
+        if self.seed is not None and not 1 <= len(self.seed) <= MAX_SEED:
+            raise BadRequest(f"a seed has 1 to {MAX_SEED} characters")
+        return NewGame(
+            self.seat_count,
+            GameOptions(self.format, self.ability_trigger, self.refill_hands),
+            self.seed,
+            self.rat_seat,
+            self.take_seat,
+        )
+
+
+@strawberry.input(description="One card to one seat (Stinky, R7.2).")
+class GiftInput:
+    to: int
+    card: strawberry.ID
+
+
+@strawberry.input(
+    description="The answer to your pending decision: ``kind`` and the "
+    "field it needs (card, cards, seat or gifts)."
+)
+class DecisionInput:
+    kind: DecisionKind
+    card: strawberry.ID | None = None
+    cards: list[strawberry.ID] | None = None
+    seat: int | None = None
+    gifts: list[GiftInput] | None = None
+
+    def to_domain(self) -> Command:
+        k = self.kind
+        if k in (
+            DecisionKind.CRAZY_SECOND_CARD,
+            DecisionKind.HUNGRY_DISCARD,
+            DecisionKind.HUNGRY_TAKE,
+            DecisionKind.NEEDY_GIFT,
+        ):
+            if self.card is None:
+                raise BadRequest(f"{k.name} needs card")
+            card = str(self.card)
+            if k is DecisionKind.CRAZY_SECOND_CARD:
+                return PlaySecondCard(card)
+            if k is DecisionKind.HUNGRY_DISCARD:
+                return HungryDiscard(card)
+            return HungryTake(card) if k is DecisionKind.HUNGRY_TAKE else GiveCard(card)
+        if k is DecisionKind.NEEDY_NEIGHBOUR:
+            if self.seat is None:
+                raise BadRequest("NEEDY_NEIGHBOUR needs seat")
+            return ChooseNeighbour(self.seat)
+        if k is DecisionKind.CURIOUS_ORDER:
+            if self.cards is None:
+                raise BadRequest("CURIOUS_ORDER needs cards")
+            return ReorderTop(tuple(str(c) for c in self.cards))
+        if self.gifts is None:
+            raise BadRequest("STINKY_GIFTS needs gifts")
+        return GiveCards(tuple(Gift(g.to, str(g.card)) for g in self.gifts))
+
+    def fingerprint(self) -> dict[str, object]:
+        return {
+            "kind": self.kind.name,
+            "card": self.card,
+            "cards": self.cards,
+            "seat": self.seat,
+            "gifts": None if self.gifts is None else [[g.to, g.card] for g in self.gifts],
+        }
+
+
+def check_key(key: str | None) -> None:
+    if key is not None and not (1 <= len(key) <= MAX_KEY and key.isprintable()):
+        raise BadRequest(f"an idempotency key has 1 to {MAX_KEY} printable characters")
+
+
+def check_version(version: int | None) -> None:
+    if version is not None and version < 0:
+        raise BadRequest("expectedVersion is 0 or more")

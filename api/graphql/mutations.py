@@ -1,0 +1,326 @@
+"""Mutations: every change a client can ask for (API.md). Each returns its
+result or a typed ``Refusal``; game mutations take ``idempotencyKey`` and
+``expectedVersion``."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any
+
+import strawberry
+
+from api.graphql.context import Info
+from api.graphql.inputs import CreateGameInput, DecisionInput, check_key, check_version
+from api.graphql.types.events import GameEvent
+from api.graphql.types.game import Game
+from api.graphql.types.players import BoosterPack, NewPlayer, PlayerType
+from api.graphql.types.refusal import Refusal
+from domain.bots.strategy import Strategy
+from domain.errors import DomainError
+from domain.game.commands import (
+    Command,
+    DeclineMessage,
+    DeliverMessage,
+    DiscardAndPlay,
+    Pass,
+    PlayCard,
+    SendMessage,
+)
+from domain.services import boosters, games, play, players, queries
+from domain.services.mutation import Request
+from domain.services.results import MutationResult
+
+
+@strawberry.type(
+    description="A change made: the game's new version, the events as you "
+    "see them, and the game after it."
+)
+class GameChange:
+    version: int
+    events: list[GameEvent]
+    game_id: strawberry.ID
+
+    @strawberry.field(description="The game as it is now, as you may see it")
+    async def game(self, info: Info) -> Game:
+        player = await info.context.player()
+        snap = await queries.get_game(
+            info.context.deps, self.game_id, player.id if player else None
+        )
+        return Game.from_domain(snap)
+
+    @classmethod
+    def from_domain(cls, r: MutationResult) -> GameChange:
+        return cls(
+            version=r.version,
+            events=[GameEvent.from_domain(e) for e in r.events],
+            game_id=strawberry.ID(r.game_id),
+        )
+
+
+GameChangeResult = Annotated[GameChange | Refusal, strawberry.union("GameChangeResult")]
+NewPlayerResult = Annotated[NewPlayer | Refusal, strawberry.union("CreatePlayerResult")]
+BoosterResult = Annotated[BoosterPack | Refusal, strawberry.union("BoosterPackResult")]
+Run = Callable[[Request], Awaitable[MutationResult]]
+
+
+async def _change(
+    info: Info, op: str, args: dict[str, Any], key: str | None, version: int | None, run: Run
+) -> GameChange | Refusal:
+    player = await info.context.require_player()
+    try:
+        check_key(key)
+        check_version(version)
+        result = await run(Request(player.id, op, args, key, version))
+    except DomainError as e:
+        return Refusal.of(e)
+    return GameChange.from_domain(result)
+
+
+async def _act(
+    info: Info,
+    op: str,
+    game_id: str,
+    args: dict[str, Any],
+    key: str | None,
+    version: int | None,
+    command: Callable[[], Command],
+) -> GameChange | Refusal:
+    async def run(req: Request) -> MutationResult:
+        return await play.act(info.context.deps, req, game_id, command())
+
+    return await _change(info, op, {"gameId": game_id, **args}, key, version, run)
+
+
+Key = Annotated[str | None, strawberry.argument(description="Repeat to replay the first result")]
+Version = Annotated[
+    int | None, strawberry.argument(description="Refused with STALE_STATE unless the game is at it")
+]
+
+
+@strawberry.type
+class Mutation:
+    @strawberry.mutation(description="A guest account; its token is returned once.")
+    async def create_player(
+        self, info: Info, name: str, idempotency_key: Key = None
+    ) -> NewPlayerResult:
+        try:
+            check_key(idempotency_key)
+            new = await players.create_player(info.context.deps, name, idempotency_key)
+        except DomainError as e:
+            return Refusal.of(e)
+        return NewPlayer(player=PlayerType.from_domain(new.player), token=new.token)
+
+    @strawberry.mutation(description="A new game in the lobby; you are its host.")
+    async def create_game(
+        self, info: Info, input: CreateGameInput, idempotency_key: Key = None
+    ) -> GameChangeResult:
+        async def run(req: Request) -> MutationResult:
+            return await games.create_game(info.context.deps, req, input.to_domain())
+
+        args = {"input": strawberry.asdict(input)}
+        return await _change(info, "createGame", args, idempotency_key, None, run)
+
+    @strawberry.mutation(description="Take a seat (the lowest free one unless named).")
+    async def join_game(
+        self,
+        info: Info,
+        game_id: strawberry.ID,
+        seat: int | None = None,
+        idempotency_key: Key = None,
+        expected_version: Version = None,
+    ) -> GameChangeResult:
+        async def run(req: Request) -> MutationResult:
+            return await games.join_game(info.context.deps, req, game_id, seat)
+
+        return await _change(
+            info,
+            "joinGame",
+            {"gameId": game_id, "seat": seat},
+            idempotency_key,
+            expected_version,
+            run,
+        )
+
+    @strawberry.mutation(description="Give up your seat while in the lobby.")
+    async def leave_game(
+        self,
+        info: Info,
+        game_id: strawberry.ID,
+        idempotency_key: Key = None,
+        expected_version: Version = None,
+    ) -> GameChangeResult:
+        async def run(req: Request) -> MutationResult:
+            return await games.leave_game(info.context.deps, req, game_id)
+
+        return await _change(
+            info, "leaveGame", {"gameId": game_id}, idempotency_key, expected_version, run
+        )
+
+    @strawberry.mutation(description="The host seats a bot.")
+    async def add_bot(
+        self,
+        info: Info,
+        game_id: strawberry.ID,
+        strategy: Strategy,
+        seat: int | None = None,
+        idempotency_key: Key = None,
+        expected_version: Version = None,
+    ) -> GameChangeResult:
+        async def run(req: Request) -> MutationResult:
+            return await games.add_bot(info.context.deps, req, game_id, strategy, seat)
+
+        args = {"gameId": game_id, "strategy": strategy.value, "seat": seat}
+        return await _change(info, "addBot", args, idempotency_key, expected_version, run)
+
+    @strawberry.mutation(description="The host starts a full game (R4).")
+    async def start_game(
+        self,
+        info: Info,
+        game_id: strawberry.ID,
+        idempotency_key: Key = None,
+        expected_version: Version = None,
+    ) -> GameChangeResult:
+        async def run(req: Request) -> MutationResult:
+            return await games.start_game(info.context.deps, req, game_id)
+
+        return await _change(
+            info, "startGame", {"gameId": game_id}, idempotency_key, expected_version, run
+        )
+
+    @strawberry.mutation(description="R5.1: a message to another seat, through the Rat.")
+    async def send_message(
+        self,
+        info: Info,
+        game_id: strawberry.ID,
+        to: int,
+        text: str,
+        idempotency_key: Key = None,
+        expected_version: Version = None,
+    ) -> GameChangeResult:
+        return await _act(
+            info,
+            "sendMessage",
+            game_id,
+            {"to": to, "text": text},
+            idempotency_key,
+            expected_version,
+            lambda: SendMessage(to, text),
+        )
+
+    @strawberry.mutation(description="R5.2: the Rat delivers a pending message.")
+    async def deliver_message(
+        self,
+        info: Info,
+        game_id: strawberry.ID,
+        message_id: strawberry.ID,
+        idempotency_key: Key = None,
+        expected_version: Version = None,
+    ) -> GameChangeResult:
+        return await _act(
+            info,
+            "deliverMessage",
+            game_id,
+            {"messageId": message_id},
+            idempotency_key,
+            expected_version,
+            lambda: DeliverMessage(str(message_id)),
+        )
+
+    @strawberry.mutation(description="R5.2: the Rat declines a pending message.")
+    async def decline_message(
+        self,
+        info: Info,
+        game_id: strawberry.ID,
+        message_id: strawberry.ID,
+        idempotency_key: Key = None,
+        expected_version: Version = None,
+    ) -> GameChangeResult:
+        return await _act(
+            info,
+            "declineMessage",
+            game_id,
+            {"messageId": message_id},
+            idempotency_key,
+            expected_version,
+            lambda: DeclineMessage(str(message_id)),
+        )
+
+    @strawberry.mutation(description="R6: lead or follow with a card from your hand.")
+    async def play_card(
+        self,
+        info: Info,
+        game_id: strawberry.ID,
+        card: strawberry.ID,
+        idempotency_key: Key = None,
+        expected_version: Version = None,
+    ) -> GameChangeResult:
+        return await _act(
+            info,
+            "playCard",
+            game_id,
+            {"card": card},
+            idempotency_key,
+            expected_version,
+            lambda: PlayCard(str(card)),
+        )
+
+    @strawberry.mutation(name="pass", description="R7.7: pass, holding no Sassy card under Sassy.")
+    async def pass_(
+        self,
+        info: Info,
+        game_id: strawberry.ID,
+        idempotency_key: Key = None,
+        expected_version: Version = None,
+    ) -> GameChangeResult:
+        return await _act(info, "pass", game_id, {}, idempotency_key, expected_version, Pass)
+
+    @strawberry.mutation(description="R7.7: discard one card, then play any other.")
+    async def discard_and_play(
+        self,
+        info: Info,
+        game_id: strawberry.ID,
+        discard: strawberry.ID,
+        card: strawberry.ID,
+        idempotency_key: Key = None,
+        expected_version: Version = None,
+    ) -> GameChangeResult:
+        return await _act(
+            info,
+            "discardAndPlay",
+            game_id,
+            {"discard": discard, "card": card},
+            idempotency_key,
+            expected_version,
+            lambda: DiscardAndPlay(str(discard), str(card)),
+        )
+
+    @strawberry.mutation(description="R7: answer your pending ability decision.")
+    async def resolve_decision(
+        self,
+        info: Info,
+        game_id: strawberry.ID,
+        decision: DecisionInput,
+        idempotency_key: Key = None,
+        expected_version: Version = None,
+    ) -> GameChangeResult:
+        return await _act(
+            info,
+            "resolveDecision",
+            game_id,
+            {"decision": decision.fingerprint()},
+            idempotency_key,
+            expected_version,
+            decision.to_domain,
+        )
+
+    @strawberry.mutation(description="R1.6: open a booster pack into your collection.")
+    async def open_booster_pack(self, info: Info, idempotency_key: Key = None) -> BoosterResult:
+        player = await info.context.require_player()
+        try:
+            check_key(idempotency_key)
+            record = await boosters.open_booster_pack(
+                info.context.deps, Request(player.id, "openBoosterPack", {}, idempotency_key)
+            )
+        except DomainError as e:
+            return Refusal.of(e)
+        return BoosterPack.from_domain(record)

@@ -1,0 +1,1 @@
+"""GraphQL types, one concept per module, each built from domain values."""

@@ -1,0 +1,44 @@
+"""The Strawberry ASGI view: builds the context, authenticates WebSockets at
+``connection_init`` (a bad token closes the connection with 4403)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphql import GraphQLError
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.websockets import WebSocket
+from strawberry.asgi import GraphQL
+from strawberry.exceptions import ConnectionRejectionError
+from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL
+
+from api.graphql.context import Context
+from api.graphql.schema import build_schema
+from infra.bootstrap import Container
+
+MAX_SUBSCRIPTIONS_PER_CONNECTION = 20
+
+
+class GameGraphQL(GraphQL[Context, None]):
+    def __init__(self, container: Container) -> None:
+        s = container.settings
+        super().__init__(
+            build_schema(introspection=s.introspection),
+            graphql_ide="graphiql" if s.graphiql else None,
+            subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL),
+            max_subscriptions_per_connection=MAX_SUBSCRIPTIONS_PER_CONNECTION,
+        )
+        self.container = container
+
+    async def get_context(
+        self, request: Request | WebSocket, response: Response | WebSocket
+    ) -> Context:
+        return Context(self.container.deps, self.container.settings, request, response)
+
+    async def on_ws_connect(self, context: Context) -> dict[str, Any] | None:
+        try:
+            await context.player()
+        except GraphQLError as e:
+            raise ConnectionRejectionError({"message": e.message}) from None
+        return None
