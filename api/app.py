@@ -17,6 +17,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.graphql.view import GameGraphQL
 from infra.bootstrap import Container, build
+from infra.bus.redis import RedisBus
 from infra.settings import Settings
 
 log = logging.getLogger("mmk.api")
@@ -97,10 +98,16 @@ def create_app(settings: Settings | None = None, container: Container | None = N
             return JSONResponse({"status": "starting"}, status_code=503)
         try:
             await asyncio.wait_for(asyncio.to_thread(_ping, c.engine), 2)
+            database = "up"
         except Exception as e:  # any failure means "not ready"
             log.warning("readiness: database unreachable: %s", e)
-            return JSONResponse({"status": "unavailable", "database": "down"}, status_code=503)
-        return JSONResponse({"status": "ready", "database": "up", "bus": "up"})
+            database = "down"
+        bus = "up" if not isinstance(c.bus, RedisBus) or await c.bus.ping() else "down"
+        ready = database == bus == "up"
+        return JSONResponse(
+            {"status": "ready" if ready else "unavailable", "database": database, "bus": bus},
+            status_code=200 if ready else 503,
+        )
 
     routes = [
         Route("/graphql", graphql, methods=["GET", "POST"]),

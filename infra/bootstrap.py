@@ -13,6 +13,7 @@ from domain.services.bots import drive_bots
 from domain.services.deps import Deps
 from infra.bot_scheduler import BotScheduler
 from infra.bus.memory import InProcessBus
+from infra.bus.redis import RedisBus
 from infra.clock import SystemClock
 from infra.db.engine import make_engine
 from infra.db.migrate import upgrade
@@ -35,7 +36,7 @@ class Container:
     settings: Settings
     deps: Deps
     engine: Engine
-    bus: InProcessBus
+    bus: InProcessBus | RedisBus
     bots: BotScheduler
 
     async def aclose(self) -> None:
@@ -49,7 +50,11 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
     engine = make_engine(settings.database_url)
     if migrate:
         upgrade(engine)
-    bus = InProcessBus(settings.bus_queue_limit)
+    bus: InProcessBus | RedisBus
+    if settings.redis_url:
+        bus = RedisBus(settings.redis_url, settings.channel_prefix, settings.bus_queue_limit)
+    else:
+        bus = InProcessBus(settings.bus_queue_limit)
     bots = BotScheduler()
     deps = Deps(
         uow=SqlUnitOfWorkFactory(engine),

@@ -1,0 +1,233 @@
+"""The Redis pub/sub event bus (scale-out): per-audience channels shared by
+every server process.
+
+One pub/sub connection per process: a channel is subscribed when its first
+local subscriber arrives and unsubscribed when the last one leaves, and
+messages fan out to bounded local queues (as in the in-process bus).
+
+Redis going away never fails a move (the database is the source of truth):
+a failed publish is kept in a bounded outbox and sent again after the
+reconnect; the reader reconnects with backoff, subscribes again, and tells
+every local subscriber ``{"resync": true}`` so it backfills from the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections import deque
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager, suppress
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from infra.bus.memory import QueueSubscription
+
+log = logging.getLogger("mmk.bus")
+Message = dict[str, Any]
+RESYNC: Message = {"resync": True}
+OUTBOX_LIMIT = 10_000
+BACKOFF_MIN, BACKOFF_MAX = 0.05, 2.0
+CONFIRM_TIMEOUT = 2.0
+DISCONNECTS = (RedisError, ConnectionError, OSError, TimeoutError)
+
+
+class RedisBus:
+    def __init__(self, url: str, prefix: str = "mmk:", queue_limit: int = 1000) -> None:
+        self._client = aioredis.from_url(url, health_check_interval=10)
+        self._prefix = prefix
+        self._queue_limit = queue_limit
+        self._subs: dict[str, set[QueueSubscription]] = {}
+        self._pubsub: Any = None
+        self._reader: asyncio.Task[None] | None = None
+        self._outbox: deque[tuple[str, str]] = deque(maxlen=OUTBOX_LIMIT)
+        self._ready: dict[str, asyncio.Event] = {}
+        self._ever_connected = False
+        self.connected = False
+        self.reconnects = 0
+        self.published = 0
+        self.publish_failures = 0
+        self.dropped = 0
+
+    # ------------------------------------------------------------ publishing
+    async def publish(self, messages: Sequence[tuple[str, Message]]) -> None:
+        """Never raises: what cannot be sent now waits in the outbox."""
+        batch = [(self._prefix + ch, json.dumps(m, separators=(",", ":"))) for ch, m in messages]
+        if self._outbox:
+            self._outbox.extend(batch)  # keep the order behind what is waiting
+            return
+        try:
+            await self._send(batch)
+        except DISCONNECTS as e:
+            self.publish_failures += 1
+            log.warning("bus: publish failed (%s); %d message(s) kept for later", e, len(batch))
+            self._outbox.extend(batch)
+
+    async def _send(self, batch: Sequence[tuple[str, str]]) -> None:
+        async with self._client.pipeline(transaction=False) as pipe:
+            for channel, data in batch:
+                pipe.publish(channel, data)
+            await pipe.execute()
+        self.published += len(batch)
+
+    async def _flush_outbox(self) -> None:
+        while self._outbox:
+            batch = [self._outbox[i] for i in range(min(500, len(self._outbox)))]
+            await self._send(batch)
+            for _ in batch:
+                self._outbox.popleft()
+
+    # ------------------------------------------------------------ subscribing
+    @asynccontextmanager
+    async def subscribe(self, channel: str) -> AsyncIterator[QueueSubscription]:
+        """Entered once Redis confirmed the subscription (or, with Redis away,
+        at once: the resync after the reconnect covers the gap)."""
+        sub = QueueSubscription(self._queue_limit)
+        subs = self._subs.setdefault(channel, set())
+        subs.add(sub)
+        self._ensure_reader()
+        if len(subs) == 1:
+            await self._redis_subscribe(channel)
+        else:
+            await self._confirmed(channel)
+        try:
+            yield sub
+        finally:
+            self._remove(channel, sub)
+
+    def _remove(self, channel: str, sub: QueueSubscription) -> None:
+        subs = self._subs.get(channel)
+        if subs is None:
+            return
+        subs.discard(sub)
+        if not subs:
+            del self._subs[channel]
+            self._ready.pop(channel, None)
+            if self._pubsub is not None and self.connected:
+                asyncio.get_running_loop().create_task(self._redis_unsubscribe(channel))
+
+    async def _redis_subscribe(self, channel: str) -> None:
+        self._ready[channel] = asyncio.Event()
+        if self._pubsub is None or not self.connected:
+            return  # the reader subscribes every channel when it (re)connects
+        try:
+            await self._pubsub.subscribe(self._prefix + channel)
+        except DISCONNECTS as e:
+            log.warning("bus: subscribe failed (%s); will retry on reconnect", e)
+            return
+        await self._confirmed(channel)
+
+    async def _confirmed(self, channel: str) -> None:
+        ready = self._ready.get(channel)
+        if ready is not None and self.connected:
+            with suppress(TimeoutError):
+                await asyncio.wait_for(ready.wait(), CONFIRM_TIMEOUT)
+
+    async def _redis_unsubscribe(self, channel: str) -> None:
+        if channel in self._subs:  # a new local subscriber came back meanwhile
+            return
+        with suppress(*DISCONNECTS):
+            await self._pubsub.unsubscribe(self._prefix + channel)
+
+    # ------------------------------------------------------------ the reader
+    def _ensure_reader(self) -> None:
+        if self._reader is None or self._reader.done():
+            self._reader = asyncio.get_running_loop().create_task(self._read_forever())
+
+    async def _connect(self) -> None:
+        self._pubsub = self._client.pubsub()
+        await self._pubsub.ping()
+        if self._subs:
+            await self._pubsub.subscribe(*(self._prefix + c for c in self._subs))
+        self.connected = True
+        await self._flush_outbox()
+
+    async def _read_forever(self) -> None:
+        backoff = BACKOFF_MIN
+        while True:
+            try:
+                if not self.connected:
+                    await self._connect()
+                    if self._ever_connected:
+                        self.reconnects += 1
+                        log.info("bus: reconnected to Redis")
+                    self._ever_connected = True
+                    backoff = BACKOFF_MIN
+                    # whatever was published while nobody listened: backfill it
+                    self._fan_out_all(RESYNC)
+                msg = await self._pubsub.get_message(timeout=1.0)
+                if msg is None:
+                    continue
+                kind = msg.get("type")
+                if kind == "message":
+                    self._deliver(msg["channel"], msg["data"])
+                elif kind == "subscribe":
+                    ready = self._ready.get(_text(msg["channel"]).removeprefix(self._prefix))
+                    if ready is not None:
+                        ready.set()
+            except asyncio.CancelledError:
+                raise
+            except DISCONNECTS as e:
+                if self.connected:
+                    log.warning("bus: lost Redis (%s); reconnecting", e)
+                self.connected = False
+                for ready in self._ready.values():
+                    ready.clear()
+                await self._drop_pubsub()
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, BACKOFF_MAX)
+
+    def _deliver(self, raw_channel: bytes | str, raw: bytes | str) -> None:
+        name = _text(raw_channel)
+        subs = self._subs.get(name.removeprefix(self._prefix))
+        if not subs:
+            return
+        message = json.loads(raw)
+        for sub in tuple(subs):
+            if not sub.offer(message):
+                self._remove(name.removeprefix(self._prefix), sub)
+                self.dropped += 1
+
+    def _fan_out_all(self, message: Message) -> None:
+        for channel, subs in list(self._subs.items()):
+            for sub in tuple(subs):
+                if not sub.offer(message):
+                    self._remove(channel, sub)
+                    self.dropped += 1
+
+    async def _drop_pubsub(self) -> None:
+        if self._pubsub is not None:
+            with suppress(Exception):
+                await self._pubsub.aclose()
+        self._pubsub = None
+
+    # ------------------------------------------------------------ the rest
+    async def ping(self) -> bool:
+        try:
+            return bool(await self._client.ping())
+        except DISCONNECTS:
+            return False
+
+    def subscriber_count(self, channel: str | None = None) -> int:
+        if channel is not None:
+            return len(self._subs.get(channel, ()))
+        return sum(len(s) for s in self._subs.values())
+
+    async def aclose(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+            with suppress(asyncio.CancelledError):
+                await self._reader
+        for subs in self._subs.values():
+            for sub in subs:
+                sub.close("the server is shutting down")
+        self._subs.clear()
+        await self._drop_pubsub()
+        await self._client.aclose()
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
