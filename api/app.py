@@ -81,6 +81,7 @@ def create_app(settings: Settings | None = None, container: Container | None = N
             else await asyncio.to_thread(build, settings or Settings.from_env())
         )
         holder["c"] = c
+        c.start()
         try:
             yield
         finally:

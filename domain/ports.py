@@ -56,6 +56,10 @@ class GameRepository(Protocol):
         else raise :class:`WriteConflict`."""
         ...
 
+    def stalled_bot_games(self, before: datetime, limit: int) -> list[str]:
+        """Running games where a bot must act, unchanged since ``before``."""
+        ...
+
     def page(
         self, status: GameStatus | None, before: tuple[datetime, str] | None, limit: int
     ) -> Page:

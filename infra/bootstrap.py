@@ -9,9 +9,9 @@ from typing import TypeVar
 
 from sqlalchemy import Engine
 
-from domain.services.bots import drive_bots
+from domain.services.bots import drive_bots, resume_stalled_bots
 from domain.services.deps import Deps
-from infra.bot_scheduler import BotScheduler
+from infra.bot_scheduler import BotScheduler, StalledBotSweeper
 from infra.bus.memory import InProcessBus
 from infra.bus.redis import RedisBus
 from infra.clock import SystemClock
@@ -38,8 +38,14 @@ class Container:
     engine: Engine
     bus: InProcessBus | RedisBus
     bots: BotScheduler
+    sweeper: StalledBotSweeper
+
+    def start(self) -> None:
+        """Background work of a running server (call inside its event loop)."""
+        self.sweeper.start()
 
     async def aclose(self) -> None:
+        await self.sweeper.aclose()
         await self.bots.aclose()
         await self.bus.aclose()
         self.engine.dispose()
@@ -65,4 +71,5 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         schedule_bots=bots,
     )
     bots.bind(lambda game_id: drive_bots(deps, game_id))
-    return Container(settings, deps, engine, bus, bots)
+    sweeper = StalledBotSweeper(lambda idle: resume_stalled_bots(deps, idle))
+    return Container(settings, deps, engine, bus, bots, sweeper)

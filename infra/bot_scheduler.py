@@ -52,3 +52,34 @@ class BotScheduler:
             task.cancel()
         await asyncio.gather(*self._tasks.values(), return_exceptions=True)
         self._tasks.clear()
+
+
+class StalledBotSweeper:
+    """Every ``interval`` seconds, wakes the bots of games where a bot should
+    have moved ``idle`` seconds ago: so a game whose instance died goes on."""
+
+    def __init__(
+        self, sweep: Callable[[float], Awaitable[int]], interval: float = 2.0, idle: float = 3.0
+    ) -> None:
+        self._sweep, self._interval, self._idle = sweep, interval, idle
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._loop())
+
+    async def _loop(self) -> None:
+        while True:
+            try:
+                resumed = await self._sweep(self._idle)
+                if resumed:
+                    log.info("resumed the bots of %d stalled game(s)", resumed)
+            except Exception:
+                log.exception("stalled-bot sweep failed; trying again later")
+            await asyncio.sleep(self._interval)
+
+    async def aclose(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None

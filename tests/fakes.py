@@ -134,6 +134,19 @@ class _Games:
 
         self.uow.stage(lambda: games.__setitem__(g.id, g), check)
 
+    def stalled_bot_games(self, before: datetime, limit: int) -> list[str]:
+        from domain.services.bot_turn import bot_to_act
+
+        stalled = sorted(
+            (
+                g
+                for g in self.uow.store.games.values()
+                if g.updated_at < before and bot_to_act(g) is not None
+            ),
+            key=lambda g: g.updated_at,
+        )
+        return [g.id for g in stalled[:limit]]
+
     def page(
         self, status: GameStatus | None, before: tuple[datetime, str] | None, limit: int
     ) -> Page:

@@ -5,6 +5,7 @@ caller's request, one committed move at a time."""
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 
 from domain.bots.strategy import bot_for
 from domain.game.commands import Command
@@ -63,3 +64,19 @@ async def drive_bots(deps: Deps, game_id: str, max_moves: int = MAX_MOVES_PER_RU
         await publish(deps, done)
         await asyncio.sleep(0)  # let the caller's response and others go first
     return moves
+
+
+async def resume_stalled_bots(deps: Deps, idle_seconds: float, limit: int = 100) -> int:
+    """Wake the bots of games where a bot should have moved ``idle_seconds``
+    ago (e.g. the instance driving them died). Safe on every instance at once:
+    a move is committed once whoever drives it (optimistic concurrency)."""
+    before = deps.clock.now() - timedelta(seconds=idle_seconds)
+
+    def tx() -> list[str]:
+        with deps.uow() as uow:
+            return uow.games.stalled_bot_games(before, limit)
+
+    ids = await deps.run(tx)
+    for game_id in ids:
+        deps.schedule_bots(game_id)
+    return len(ids)

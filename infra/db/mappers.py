@@ -24,6 +24,7 @@ from domain.records import (
     Player,
     StoredEvent,
 )
+from domain.services.bot_turn import bot_to_act
 
 Row = Mapping[Any, Any]
 R = TypeVar("R")
@@ -119,6 +120,7 @@ def game_to_row(game: GameRecord) -> dict[str, Any]:
         "last_seq": game.last_seq,
         "created_at": _aware(game.created_at),
         "updated_at": _aware(game.updated_at),
+        "bot_turn": bot_to_act(game) is not None,
     }
 
 

@@ -35,6 +35,12 @@ _GAME_BY_ID = sa.select(games).where(_G.id == sa.bindparam("id"))
 _SAVE_GAME = sa.update(games).where(
     _G.id == sa.bindparam("w_id"), _G.version == sa.bindparam("w_version")
 )
+_STALLED_BOTS = (
+    sa.select(_G.id)
+    .where(_G.bot_turn.is_(True), _G.updated_at < sa.bindparam("before"))
+    .order_by(_G.updated_at)
+    .limit(sa.bindparam("n"))
+)
 _GAME_NEWEST = sa.select(games).order_by(_G.created_at.desc(), _G.id.desc())
 _EVENTS_AFTER = (
     sa.select(game_events)
@@ -93,6 +99,10 @@ class SqlGameRepository(_Repo):
             result = self._c.execute(_SAVE_GAME, values)
         if result.rowcount != 1:
             raise WriteConflict(f"game {game.id} is no longer at version {expected_version}")
+
+    def stalled_bot_games(self, before: datetime, limit: int) -> list[str]:
+        rows = self._c.execute(_STALLED_BOTS, {"before": before, "n": limit})
+        return [r[0] for r in rows]
 
     def page(
         self, status: GameStatus | None, before: tuple[datetime, str] | None, limit: int

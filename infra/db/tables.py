@@ -48,12 +48,15 @@ class GameRow(SQLModel, table=True):
     last_seq: int = _col(sa.Integer())
     created_at: datetime = _col(UtcDateTime())
     updated_at: datetime = _col(UtcDateTime())
+    # A bot must act (derived on save): how any instance finds stalled bots.
+    bot_turn: bool = _col(sa.Boolean(), server_default=sa.false())
 
     # Newest-first paging, with and without a status filter.
     __table_args__ = (
         sa.CheckConstraint("status IN ('lobby', 'running', 'finished')", name="ck_games_status"),
         sa.Index("ix_games_created_at", "created_at", "id"),
         sa.Index("ix_games_status", "status", "created_at", "id"),
+        sa.Index("ix_games_bot_turn", "bot_turn", "updated_at"),
     )
 
 

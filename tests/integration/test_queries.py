@@ -105,3 +105,40 @@ def test_event_reads_are_ranged_and_ordered(uow: SqlUnitOfWorkFactory) -> None:
         assert u.events.read(a.id, 0, 0) == []
         assert u.events.read("nope", 0, 5) == []
         assert {e.game_id for e in u.events.read(b.id, 0, 100)} == {b.id}
+
+
+def test_stalled_bot_games_are_found_by_bot_turn_and_age(uow: SqlUnitOfWorkFactory) -> None:
+    """Running games where a bot must act and nothing moved since ``before``."""
+    from dataclasses import replace
+
+    from domain.bots.strategy import Strategy
+    from domain.game.setup import new_game
+    from domain.records import Occupant
+
+    host = r.player()
+    bots = [Occupant(bot=Strategy.RANDOM)] * 4
+    people = [Occupant(player_id=host.id)] * 4
+    state = new_game(4, "stall", rat=0).state  # seat 0 leads trick 1
+
+    def running(minute: int, seats: list[Occupant | None]) -> GameRecord:
+        base = r.lobby_game(host.id, r.T0)
+        at = r.T0 + timedelta(minutes=minute)
+        return replace(
+            base,
+            id=f"g{minute}",
+            seats=seats,
+            status=GameStatus.RUNNING,
+            state=state,
+            updated_at=at,
+        )
+
+    old_bots, new_bots, old_people = running(1, bots), running(9, bots), running(2, people)
+    with uow() as u:
+        u.players.add(host, "h")
+        for g in (old_bots, new_bots, old_people):
+            u.games.add(g)
+        u.commit()
+    with uow() as u:
+        assert u.games.stalled_bot_games(r.T0 + timedelta(minutes=5), 10) == [old_bots.id]
+        assert u.games.stalled_bot_games(r.T0 + timedelta(minutes=10), 1) == [old_bots.id]
+        assert u.games.stalled_bot_games(r.T0, 10) == []

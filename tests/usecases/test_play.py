@@ -182,3 +182,21 @@ async def test_bots_wait_for_a_person_and_resume_after_them(h: Harness) -> None:
     game = h.store.games[gid]
     assert game.state is not None
     assert game.status is GameStatus.FINISHED or to_act(game.state) == 0
+
+
+async def test_stalled_bots_are_resumed_by_any_instance(h: Harness) -> None:
+    """An instance that died mid-game leaves a bot to act; a sweep elsewhere
+    finds the game and its bots play on (issue #5)."""
+    from domain.services.bots import resume_stalled_bots
+
+    host = await player(h)
+    gid = (await create_game(h.deps, req(host), NewGame(3, take_seat=False))).game_id
+    for _ in range(3):
+        await add_bot(h.deps, req(host), gid, Strategy.RANDOM, None)
+    await start_game(h.deps, req(host), gid)
+    h.scheduled.clear()  # the instance that would have driven the bots is gone
+    assert await resume_stalled_bots(h.deps, idle_seconds=3600) == 0  # not idle long enough
+    assert await resume_stalled_bots(h.deps, idle_seconds=0) == 1
+    await h.drain()
+    assert h.store.games[gid].status is GameStatus.FINISHED
+    assert await resume_stalled_bots(h.deps, idle_seconds=0) == 0
