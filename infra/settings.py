@@ -7,6 +7,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 DEFAULT_DATABASE_URL = "sqlite:///var/mmk.sqlite3"
+# Every variable ``Settings.from_env`` reads; tests/test_docker_files.py keeps
+# this list and the deployment files (docker/) in step with it.
+ENV_VARS: tuple[str, ...] = (
+    "DATABASE_URL",
+    "REDIS_URL",
+    "MMK_HOST",
+    "MMK_PORT",
+    "MMK_WORKERS",
+    "MMK_BUS_QUEUE_LIMIT",
+    "MMK_CHANNEL_PREFIX",
+    "MMK_LOG_LEVEL",
+    "MMK_GRAPHIQL",
+    "MMK_INTROSPECTION",
+)
 
 
 class SettingsError(ValueError):
