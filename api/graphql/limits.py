@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
 
-from graphql import ASTValidationRule
+from graphql import ASTValidationRule, GraphQLError
 from strawberry.extensions import (
     AddValidationRules,
     MaxTokensLimiter,
@@ -28,11 +28,26 @@ RULES: list[type[ASTValidationRule]] = [
 ]
 
 
+class CodedParserCache(ParserCache):
+    """``ParserCache`` whose syntax errors (the token limit's included) still
+    get ``extensions.code``: raised from ``on_parse`` they would skip the
+    error extensions, so a failed parse is left to Strawberry's own parse,
+    which reports it as a request error."""
+
+    def on_parse(self) -> Iterator[None]:
+        ctx = self.execution_context
+        try:
+            ctx.graphql_document = self.cached_parse_document(ctx.query, **ctx.parse_options)
+        except GraphQLError:
+            ctx.graphql_document = None
+        yield
+
+
 def extensions() -> list[Callable[[], SchemaExtension]]:
     """Per-request factories over shared, prebuilt rules and module-level caches."""
     return [
         partial(MaxTokensLimiter, max_token_count=MAX_TOKENS),
         partial(AddValidationRules, RULES),
-        partial(ParserCache, maxsize=CACHE_SIZE),
+        partial(CodedParserCache, maxsize=CACHE_SIZE),
         partial(ValidationCache, maxsize=CACHE_SIZE),
     ]

@@ -103,6 +103,7 @@ class Mutation:
     async def create_player(
         self, info: Info, name: str, idempotency_key: Key = None
     ) -> NewPlayerResult:
+        await info.context.player()  # a bad token is refused on every operation
         try:
             check_key(idempotency_key)
             new = await players.create_player(info.context.deps, name, idempotency_key)

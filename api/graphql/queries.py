@@ -66,6 +66,7 @@ class Query:
         first: int = 20,
         after: str | None = None,
     ) -> GamesResult:
+        await info.context.player()  # a bad token is refused on every operation
         try:
             before = decode_cursor(after) if after else None
             items, more = await queries.list_games(info.context.deps, status, before, first)
@@ -80,7 +81,8 @@ class Query:
         )
 
     @strawberry.field(description="Every numbered design with house, value, rarity (R1.2).")
-    def card_catalog(self) -> list[CardDesign]:
+    async def card_catalog(self, info: Info) -> list[CardDesign]:
+        await info.context.player()  # a bad token is refused on every operation
         return catalogue_designs()
 
     @strawberry.field(description="The event log as the caller may see it, after ``afterSeq``.")

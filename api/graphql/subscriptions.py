@@ -47,6 +47,7 @@ class Subscription:
 
     @strawberry.subscription(description="Games created, filling, started and finished.")
     async def lobby(self, info: Info) -> AsyncGenerator[LobbyUpdate, None]:
+        await info.context.player()  # a bad token is refused on every operation
         stream = streams.lobby_events(info.context.deps)
         try:
             async for m in stream:

@@ -15,6 +15,7 @@ from domain.services.deps import Deps
 from domain.services.mutation import Request, remember, replay
 
 MAX_NAME = 40
+MIN_PLAYER_KEY = 16  # [decision] the key recovers the token: it must be hard to guess
 _KEYED_PLAYERS = uuid.UUID("7d3f5e0c-2b7a-4c1e-9a55-0d6c1f4b8e21")
 
 
@@ -57,6 +58,11 @@ def _unseal(sealed: str, key: str, player_id: str) -> str:
 async def create_player(deps: Deps, name: str, idempotency_key: str | None = None) -> NewPlayer:
     """A guest account with a random 256-bit token; only its hash is stored."""
     clean = check_name(name)
+    if idempotency_key is not None and len(idempotency_key) < MIN_PLAYER_KEY:
+        raise BadRequest(
+            f"createPlayer's idempotency key recovers the token, so it must be "
+            f"at least {MIN_PLAYER_KEY} characters (a UUID, say)"
+        )
     token = deps.ids.new_token()
     player_id = deps.ids.new_id() if idempotency_key is None else _keyed_id(idempotency_key)
     player = Player(player_id, clean, deps.clock.now())

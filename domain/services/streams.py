@@ -10,6 +10,7 @@ from the log.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from typing import Any
 
 from domain.channels import LOBBY, game_channel
@@ -18,6 +19,7 @@ from domain.services.queries import MAX_PAGE, seat_in
 from domain.services.results import EventView
 
 RESYNC = "resync"
+SEAT_CHANGES = frozenset({"SeatTaken", "SeatLeft"})  # domain.lobby
 
 
 async def _backlog(
@@ -43,13 +45,41 @@ async def _backlog(
 async def game_events(
     deps: Deps, game_id: str, player_id: str | None, after_seq: int
 ) -> AsyncGenerator[EventView, None]:
-    """The caller's stream: a seat's own channel, or the public one (R11)."""
+    """The caller's stream: a seat's own channel, or the public one (R11).
+
+    Seats change in the lobby only (``SeatTaken`` / ``SeatLeft``): after such
+    an event about the caller, their seat is looked up again and the stream
+    moves to the new audience's channel, so a player who left a seat never
+    gets its next occupant's projections, and one who took a seat gets it."""
 
     def find_seat() -> int | None:
         with deps.uow() as uow:
             return seat_in(uow, game_id, player_id)
 
-    seat = await deps.run(find_seat)
+    last, seat = after_seq, await deps.run(find_seat)
+    while True:
+        moved = False
+        async with aclosing(_audience_events(deps, game_id, seat, last)) as events:
+            async for e in events:
+                yield e
+                last = e.seq
+                if player_id is not None and _seat_change_of(e, player_id):
+                    now = await deps.run(find_seat)
+                    if now != seat:
+                        seat, moved = now, True
+                        break
+        if not moved:
+            return
+
+
+def _seat_change_of(e: EventView, player_id: str) -> bool:
+    return e.type in SEAT_CHANGES and e.data.get("playerId") == player_id
+
+
+async def _audience_events(
+    deps: Deps, game_id: str, seat: int | None, after_seq: int
+) -> AsyncGenerator[EventView, None]:
+    """One audience's stream: its channel, the backlog first, then live."""
     async with deps.bus.subscribe(game_channel(game_id, seat)) as sub:
         last = after_seq
         for e in await _backlog(deps, game_id, seat, last):

@@ -28,46 +28,71 @@ class Client:
 
     h: Harness
 
-    def context(self, token: str | None = None, *, raw_authorization: str | None = None,
-                websocket: bool = False) -> Context:
+    def context(
+        self,
+        token: str | None = None,
+        *,
+        raw_authorization: str | None = None,
+        websocket: bool = False,
+    ) -> Context:
         if websocket:
-            ws = WebSocket({"type": "websocket", "path": "/graphql", "headers": []},
-                           receive=_never, send=_never)
+            ws = WebSocket(
+                {"type": "websocket", "path": "/graphql", "headers": []},
+                receive=_never,
+                send=_never,
+            )
             params = {} if token is None else {"authorization": f"Bearer {token}"}
             return Context(self.h.deps, Settings(), ws, None, connection_params=params)
         request = _request(token)
         if raw_authorization is not None:
-            request = Request({"type": "http", "method": "POST", "path": "/graphql",
-                               "headers": [(b"authorization", raw_authorization.encode())]})
+            request = Request(
+                {
+                    "type": "http",
+                    "method": "POST",
+                    "path": "/graphql",
+                    "headers": [(b"authorization", raw_authorization.encode())],
+                }
+            )
         return Context(self.h.deps, Settings(), request, None)
 
     async def run(self, query: str, token: str | None = None, **variables: Any) -> dict[str, Any]:
         """Execute; fail the test on GraphQL errors; return ``data``."""
-        result = await schema.execute(query, variable_values=variables,
-                                      context_value=self.context(token))
+        result = await schema.execute(
+            query, variable_values=variables, context_value=self.context(token)
+        )
         assert result.errors is None, result.errors
         assert result.data is not None
         return result.data
 
-    async def errors(self, query: str, token: str | None = None, *,
-                     raw_authorization: str | None = None, **variables: Any) -> list[Any]:
+    async def errors(
+        self,
+        query: str,
+        token: str | None = None,
+        *,
+        raw_authorization: str | None = None,
+        **variables: Any,
+    ) -> list[Any]:
         """Execute expecting GraphQL errors; return them (formatted)."""
         ctx = self.context(token, raw_authorization=raw_authorization)
         result = await schema.execute(query, variable_values=variables, context_value=ctx)
         assert result.errors, result.data
         return [e.formatted for e in result.errors]
 
-    async def subscribe(self, query: str, token: str | None = None,
-                        **variables: Any) -> AsyncGenerator[Any, None]:
-        gen = await schema.subscribe(query, variable_values=variables,
-                                     context_value=self.context(token, websocket=True))
+    async def subscribe(
+        self, query: str, token: str | None = None, **variables: Any
+    ) -> AsyncGenerator[Any, None]:
+        gen = await schema.subscribe(
+            query, variable_values=variables, context_value=self.context(token, websocket=True)
+        )
         assert not hasattr(gen, "errors") or gen.errors is None, gen  # type: ignore[union-attr]
         return gen  # type: ignore[return-value]
 
     async def new_player(self, name: str = "ann") -> tuple[str, str]:
         data = await self.run(
-            'mutation($n: String!) { createPlayer(name: $n) { ... on NewPlayer { token '
-            'player { id } } } }', n=name)
+            "mutation($n: String!) { createPlayer(name: $n) { ... on NewPlayer { token "
+            "player { id } } } }",
+            n=name,
+        )
         return data["createPlayer"]["token"], data["createPlayer"]["player"]["id"]
 
 

@@ -17,7 +17,7 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 def _section() -> str:
     text = README.read_text()
     start = text.index("## Play a game")
-    return text[start:text.index("\n## ", start + 1)]
+    return text[start : text.index("\n## ", start + 1)]
 
 
 def _blocks(lang: str) -> list[str]:
@@ -50,11 +50,13 @@ async def test_the_walkthrough_runs_in_order(client: Client) -> None:
     assert table["table"]["toAct"] == 0 and table["viewer"]["seat"] == 0
     action: dict[str, Any] = table["viewer"]["legalActions"][0]
     assert action["mutation"] == "playCard"
-    played = await client.run(blocks[6], token, game=game, card=action["arguments"]["card"],
-                              version=table["version"])
+    played = await client.run(
+        blocks[6], token, game=game, card=action["arguments"]["card"], version=table["version"]
+    )
     assert played["playCard"]["events"][0]["type"] == "CardPlayed"
-    again = await client.run(blocks[6], token, game=game, card=action["arguments"]["card"],
-                             version=table["version"])
+    again = await client.run(
+        blocks[6], token, game=game, card=action["arguments"]["card"], version=table["version"]
+    )
     assert again == played  # the idempotency key replays the first result
 
 
@@ -64,8 +66,11 @@ async def test_the_subscription_example_streams_the_game(client: Client) -> None
     game = (await client.run(blocks[1], token))["createGame"]["gameId"]
     subscription = _section().split("```graphql\n")[-1].split("```")[0].strip()
     assert subscription.startswith("subscription")
-    stream = await schema.subscribe(subscription, variable_values={"game": game},
-                                    context_value=client.context(token, websocket=True))
+    stream = await schema.subscribe(
+        subscription,
+        variable_values={"game": game},
+        context_value=client.context(token, websocket=True),
+    )
     first = await anext(stream)  # type: ignore[arg-type]
     assert first.errors is None and first.data is not None
     assert first.data["gameEvents"]["seq"] == 1

@@ -60,19 +60,26 @@ async def test_me_lists_the_collection(h: Harness) -> None:
 
 
 async def test_create_player_with_a_key_replays_the_same_player_and_token(h: Harness) -> None:
-    first = await create_player(h.deps, "ann", idempotency_key="k-123")
-    again = await create_player(h.deps, "ann", idempotency_key="k-123")
+    first = await create_player(h.deps, "ann", idempotency_key="k-123-0123456789abcdef")
+    again = await create_player(h.deps, "ann", idempotency_key="k-123-0123456789abcdef")
     assert again == first
     assert len(h.store.players) == 1
-    sealed = h.store.keys[(first.player.id, "k-123")].result["sealedToken"]
+    sealed = h.store.keys[(first.player.id, "k-123-0123456789abcdef")].result["sealedToken"]
     assert first.token not in sealed and first.token not in repr(h.store)
-    other = await create_player(h.deps, "ann", idempotency_key="k-456")
+    other = await create_player(h.deps, "ann", idempotency_key="k-456-0123456789abcdef")
     assert other.player.id != first.player.id and other.token != first.token
 
 
 async def test_create_player_key_reused_with_another_name_is_refused(h: Harness) -> None:
-    await create_player(h.deps, "ann", idempotency_key="k-1")
+    await create_player(h.deps, "ann", idempotency_key="k-1-0123456789abcdef")
     with pytest.raises(DomainError) as e:
-        await create_player(h.deps, "bob", idempotency_key="k-1")
+        await create_player(h.deps, "bob", idempotency_key="k-1-0123456789abcdef")
     assert e.value.code is ErrorCode.IDEMPOTENCY_KEY_REUSED
     assert len(h.store.players) == 1
+
+
+async def test_create_player_refuses_a_short_key(h: Harness) -> None:
+    with pytest.raises(DomainError) as e:
+        await create_player(h.deps, "ann", idempotency_key="short")
+    assert e.value.code is ErrorCode.BAD_INPUT
+    assert not h.store.players

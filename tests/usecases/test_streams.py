@@ -9,6 +9,7 @@ from typing import Any
 from domain.channels import game_channel
 from domain.game.engine import to_act
 from domain.game.legal import legal_actions
+from domain.services.games import NewGame, create_game, join_game, leave_game, start_game
 from domain.services.play import act
 from domain.services.queries import read_events
 from domain.services.results import EventView
@@ -120,3 +121,28 @@ async def test_a_resync_message_makes_the_stream_catch_up(h: Harness) -> None:
     first = await asyncio.wait_for(pending, 2)
     assert first.seq == last + 1
     await stream.aclose()
+
+
+async def test_a_stream_follows_its_subscriber_into_and_out_of_a_seat(h: Harness) -> None:
+    """Seats change in the lobby: who subscribed at a seat and left it never
+    gets the next occupant's hand; a spectator who sits down gets their own."""
+    host, ann, bob, sam = [await player(h, n) for n in ("host", "ann", "bob", "sam")]
+    gid = (await create_game(h.deps, req(host), NewGame(3))).game_id
+    await join_game(h.deps, req(ann), gid, 1)
+    ann_stream = game_events(h.deps, gid, ann, 0)
+    sam_stream = game_events(h.deps, gid, sam, 0)
+    ann_first = asyncio.ensure_future(anext(ann_stream))  # subscribed at seat 1
+    sam_first = asyncio.ensure_future(anext(sam_stream))  # a spectator
+    await asyncio.sleep(0)
+    await leave_game(h.deps, req(ann), gid)
+    await join_game(h.deps, req(bob), gid, 1)
+    await join_game(h.deps, req(sam), gid, 2)
+    await start_game(h.deps, req(host), gid)
+    total = h.store.games[gid].last_seq
+    for first, stream, who in ((ann_first, ann_stream, ann), (sam_first, sam_stream, sam)):
+        got = [await asyncio.wait_for(first, 2)]
+        got += await asyncio.wait_for(_collect(stream, total - 1), 2)
+        await stream.aclose()
+        assert got == (await read_events(h.deps, gid, who, 0, 100))[0]
+        started = next(e for e in got if e.type == "GameStarted")
+        assert ("hand" in started.data) is (who == sam), started

@@ -1,0 +1,117 @@
+"""createPlayer, me and openBoosterPack through the schema (API.md
+"Identity and roles", R1.6)."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain.services.auth import token_hash
+from tests.api.conftest import Client
+from tests.api.support import CARD, call, ok, refused
+
+ME = f"""{{ me {{ player {{ id name createdAt }}
+  collection {{ id gameId house commons {{ {CARD} }} rares {{ {CARD} }} }} }} }}"""
+
+
+async def test_create_player_returns_a_token_that_authenticates_as_that_player(
+    client: Client,
+) -> None:
+    r = await ok(client, None, "createPlayer", name="  Muffin  ")
+    assert r["player"]["name"] == "Muffin"
+    me = (await client.run(ME, r["token"]))["me"]
+    assert me["player"]["id"] == r["player"]["id"]
+    assert me["player"]["name"] == "Muffin"
+    assert me["collection"] == []
+
+
+async def test_only_a_hash_of_the_token_is_stored(client: Client) -> None:
+    token, player_id = await client.new_player("ann")
+    stored = client.h.store.players[player_id]
+    assert stored[1] == token_hash(token)
+    assert token not in repr(client.h.store)
+
+
+async def test_two_players_get_different_tokens_and_ids(client: Client) -> None:
+    a, b = await client.new_player("a"), await client.new_player("b")
+    assert a[0] != b[0] and a[1] != b[1]
+
+
+@pytest.mark.parametrize("name", ["", "   ", "x" * 41, "tab\there", "new\nline"])
+async def test_a_bad_name_is_refused_with_bad_input_and_creates_nobody(
+    client: Client, name: str
+) -> None:
+    await refused(client, None, "createPlayer", "BAD_INPUT", name=name)
+    assert client.h.store.players == {}
+
+
+async def test_create_player_with_a_key_returns_the_same_token_once_created(
+    client: Client,
+) -> None:
+    first = await ok(
+        client, None, "createPlayer", name="ann", idempotencyKey="k-1-0123456789abcdef"
+    )
+    again = await ok(
+        client, None, "createPlayer", name="ann", idempotencyKey="k-1-0123456789abcdef"
+    )
+    assert again == first
+    assert len(client.h.store.players) == 1
+    me = (await client.run(ME, again["token"]))["me"]
+    assert me["player"]["id"] == first["player"]["id"]
+
+
+async def test_create_player_with_a_used_key_and_another_name_is_refused(
+    client: Client,
+) -> None:
+    await ok(client, None, "createPlayer", name="ann", idempotencyKey="k-1-0123456789abcdef")
+    await refused(
+        client,
+        None,
+        "createPlayer",
+        "IDEMPOTENCY_KEY_REUSED",
+        name="bob",
+        idempotencyKey="k-1-0123456789abcdef",
+    )
+    assert len(client.h.store.players) == 1
+
+
+async def test_open_booster_pack_adds_a_pack_to_my_collection(client: Client) -> None:
+    token, player_id = await client.new_player()
+    pack = await ok(client, token, "openBoosterPack")
+    assert pack["gameId"] is None
+    commons, rares = pack["commons"], pack["rares"]
+    assert len(commons) == 15 and len(rares) == 2
+    ids = [c["id"] for c in commons + rares]
+    assert len(set(ids)) == 17, "no design repeats within a pack (R1.6)"
+    assert all(not c["rare"] and c["value"] <= 29 and c["kind"] == "NUMBERED" for c in commons)
+    assert all(c["rare"] and c["value"] >= 30 for c in rares)
+    assert pack["house"] in {"CRAZY", "STINKY", "SLEEPY", "HUNGRY", "NEEDY", "CURIOUS", "SASSY"}
+    me = (await client.run(ME, token))["me"]
+    assert [p["id"] for p in me["collection"]] == [pack["id"]]
+    assert me["collection"][0]["commons"] == commons
+    assert [r.player_id for r in client.h.store.boosters] == [player_id]
+
+
+async def test_open_booster_pack_with_a_key_opens_once(client: Client) -> None:
+    token, _ = await client.new_player()
+    first = await ok(client, token, "openBoosterPack", idempotencyKey="pack-1")
+    again = await ok(client, token, "openBoosterPack", idempotencyKey="pack-1")
+    other = await ok(client, token, "openBoosterPack", idempotencyKey="pack-2")
+    assert again == first
+    assert other["id"] != first["id"]
+    assert len(client.h.store.boosters) == 2
+
+
+async def test_a_key_is_per_player(client: Client) -> None:
+    ann, _ = await client.new_player("ann")
+    bob, _ = await client.new_player("bob")
+    a = await ok(client, ann, "openBoosterPack", idempotencyKey="same")
+    b = await ok(client, bob, "openBoosterPack", idempotencyKey="same")
+    assert a["id"] != b["id"]
+    assert len(client.h.store.boosters) == 2
+
+
+async def test_open_booster_pack_with_a_bad_key_is_refused(client: Client) -> None:
+    token, _ = await client.new_player()
+    r = await call(client, token, "openBoosterPack", idempotencyKey="")
+    assert (r["__typename"], r["code"]) == ("Refusal", "BAD_INPUT")
+    assert client.h.store.boosters == []
