@@ -12,6 +12,7 @@ from starlette.websockets import WebSocket
 from strawberry.types import Info as StrawberryInfo
 
 from api.graphql.errors import from_domain, graphql_error
+from api.graphql.player_cache import PlayerCache
 from domain.errors import DomainError, ErrorCode
 from domain.records import Player
 from domain.services.auth import bearer_token
@@ -27,6 +28,7 @@ class Context:
     request: Request | WebSocket
     response: Response | WebSocket | None = None
     connection_params: dict[str, Any] | None = None
+    players: PlayerCache | None = None
     _player: Player | None = field(default=None, repr=False)
     _known: bool = field(default=False, repr=False)
 
@@ -43,11 +45,20 @@ class Context:
         if not self._known:
             try:
                 token = bearer_token(self.authorization())
-                self._player = None if token is None else await authenticate(self.deps, token)
+                self._player = None if token is None else await self._authenticate(token)
             except DomainError as e:
                 raise from_domain(e) from None
             self._known = True
         return self._player
+
+    async def _authenticate(self, token: str) -> Player:
+        cached = self.players.get(token) if self.players is not None else None
+        if cached is not None:
+            return cached
+        player = await authenticate(self.deps, token)
+        if self.players is not None:
+            self.players.put(token, player)
+        return player
 
     async def require_player(self) -> Player:
         player = await self.player()

@@ -115,3 +115,19 @@ async def test_open_booster_pack_with_a_bad_key_is_refused(client: Client) -> No
     r = await call(client, token, "openBoosterPack", idempotencyKey="")
     assert (r["__typename"], r["code"]) == ("Refusal", "BAD_INPUT")
     assert client.h.store.boosters == []
+
+
+def test_the_player_cache_is_bounded_and_keeps_known_tokens_only() -> None:
+    from datetime import UTC, datetime
+
+    from api.graphql.player_cache import PlayerCache
+    from domain.records import Player
+
+    cache = PlayerCache(size=2)
+    players = [Player(f"p{i}", f"n{i}", datetime.now(UTC)) for i in range(3)]
+    cache.put("t0", players[0])
+    cache.put("t1", players[1])
+    assert cache.get("t0") == players[0]  # t0 is now the most recent
+    cache.put("t2", players[2])
+    assert cache.get("t1") is None and cache.get("t0") == players[0]
+    assert cache.get("unknown") is None
