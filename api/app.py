@@ -15,9 +15,12 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from api import ws_logging
 from api.graphql.view import GameGraphQL
+from api.middleware import RequestContext
 from infra.bootstrap import Container, build
 from infra.bus.redis import RedisBus
+from infra.metrics import Metrics
 from infra.settings import Settings
 
 log = logging.getLogger("mmk.api")
@@ -71,6 +74,7 @@ class _TooLarge(Exception):
 
 def create_app(settings: Settings | None = None, container: Container | None = None) -> Starlette:
     """The app; ``container`` (tests) or one built from ``settings`` at start-up."""
+    ws_logging.install()
     holder: dict[str, Container] = {}
 
     @asynccontextmanager
@@ -88,7 +92,8 @@ def create_app(settings: Settings | None = None, container: Container | None = N
             if container is None:
                 await c.aclose()
 
-    graphql = _LazyGraphQL(holder)
+    metrics = Metrics(lambda: holder["c"].bus if "c" in holder else None)
+    graphql = _LazyGraphQL(holder, metrics)
 
     async def healthz(request: Request) -> Response:
         return JSONResponse({"status": "ok"})
@@ -110,14 +115,21 @@ def create_app(settings: Settings | None = None, container: Container | None = N
             status_code=200 if ready else 503,
         )
 
-    routes = [
+    async def metrics_text(request: Request) -> Response:
+        body, content_type = metrics.render()
+        return Response(body, headers={"content-type": content_type})
+
+    routes: list[Route | WebSocketRoute] = [
         Route("/graphql", graphql, methods=["GET", "POST"]),
         WebSocketRoute("/graphql", graphql),
         Route("/healthz", healthz),
         Route("/readyz", readyz),
+        Route("/metrics", metrics_text),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.metrics = metrics
     app.add_middleware(BodyLimit)
+    app.add_middleware(RequestContext, metrics=metrics, routes=[r.path for r in routes])
     return app
 
 
@@ -129,11 +141,11 @@ def _ping(engine: sa.Engine) -> None:
 class _LazyGraphQL:
     """The GraphQL view, built once the lifespan has the container."""
 
-    def __init__(self, holder: dict[str, Container]) -> None:
-        self._holder = holder
+    def __init__(self, holder: dict[str, Container], metrics: Metrics) -> None:
+        self._holder, self._metrics = holder, metrics
         self._view: GameGraphQL | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self._view is None:
-            self._view = GameGraphQL(self._holder["c"])
+            self._view = GameGraphQL(self._holder["c"], self._metrics)
         await self._view(scope, receive, send)

@@ -15,7 +15,7 @@ from api.event_text import describe
 from domain.bots.strategy import Strategy
 from domain.game.options import MAX_SEATS, MIN_SEATS, AbilityTrigger, Format, GameOptions
 from domain.simulation import Stats, play_game
-from infra.logs import configure_logging, redact
+from infra.logs import configure_logging, log_config, redact
 from infra.settings import Settings
 
 
@@ -136,6 +136,8 @@ def serve(args: argparse.Namespace) -> int:
         port=settings.port,
         workers=settings.workers,
         log_level=settings.log_level,
+        log_config=log_config(settings.log_level),  # JSON lines, in every worker
+        access_log=False,  # api.middleware logs each request, without its query string
         ws="websockets-sansio",
         lifespan="on",
     )

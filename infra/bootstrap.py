@@ -9,8 +9,8 @@ from typing import TypeVar
 
 from sqlalchemy import Engine
 
-from domain.services.bots import drive_bots, resume_stalled_bots
 from domain.ports import BlockingRunner
+from domain.services.bots import drive_bots, resume_stalled_bots
 from domain.services.deps import Deps
 from infra.bot_scheduler import BotScheduler, StalledBotSweeper
 from infra.bus.memory import InProcessBus

@@ -3,6 +3,7 @@ error codes."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import strawberry
@@ -13,9 +14,14 @@ from strawberry.types import ExecutionContext
 import api.graphql.types.enums  # noqa: F401  (registers the domain enums)
 from api.graphql.errors import ErrorCodes, log
 from api.graphql.limits import extensions
+from api.graphql.metrics import count_results, metrics_extension
 from api.graphql.mutations import Mutation
 from api.graphql.queries import Query
 from api.graphql.subscriptions import Subscription
+from infra.metrics import Metrics
+
+_QUOTED_VALUE = re.compile(r"(invalid value|, found|cannot represent)\b.*", re.S)
+"""Where a coercion error starts quoting the value sent (a card, a token)."""
 
 
 class GameSchema(strawberry.Schema):
@@ -26,14 +32,22 @@ class GameSchema(strawberry.Schema):
         self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
     ) -> None:
         for error in errors:
-            log.debug("refused: %s %s", (error.extensions or {}).get("code"), error.message)
+            message = _QUOTED_VALUE.sub(r"\1 [value not logged]", error.message)
+            log.debug("refused: %s %s", (error.extensions or {}).get("code"), message)
 
 
-def build_schema(*, introspection: bool = True) -> strawberry.Schema:
+def build_schema(
+    *, introspection: bool = True, metrics: Metrics | None = None
+) -> strawberry.Schema:
     exts: list[Callable[[], SchemaExtension]] = [*extensions(), ErrorCodes]
+    if metrics is not None:  # first, so it sees errors once ErrorCodes has coded them
+        exts.insert(0, metrics_extension(metrics))
     if not introspection:
         exts.append(DisableIntrospection)
-    return GameSchema(query=Query, mutation=Mutation, subscription=Subscription, extensions=exts)
+    built = GameSchema(query=Query, mutation=Mutation, subscription=Subscription, extensions=exts)
+    if metrics is not None:
+        count_results(built, metrics)
+    return built
 
 
 schema = build_schema()

@@ -14,27 +14,32 @@ from strawberry.exceptions import ConnectionRejectionError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL
 
 from api.graphql.context import Context
+from api.graphql.player_cache import PlayerCache
 from api.graphql.schema import build_schema
 from infra.bootstrap import Container
+from infra.metrics import Metrics
 
 MAX_SUBSCRIPTIONS_PER_CONNECTION = 20
 
 
 class GameGraphQL(GraphQL[Context, None]):
-    def __init__(self, container: Container) -> None:
+    def __init__(self, container: Container, metrics: Metrics | None = None) -> None:
         s = container.settings
         super().__init__(
-            build_schema(introspection=s.introspection),
+            build_schema(introspection=s.introspection, metrics=metrics),
             graphql_ide="graphiql" if s.graphiql else None,
             subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL),
             max_subscriptions_per_connection=MAX_SUBSCRIPTIONS_PER_CONNECTION,
         )
         self.container = container
+        self.players = PlayerCache()
 
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket
     ) -> Context:
-        return Context(self.container.deps, self.container.settings, request, response)
+        return Context(
+            self.container.deps, self.container.settings, request, response, players=self.players
+        )
 
     async def on_ws_connect(self, context: Context) -> dict[str, Any] | None:
         try:

@@ -59,9 +59,13 @@ class InProcessBus:
     def __init__(self, queue_limit: int = 1000) -> None:
         self._queue_limit = queue_limit
         self._channels: dict[str, set[QueueSubscription]] = {}
+        self.published = 0
         self.dropped = 0
+        self.reconnects = 0  # counted like the Redis bus's; never happens here
+        self.publish_failures = 0
 
     async def publish(self, messages: Sequence[tuple[str, Message]]) -> None:
+        self.published += len(messages)
         for channel, message in messages:
             for sub in tuple(self._channels.get(channel, ())):
                 if not sub.offer(message):

@@ -51,6 +51,7 @@ def _sqlite(u: URL, pool_size: int | None, echo: bool) -> Engine:
     memory = _in_memory(u)
     common: dict[str, Any] = {
         "echo": echo,
+        "hide_parameters": True,  # logs and errors never show a row's values (hands)
         "json_serializer": _dumps,
         "connect_args": {"check_same_thread": False},
     }
@@ -95,6 +96,7 @@ def _postgresql(u: URL, pool_size: int | None, echo: bool) -> Engine:
     return sa.create_engine(
         u,
         echo=echo,
+        hide_parameters=True,
         json_serializer=_dumps,
         pool_pre_ping=True,
         pool_size=pool_size or PG_POOL_SIZE,

@@ -1,0 +1,149 @@
+"""A real server for end-to-end tests: ``mmk serve`` (uvicorn) in a child
+process on a free port, with its own SQLite file and the in-process bus."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.e2e.client import ISSUED_TOKENS, SECRET_PREFIX, Api
+
+START_TIMEOUT = 20.0  # seconds for /healthz to answer
+STOP_TIMEOUT = 10.0  # seconds between SIGTERM and SIGKILL
+START_ATTEMPTS = 3
+ROOT = Path(__file__).resolve().parents[2]
+# What the server's log must never show, however the tests poked it.
+SIGNS_OF_FAILURE = (
+    "Traceback",
+    "internal error",
+    "stopped on an error",
+    "Exception in ASGI",
+    SECRET_PREFIX,
+)
+
+
+@dataclass(frozen=True)
+class Server:
+    base_url: str
+    ws_url: str
+    log: Path
+
+    def log_tail(self, lines: int = 40) -> str:
+        try:
+            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _wait_healthy(proc: subprocess.Popen[bytes], url: str, server: Server) -> None:
+    deadline = time.monotonic() + START_TIMEOUT
+    last: Exception | None = None
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(
+                f"the server exited with {proc.returncode} before it was healthy:\n"
+                f"{server.log_tail()}"
+            )
+        try:
+            if httpx.get(f"{url}/healthz", timeout=1.0, trust_env=False).status_code == 200:
+                return
+        except httpx.HTTPError as e:
+            last = e
+        time.sleep(0.05)
+    raise RuntimeError(
+        f"the server is not healthy after {START_TIMEOUT} s ({last}):\n{server.log_tail()}"
+    )
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(STOP_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(STOP_TIMEOUT)
+
+
+def _start(tmp: Path) -> tuple[subprocess.Popen[bytes], Server]:
+    """``mmk serve`` (the production entry point, as `make run`: JSON logs,
+    uvicorn with websockets-sansio) on a free port; a port taken in between
+    by someone else just means another try."""
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{tmp}/e2e.sqlite3",
+        "MMK_WORKERS": "1",
+        "MMK_LOG_LEVEL": "info",
+        "MMK_GRAPHIQL": "true",
+    }
+    env.pop("REDIS_URL", None)  # the embedded default: in-process bus
+    log = tmp / "server.log"
+    for attempt in range(1, START_ATTEMPTS + 1):
+        port = _free_port()
+        cmd = [sys.executable, "-m", "api.cli", "serve", "--host", "127.0.0.1"]
+        cmd += ["--port", str(port), "--database", env["DATABASE_URL"]]
+        srv = Server(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}/graphql", log)
+        with log.open("ab") as out:
+            proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            _wait_healthy(proc, srv.base_url, srv)
+        except RuntimeError:
+            _stop(proc)
+            if attempt == START_ATTEMPTS:
+                raise
+            continue
+        except BaseException:
+            _stop(proc)
+            raise
+        return proc, srv
+    raise AssertionError("unreachable")
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """One server process for the session, stopped afterwards whatever
+    happens; every test makes its own players and games, so they do not
+    interfere."""
+    proc, srv = _start(tmp_path_factory.mktemp("e2e"))
+    try:
+        yield srv
+    finally:
+        _stop(proc)
+    if proc.returncode not in (0, -signal.SIGTERM):
+        pytest.fail(f"the server ended with {proc.returncode}:\n{srv.log_tail()}")
+    # Clients got coded errors; the server itself must not have failed, nor
+    # written down a secret: a token, a private message's text.
+    text = srv.log.read_text(errors="replace")
+    for sign in (*SIGNS_OF_FAILURE, *ISSUED_TOKENS):
+        if sign in text:
+            at = text.index(sign)
+            pytest.fail(f"the server log shows {sign!r}:\n{text[max(0, at - 2000) : at + 2000]}")
+
+
+@pytest.fixture
+async def http(server: Server) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=10.0, trust_env=False) as client:
+        yield client
+
+
+@pytest.fixture
+def api(http: httpx.AsyncClient) -> Api:
+    return Api(http)
