@@ -44,6 +44,8 @@ class RedisBus:
         self._pubsub: Any = None
         self._reader: asyncio.Task[None] | None = None
         self._outbox: deque[tuple[str, str]] = deque(maxlen=OUTBOX_LIMIT)
+        self._flush_lock = asyncio.Lock()
+        self._flusher: asyncio.Task[None] | None = None
         self._ready: dict[str, asyncio.Event] = {}
         self._ever_connected = False
         self.connected = False
@@ -57,14 +59,32 @@ class RedisBus:
         """Never raises: what cannot be sent now waits in the outbox."""
         batch = [(self._prefix + ch, json.dumps(m, separators=(",", ":"))) for ch, m in messages]
         if self._outbox:
-            self._outbox.extend(batch)  # keep the order behind what is waiting
+            self._keep(batch)  # keep the order behind what is waiting
             return
         try:
             await self._send(batch)
         except DISCONNECTS as e:
             self.publish_failures += 1
             log.warning("bus: publish failed (%s); %d message(s) kept for later", e, len(batch))
-            self._outbox.extend(batch)
+            self._keep(batch)
+
+    def _keep(self, batch: Sequence[tuple[str, str]]) -> None:
+        self._outbox.extend(batch)
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.get_running_loop().create_task(self._flush_later())
+
+    async def _flush_later(self) -> None:
+        """Send the outbox once Redis answers again, also in a process that
+        only publishes (a reader that is reconnecting sends it itself, after
+        subscribing again)."""
+        backoff = BACKOFF_MIN
+        while self._outbox:
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, BACKOFF_MAX)
+            if self._reader is not None and not self._reader.done() and not self.connected:
+                continue
+            with suppress(*DISCONNECTS):
+                await self._flush_outbox()
 
     async def _send(self, batch: Sequence[tuple[str, str]]) -> None:
         async with self._client.pipeline(transaction=False) as pipe:
@@ -74,17 +94,19 @@ class RedisBus:
         self.published += len(batch)
 
     async def _flush_outbox(self) -> None:
-        while self._outbox:
-            batch = [self._outbox[i] for i in range(min(500, len(self._outbox)))]
-            await self._send(batch)
-            for _ in batch:
-                self._outbox.popleft()
+        async with self._flush_lock:  # one flush at a time: none sent twice
+            while self._outbox:
+                batch = [self._outbox[i] for i in range(min(500, len(self._outbox)))]
+                await self._send(batch)
+                for _ in batch:
+                    self._outbox.popleft()
 
     # ------------------------------------------------------------ subscribing
     @asynccontextmanager
     async def subscribe(self, channel: str) -> AsyncIterator[QueueSubscription]:
         """Entered once Redis confirmed the subscription (or, with Redis away,
-        at once: the resync after the reconnect covers the gap)."""
+        at once: the resync after the reconnect covers the gap; the first
+        connection is waited for, within ``CONFIRM_TIMEOUT``)."""
         sub = QueueSubscription(self._queue_limit)
         subs = self._subs.setdefault(channel, set())
         subs.add(sub)
@@ -112,7 +134,9 @@ class RedisBus:
     async def _redis_subscribe(self, channel: str) -> None:
         self._ready[channel] = asyncio.Event()
         if self._pubsub is None or not self.connected:
-            return  # the reader subscribes every channel when it (re)connects
+            # the reader subscribes every channel when it (re)connects
+            await self._confirmed(channel)
+            return
         try:
             await self._pubsub.subscribe(self._prefix + channel)
         except DISCONNECTS as e:
@@ -122,15 +146,16 @@ class RedisBus:
 
     async def _confirmed(self, channel: str) -> None:
         ready = self._ready.get(channel)
-        if ready is not None and self.connected:
+        if ready is not None and (self.connected or not self._ever_connected):
             with suppress(TimeoutError):
                 await asyncio.wait_for(ready.wait(), CONFIRM_TIMEOUT)
 
     async def _redis_unsubscribe(self, channel: str) -> None:
-        if channel in self._subs:  # a new local subscriber came back meanwhile
+        pubsub = self._pubsub
+        if channel in self._subs or pubsub is None:  # back again, or the connection went
             return
         with suppress(*DISCONNECTS):
-            await self._pubsub.unsubscribe(self._prefix + channel)
+            await pubsub.unsubscribe(self._prefix + channel)
 
     # ------------------------------------------------------------ the reader
     def _ensure_reader(self) -> None:
@@ -217,10 +242,12 @@ class RedisBus:
         return sum(len(s) for s in self._subs.values())
 
     async def aclose(self) -> None:
-        if self._reader is not None:
-            self._reader.cancel()
-            with suppress(asyncio.CancelledError):
-                await self._reader
+        for task in (self._reader, self._flusher):
+            if task is not None:
+                task.cancel()
+                with suppress(asyncio.CancelledError):
+                    await task
+        self.connected = False
         for subs in self._subs.values():
             for sub in subs:
                 sub.close("the server is shutting down")

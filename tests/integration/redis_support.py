@@ -1,0 +1,166 @@
+"""Helpers for the Redis bus tests: a private ``redis-server`` that a test may
+stop and start again, a subscription collector, and bounded polling."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Awaitable, Callable
+from contextlib import suppress
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import redis
+
+from domain.ports import Subscription, SubscriptionClosed
+
+Message = dict[str, Any]
+RESYNC: Message = {"resync": True}
+
+
+async def eventually(
+    check: Callable[[], bool | Awaitable[bool]], timeout: float = 5.0, what: str = "condition"
+) -> None:
+    """Poll ``check`` (sync or async) until it is true; fail after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = check()
+        if not isinstance(result, bool):
+            result = await result
+        if result:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+        await asyncio.sleep(0.02)
+
+
+def with_query(url: str, **params: str) -> str:
+    """``url`` with extra query parameters (e.g. ``client_name``)."""
+    parts = urlsplit(url)
+    query = dict(parse_qsl(parts.query))
+    query.update(params)
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class PrivateRedis:
+    """A ``redis-server`` of this test only, on a free port, without
+    persistence; :meth:`stop` kills it by its pid, :meth:`start` brings it
+    back on the same port (empty)."""
+
+    def __init__(self, workdir: Path) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            raise AssertionError("redis-server is not on PATH")
+        self._binary = binary
+        self._workdir = workdir
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._proc is None else self._proc.pid
+
+    def start(self, timeout: float = 5.0) -> None:
+        assert self._proc is None, "already running"
+        self._proc = subprocess.Popen(
+            [
+                self._binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--daemonize",
+                "no",
+                "--dir",
+                str(self._workdir),
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        client = redis.Redis(port=self.port, socket_connect_timeout=0.2, socket_timeout=0.5)
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                if self._proc.poll() is not None:
+                    code = self._proc.returncode
+                    self._proc = None
+                    raise AssertionError(f"redis-server exited at start (code {code})")
+                try:
+                    if client.ping():
+                        return
+                except redis.RedisError:
+                    pass
+                if time.monotonic() > deadline:
+                    self.stop()
+                    raise AssertionError(f"redis-server did not answer within {timeout:g} s")
+                time.sleep(0.02)
+        finally:
+            client.close()
+
+    def stop(self, sig: signal.Signals = signal.SIGTERM) -> None:
+        """Stop the server by its pid and wait until it is gone."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            proc.send_signal(sig)
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=5)
+
+
+class Collector:
+    """Reads one subscription in a background task: ``messages`` in arrival
+    order, ``closed`` the reason once the bus ended it."""
+
+    def __init__(self, sub: Subscription) -> None:
+        self.messages: list[Message] = []
+        self.closed: str | None = None
+        self._task = asyncio.get_running_loop().create_task(self._read(sub))
+
+    async def _read(self, sub: Subscription) -> None:
+        try:
+            async for message in sub:
+                self.messages.append(message)
+        except SubscriptionClosed as e:
+            self.closed = e.reason
+
+    @property
+    def data(self) -> list[Message]:
+        """The messages without the resync signals."""
+        return [m for m in self.messages if m != RESYNC]
+
+    def resyncs(self) -> int:
+        return sum(1 for m in self.messages if m == RESYNC)
+
+    async def wait_data(self, count: int, timeout: float = 5.0) -> list[Message]:
+        try:
+            await eventually(lambda: len(self.data) >= count, timeout, f"{count} message(s)")
+        except AssertionError as e:
+            raise AssertionError(f"{e}; got {self.messages} (closed: {self.closed})") from None
+        return self.data
+
+    async def stop(self) -> None:
+        self._task.cancel()
+        with suppress(asyncio.CancelledError):
+            await self._task

@@ -1,0 +1,461 @@
+"""The Redis pub/sub bus against a real Redis (no mocks): per-audience
+channels across processes, one pub/sub connection per bus with
+reference-counted channels, slow subscribers dropped, Redis going away
+(outbox, reconnect, resync), game streams with no gap and no duplicate
+across a Redis restart, and shutdown.
+
+Every test uses its own channel prefix, so runs on a shared Redis do not
+collide; the tests that stop Redis run their own private ``redis-server``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AsyncExitStack, suppress
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis.asyncio as aioredis
+
+from domain.game.engine import to_act
+from domain.game.legal import legal_actions
+from domain.ports import SubscriptionClosed
+from domain.services.deps import Deps
+from domain.services.games import NewGame, create_game, join_game, start_game
+from domain.services.mutation import Request
+from domain.services.play import act
+from domain.services.players import create_player
+from domain.services.queries import read_events
+from domain.services.results import EventView
+from domain.services.streams import game_events
+from infra.bus.redis import RedisBus
+from tests.fakes import FakeClock, FakeIds, FakeUnitOfWork, Store, run_inline
+from tests.integration.redis_support import (
+    RESYNC,
+    Collector,
+    Message,
+    PrivateRedis,
+    eventually,
+    with_query,
+)
+
+pytestmark = [pytest.mark.services, pytest.mark.timeout(30)]
+
+BusFactory = Callable[..., RedisBus]
+
+
+# ---------------------------------------------------------------- fixtures
+@pytest.fixture(autouse=True)
+async def no_stray_task_errors() -> AsyncIterator[None]:
+    """A background task of the bus that dies with an error fails the test."""
+    loop = asyncio.get_running_loop()
+    errors: list[dict[str, Any]] = []
+    loop.set_exception_handler(lambda _loop, context: errors.append(context))
+    yield
+    await asyncio.sleep(0.05)
+    gc.collect()
+    loop.set_exception_handler(None)
+    assert not errors, f"errors in background tasks: {errors}"
+
+
+@pytest.fixture
+def prefix() -> str:
+    return f"test-{uuid.uuid4().hex}:"
+
+
+@pytest.fixture
+async def make_bus(prefix: str) -> AsyncIterator[BusFactory]:
+    """Builds buses with this test's prefix; every one is closed afterwards."""
+    buses: list[RedisBus] = []
+
+    def make(url: str, queue_limit: int = 1000) -> RedisBus:
+        bus = RedisBus(url, prefix, queue_limit)
+        buses.append(bus)
+        return bus
+
+    yield make
+    for bus in buses:
+        await bus.aclose()
+
+
+@pytest.fixture
+async def admin(redis_url: str) -> AsyncIterator[aioredis.Redis]:
+    client = aioredis.from_url(redis_url, decode_responses=True)
+    yield client
+    await client.aclose()
+
+
+@pytest.fixture
+def private_redis(redis_url: str, tmp_path: Path) -> Iterator[PrivateRedis]:
+    """A redis-server of this test only (asks for ``redis_url`` so that these
+    tests skip, or fail, exactly like the others when Redis is not there)."""
+    server = PrivateRedis(tmp_path)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+async def _pubsub_clients(admin: aioredis.Redis, name: str) -> list[dict[str, Any]]:
+    return [c for c in await admin.client_list(_type="pubsub") if c.get("name") == name]
+
+
+async def _numsub(admin: aioredis.Redis, channels: list[str]) -> dict[str, int]:
+    return {str(ch): int(n) for ch, n in await admin.pubsub_numsub(*channels)}
+
+
+# ---------------------------------------------------------------- 1. channels
+async def test_a_subscriber_gets_only_its_channel_in_publish_order(
+    redis_url: str, make_bus: BusFactory
+) -> None:
+    """Two processes: one publishes, the other subscribes per audience."""
+    publisher, subscriber = make_bus(redis_url), make_bus(redis_url)
+    audiences = ["game:1:seat:0", "game:1:seat:1", "game:1:public"]
+    async with AsyncExitStack() as stack:
+        collectors = {
+            ch: Collector(await stack.enter_async_context(subscriber.subscribe(ch)))
+            for ch in audiences
+        }
+        # Published right after subscribing: nothing may be missed.
+        for i in range(30):
+            await publisher.publish(
+                [(ch, {"ch": ch, "i": i}) for ch in [*audiences, "game:1:seat:2", "game:2:seat:0"]]
+            )
+        await publisher.publish([(ch, {"ch": ch, "end": True}) for ch in audiences])
+        for ch, c in collectors.items():
+            got = await c.wait_data(31)
+            assert got == [*({"ch": ch, "i": i} for i in range(30)), {"ch": ch, "end": True}]
+            assert all(m == RESYNC for m in c.messages if "ch" not in m)
+        for c in collectors.values():
+            await c.stop()
+    assert subscriber.subscriber_count() == 0
+
+
+# ---------------------------------------------------------------- 2. one connection
+async def test_one_pubsub_connection_and_reference_counted_channels(
+    redis_url: str, make_bus: BusFactory, admin: aioredis.Redis, prefix: str
+) -> None:
+    name = f"mmk-test-{uuid.uuid4().hex[:12]}"
+    bus = make_bus(with_query(redis_url, client_name=name))
+    channels = [f"game:{i}:public" for i in range(50)]
+    prefixed = [prefix + ch for ch in channels]
+    async with AsyncExitStack() as stack:
+        per_channel: dict[str, list[AsyncExitStack]] = {}
+        collectors: dict[str, list[Collector]] = {}
+        for i, ch in enumerate(channels):
+            for _ in range(3 if i < 10 else 1):  # several local subscribers on some
+                inner = AsyncExitStack()
+                stack.push_async_callback(inner.aclose)
+                sub = await inner.enter_async_context(bus.subscribe(ch))
+                per_channel.setdefault(ch, []).append(inner)
+                collectors.setdefault(ch, []).append(Collector(sub))
+        assert bus.subscriber_count() == 10 * 3 + 40
+
+        await eventually(
+            lambda: _one_client_with(admin, name, subs=50), 5, "one pub/sub client, 50 channels"
+        )
+        assert (await _numsub(admin, prefixed)) == dict.fromkeys(prefixed, 1)
+
+        # every local subscriber of a channel gets its messages
+        publisher = make_bus(redis_url)
+        await publisher.publish([(ch, {"n": i}) for i, ch in enumerate(channels)])
+        for i, ch in enumerate(channels):
+            for c in collectors[ch]:
+                assert await c.wait_data(1) == [{"n": i}]
+
+        # two of three leave: still subscribed; the last leaves: unsubscribed
+        shared = channels[0]
+        for inner in per_channel[shared][:2]:
+            await inner.aclose()
+        await asyncio.sleep(0.1)
+        assert (await _numsub(admin, [prefix + shared]))[prefix + shared] == 1
+        await per_channel[shared][2].aclose()
+        await eventually(
+            lambda: _channels_are(admin, prefix, set(prefixed[1:])), 5, "the channel unsubscribed"
+        )
+        # leaving and coming back at once keeps the channel subscribed
+        async with bus.subscribe(shared) as again:
+            back = Collector(again)
+            await publisher.publish([(shared, {"back": 1})])
+            assert await back.wait_data(1) == [{"back": 1}]
+            await back.stop()
+        async with bus.subscribe(shared) as again:
+            back = Collector(again)
+            await publisher.publish([(shared, {"back": 2})])
+            assert await back.wait_data(1) == [{"back": 2}]
+            await back.stop()
+        assert len(await _pubsub_clients(admin, name)) == 1
+        for cs in collectors.values():
+            for c in cs:
+                await c.stop()
+    # every local subscriber gone: every channel unsubscribed, one connection still
+    await eventually(lambda: _channels_are(admin, prefix, set()), 5, "every channel unsubscribed")
+    assert bus.subscriber_count() == 0
+    named = [c for c in await admin.client_list() if c.get("name") == name]
+    assert len([c for c in named if int(c.get("sub", 0)) or "P" in c.get("flags", "")]) <= 1
+
+
+async def _one_client_with(admin: aioredis.Redis, name: str, subs: int) -> bool:
+    clients = await _pubsub_clients(admin, name)
+    return len(clients) == 1 and int(clients[0]["sub"]) == subs
+
+
+async def _channels_are(admin: aioredis.Redis, prefix: str, expected: set[str]) -> bool:
+    return set(await admin.pubsub_channels(prefix + "*")) == expected
+
+
+# ---------------------------------------------------------------- 3. slow subscriber
+async def test_a_slow_subscriber_is_dropped_while_the_others_keep_receiving(
+    redis_url: str, make_bus: BusFactory
+) -> None:
+    publisher, bus = make_bus(redis_url), make_bus(redis_url, queue_limit=3)
+    async with bus.subscribe("game:1:public") as fast, bus.subscribe("game:1:public") as slow:
+        reader = Collector(fast)
+        for i in range(10):  # one at a time: the fast one is never behind
+            await publisher.publish([("game:1:public", {"i": i})])
+            await reader.wait_data(i + 1)
+        assert reader.data == [{"i": i} for i in range(10)]
+        with pytest.raises(SubscriptionClosed) as closed:
+            await asyncio.wait_for(anext(aiter(slow)), 2)
+        assert closed.value.reason.startswith("slow subscriber")
+        assert "3 messages behind" in closed.value.reason
+        assert bus.dropped == 1
+        assert bus.subscriber_count("game:1:public") == 1
+        await publisher.publish([("game:1:public", {"i": 10})])
+        assert (await reader.wait_data(11))[-1] == {"i": 10}
+        assert reader.closed is None
+        await reader.stop()
+
+
+# ---------------------------------------------------------------- 4. Redis away
+async def test_redis_going_away_outbox_reconnect_and_resync(
+    private_redis: PrivateRedis, make_bus: BusFactory
+) -> None:
+    url = private_redis.url
+    pub = make_bus(url)  # publishes, and has a local subscriber
+    solo = make_bus(url)  # a process that only publishes
+    sub = make_bus(url)  # another process that only subscribes
+    async with AsyncExitStack() as stack:
+        local = Collector(await stack.enter_async_context(pub.subscribe("c")))
+        remote = Collector(await stack.enter_async_context(sub.subscribe("c")))
+        leaving = AsyncExitStack()
+        await leaving.enter_async_context(sub.subscribe("gone"))
+        await pub.publish([("c", {"n": 1})])
+        await solo.publish([("c", {"n": 2})])
+        for c in (local, remote):
+            assert await c.wait_data(2) == [{"n": 1}, {"n": 2}]
+        resyncs = {id(c): c.resyncs() for c in (local, remote)}
+
+        private_redis.stop()
+        await eventually(lambda: not pub.connected and not sub.connected, 5, "the disconnect")
+        await pub.publish([("c", {"n": 3})])  # must not raise: kept in the outbox
+        await solo.publish([("c", {"n": 4})])
+        assert list(pub._outbox) == [(pub._prefix + "c", '{"n":3}')]
+        assert list(solo._outbox) == [(solo._prefix + "c", '{"n":4}')]
+        assert pub.publish_failures >= 1 and solo.publish_failures >= 1
+        assert pub.reconnects == sub.reconnects == 0
+        # with Redis away, subscribing does not wait, and leaving is remembered
+        started = time.monotonic()
+        late = Collector(await stack.enter_async_context(sub.subscribe("late")))
+        assert time.monotonic() - started < 0.5
+        await leaving.aclose()
+
+        private_redis.start()
+        # the local subscriber of the publishing process: resync, then the outbox
+        await eventually(lambda: {"n": 3} in local.messages, 5, "the outboxed message")
+        after = local.messages[local.messages.index({"n": 2}) + 1 :]
+        assert after.index(RESYNC) < after.index({"n": 3})
+        # the other process: a resync after the reconnect (it backfills from the log)
+        await eventually(lambda: remote.resyncs() > resyncs[id(remote)], 5, "a resync")
+        await eventually(lambda: not solo._outbox and not pub._outbox, 5, "the outboxes sent")
+        assert pub.reconnects >= 1 and sub.reconnects >= 1
+        assert pub.connected and sub.connected
+        await eventually(lambda: late.resyncs() >= 1, 5, "a resync for the late subscriber")
+        server = aioredis.from_url(url, decode_responses=True)
+        try:  # subscribed again: what is subscribed now, not what was left
+            expected = {pub._prefix + "c", pub._prefix + "late"}
+            await eventually(lambda: _channels_are(server, pub._prefix, expected), 5, "channels")
+        finally:
+            await server.aclose()
+
+        # live again, from every process
+        await solo.publish([("c", {"n": 5}), ("late", {"n": 5})])
+        await pub.publish([("c", {"n": 6})])
+        assert await late.wait_data(1) == [{"n": 5}]
+        for c in (local, remote):
+            await eventually(_has(c, {"n": 6}), 5, "live messages")
+            numbers = [m["n"] for m in c.data]
+            assert len(numbers) == len(set(numbers)), numbers  # no duplicate
+            # each publisher's messages in its order; another process may miss
+            # an outboxed one (sent before it subscribed again): its resync covers it
+            for first, outboxed, last in ([1, 3, 6], [2, 4, 5]):
+                seen = [n for n in numbers if n in (first, outboxed, last)]
+                assert seen in ([first, outboxed, last], [first, last]), numbers
+        # the publishing process's own subscriber missed nothing it published
+        assert [m["n"] for m in local.data if m["n"] != 4] == [1, 2, 3, 5, 6]
+        for c in (local, remote, late):
+            await c.stop()
+
+
+def _has(c: Collector, message: Message) -> Callable[[], bool]:
+    return lambda: message in c.data
+
+
+def _is_closed(c: Collector) -> Callable[[], bool]:
+    return lambda: c.closed is not None
+
+
+# ---------------------------------------------------------------- 5. use cases
+def _deps(store: Store, bus: RedisBus) -> Deps:
+    return Deps(
+        uow=lambda: FakeUnitOfWork(store),
+        run=run_inline,
+        bus=bus,
+        clock=FakeClock(),
+        ids=FakeIds(),
+        schedule_bots=lambda _game_id: None,
+    )
+
+
+async def _new_game(deps: Deps) -> tuple[str, list[str]]:
+    ids = [(await create_player(deps, f"p{i}")).player.id for i in range(4)]
+    game = await create_game(deps, Request(ids[0], "createGame", {}), NewGame(4))
+    for pid in ids[1:]:
+        await join_game(deps, Request(pid, "joinGame", {}), game.game_id, None)
+    await start_game(deps, Request(ids[0], "startGame", {}), game.game_id)
+    return game.game_id, ids
+
+
+async def _play(deps: Deps, store: Store, gid: str, ids: list[str], moves: int) -> int:
+    played = 0
+    for _ in range(moves):
+        state = store.games[gid].state
+        assert state is not None
+        seat = to_act(state)
+        if seat is None or state.outcome is not None:
+            break
+        await act(deps, Request(ids[seat], "act", {}), gid, legal_actions(state, seat)[0])
+        played += 1
+    return played
+
+
+class StreamReader:
+    """Consumes a game stream in the background."""
+
+    def __init__(self, stream: AsyncIterator[EventView]) -> None:
+        self.events: list[EventView] = []
+        self._stream = stream
+        self._task = asyncio.get_running_loop().create_task(self._read())
+
+    async def _read(self) -> None:
+        with suppress(SubscriptionClosed):  # the bus closed at the end of a failed test
+            async for e in self._stream:
+                self.events.append(e)
+
+    def upto(self, seq: int) -> Callable[[], bool]:
+        return lambda: bool(self.events) and self.events[-1].seq >= seq
+
+    async def stop(self) -> None:
+        self._task.cancel()
+        with suppress(asyncio.CancelledError):
+            await self._task
+
+
+async def _whole_log(deps: Deps, gid: str, player: str | None) -> list[EventView]:
+    out: list[EventView] = []
+    while True:
+        page, more = await read_events(deps, gid, player, out[-1].seq if out else 0, 100)
+        out += page
+        if not more:
+            return out
+
+
+def _normal(events: list[EventView]) -> list[Message]:
+    return [json.loads(json.dumps(e.to_message())) for e in events]
+
+
+async def test_game_streams_lose_nothing_across_a_redis_restart(
+    private_redis: PrivateRedis, make_bus: BusFactory
+) -> None:
+    store = Store()
+    writer_bus, reader_bus = make_bus(private_redis.url), make_bus(private_redis.url)
+    writer, reader = _deps(store, writer_bus), _deps(store, reader_bus)
+    gid, ids = await _new_game(writer)
+    # the streams are served by another process than the one the moves go to,
+    # which only publishes
+    seat_stream = StreamReader(game_events(reader, gid, ids[1], 0))
+    public_stream = StreamReader(game_events(reader, gid, None, 0))
+    streams = (seat_stream, public_stream)
+
+    async def caught_up() -> None:
+        last = store.games[gid].last_seq
+        for s in streams:
+            await eventually(s.upto(last), 10, f"the stream up to seq {last}")
+
+    assert await _play(writer, store, gid, ids, 15) == 15
+    await caught_up()
+
+    private_redis.stop()
+    await eventually(lambda: not reader_bus.connected, 5, "the disconnect")
+    assert await _play(writer, store, gid, ids, 15) == 15  # moves commit with Redis away
+    assert writer_bus.publish_failures >= 1
+    private_redis.start()
+    await caught_up()  # no move since the restart: the resync backfills
+
+    # restarted again mid-game; moves go on right after the restart, and
+    # after the streams' process is back (live messages only, then)
+    private_redis.stop()
+    await eventually(lambda: not reader_bus.connected, 5, "the disconnect")
+    assert await _play(writer, store, gid, ids, 5) == 5
+    private_redis.start()
+    assert await _play(writer, store, gid, ids, 3) == 3
+    await eventually(lambda: reader_bus.reconnects == 2, 5, "the reconnect")
+    await caught_up()
+    await _play(writer, store, gid, ids, 200)  # to the end of the game
+    final = store.games[gid].state
+    assert final is not None and final.outcome is not None
+    await caught_up()
+    await asyncio.sleep(0.2)  # nothing more arrives
+
+    last = store.games[gid].last_seq
+    for s, player in ((seat_stream, ids[1]), (public_stream, None)):
+        assert [e.seq for e in s.events] == list(range(1, last + 1))  # no gap, no duplicate
+        assert _normal(s.events) == _normal(await _whole_log(reader, gid, player))
+    assert reader_bus.reconnects >= 2
+    assert not writer_bus._outbox and writer_bus.publish_failures >= 1
+    for s in streams:
+        await s.stop()
+
+
+# ---------------------------------------------------------------- 6. aclose
+async def test_aclose_closes_local_subscriptions_and_releases_the_connection(
+    redis_url: str, make_bus: BusFactory, admin: aioredis.Redis, prefix: str
+) -> None:
+    name = f"mmk-test-{uuid.uuid4().hex[:12]}"
+    bus = make_bus(with_query(redis_url, client_name=name))  # closed again at the end
+    await bus.publish([("warm-up", {"n": 0})])  # a publishing connection too
+    async with AsyncExitStack() as stack:
+        subs = [await stack.enter_async_context(bus.subscribe(ch)) for ch in ("a", "a", "b")]
+        await eventually(lambda: _one_client_with(admin, name, subs=2), 5, "subscribed")
+        readers = [Collector(s) for s in subs]  # waiting for messages
+        await asyncio.sleep(0.05)
+        await bus.aclose()
+        for r in readers:
+            await eventually(_is_closed(r), 2, "the close")
+            assert r.closed == "the server is shutting down"
+        assert bus.subscriber_count() == 0
+        assert not bus.connected
+    # leaving after the close is harmless; nothing of the bus is left in Redis
+    await eventually(lambda: _no_client_named(admin, name), 5, "the bus's connections released")
+    assert set(await admin.pubsub_channels(prefix + "*")) == set()
+
+
+async def _no_client_named(admin: aioredis.Redis, name: str) -> bool:
+    return not [c for c in await admin.client_list() if c.get("name") == name]
