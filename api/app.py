@@ -4,6 +4,7 @@ The lifespan builds the composition root from the settings."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -86,6 +87,10 @@ def create_app(settings: Settings | None = None, container: Container | None = N
         )
         holder["c"] = c
         c.start()
+        # What exists now lives as long as the process: keep it out of the
+        # collector's full passes, which otherwise stall requests for ~70 ms.
+        gc.collect()
+        gc.freeze()
         try:
             yield
         finally:

@@ -78,6 +78,24 @@ class GameRecord:
     def seats_taken(self) -> int:
         return sum(o is not None for o in self.seats)
 
+    def clone(self) -> GameRecord:
+        """A deep copy: the engine state is changed in place by moves."""
+        return GameRecord(
+            self.id,
+            self.host,
+            self.seat_count,
+            self.options,
+            self.seed,
+            self.rat_choice,
+            list(self.seats),
+            self.created_at,
+            self.updated_at,
+            self.status,
+            None if self.state is None else self.state.clone(),
+            self.version,
+            self.last_seq,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class StoredEvent:

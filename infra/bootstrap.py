@@ -16,7 +16,9 @@ from infra.bot_scheduler import BotScheduler, StalledBotSweeper
 from infra.bus.memory import InProcessBus
 from infra.bus.redis import RedisBus
 from infra.clock import SystemClock
+from infra.db.checkpoint import Checkpointer
 from infra.db.engine import make_engine
+from infra.db.game_cache import GameCache
 from infra.db.migrate import upgrade
 from infra.db.uow import SqlUnitOfWorkFactory
 from infra.ids import RandomIds
@@ -57,6 +59,7 @@ class Container:
     bus: InProcessBus | RedisBus
     bots: BotScheduler
     sweeper: StalledBotSweeper
+    checkpointer: Checkpointer | None = None
 
     def start(self) -> None:
         """Background work of a running server (call inside its event loop)."""
@@ -65,6 +68,8 @@ class Container:
     async def aclose(self) -> None:
         await self.sweeper.aclose()
         await self.bots.aclose()
+        if self.checkpointer is not None:
+            await asyncio.to_thread(self.checkpointer.stop)
         await self.bus.aclose()
         self.engine.dispose()
 
@@ -81,7 +86,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         bus = InProcessBus(settings.bus_queue_limit)
     bots = BotScheduler()
     deps = Deps(
-        uow=SqlUnitOfWorkFactory(engine),
+        uow=SqlUnitOfWorkFactory(engine, GameCache()),
         run=runner_for(engine, settings.workers),
         bus=bus,
         clock=SystemClock(),
@@ -90,4 +95,8 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
     )
     bots.bind(lambda game_id: drive_bots(deps, game_id))
     sweeper = StalledBotSweeper(lambda idle: resume_stalled_bots(deps, idle))
-    return Container(settings, deps, engine, bus, bots, sweeper)
+    checkpointer = None
+    if engine.dialect.name == "sqlite" and engine.url.database not in (None, "", ":memory:"):
+        checkpointer = Checkpointer(str(engine.url.database))
+        checkpointer.start()
+    return Container(settings, deps, engine, bus, bots, sweeper, checkpointer)

@@ -44,6 +44,13 @@ class ErrorCodes(MaskErrors):
         masked.extensions = {"code": ErrorCode.INTERNAL.value}
         return masked
 
+    def _process_result(self, result: object) -> None:
+        # A plain attribute test: the base class's isinstance() against a
+        # runtime-checkable Protocol costs more than the rest of this hook.
+        errors = getattr(result, "errors", None)
+        if errors:
+            result.errors = self._process_errors(errors)  # type: ignore[attr-defined]
+
     def _process_errors(self, errors: list[GraphQLError]) -> list[GraphQLError]:
         out = []
         for error in super()._process_errors(errors):

@@ -7,13 +7,7 @@ from collections.abc import Callable, Iterator
 from functools import partial
 
 from graphql import ASTValidationRule, GraphQLError
-from strawberry.extensions import (
-    AddValidationRules,
-    MaxTokensLimiter,
-    ParserCache,
-    SchemaExtension,
-    ValidationCache,
-)
+from strawberry.extensions import ParserCache, SchemaExtension, ValidationCache
 from strawberry.extensions.max_aliases import create_validator as alias_validator
 from strawberry.extensions.query_depth_limiter import create_validator as depth_validator
 
@@ -29,10 +23,17 @@ RULES: list[type[ASTValidationRule]] = [
 
 
 class CodedParserCache(ParserCache):
-    """``ParserCache`` whose syntax errors (the token limit's included) still
-    get ``extensions.code``: raised from ``on_parse`` they would skip the
-    error extensions, so a failed parse is left to Strawberry's own parse,
-    which reports it as a request error."""
+    """``ParserCache`` with the request limits (tokens, depth, aliases) folded
+    in, one extension instead of three per request; its syntax errors (the
+    token limit's included) still get ``extensions.code``: raised from
+    ``on_parse`` they would skip the error extensions, so a failed parse is
+    left to Strawberry's own parse, which reports it as a request error."""
+
+    def on_operation(self) -> Iterator[None]:
+        ctx = self.execution_context
+        ctx.parse_options["max_tokens"] = MAX_TOKENS
+        ctx.validation_rules = (*ctx.validation_rules, *RULES)
+        yield
 
     def on_parse(self) -> Iterator[None]:
         ctx = self.execution_context
@@ -46,8 +47,6 @@ class CodedParserCache(ParserCache):
 def extensions() -> list[Callable[[], SchemaExtension]]:
     """Per-request factories over shared, prebuilt rules and module-level caches."""
     return [
-        partial(MaxTokensLimiter, max_token_count=MAX_TOKENS),
-        partial(AddValidationRules, RULES),
         partial(CodedParserCache, maxsize=CACHE_SIZE),
         partial(ValidationCache, maxsize=CACHE_SIZE),
     ]

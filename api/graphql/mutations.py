@@ -37,8 +37,12 @@ from domain.services.results import MutationResult
 )
 class GameChange:
     version: int
-    events: list[GameEvent]
     game_id: strawberry.ID
+    result: strawberry.Private[MutationResult]
+
+    @strawberry.field(description="The events of this change, as you see them")
+    def events(self) -> list[GameEvent]:
+        return [GameEvent.from_domain(e) for e in self.result.events]
 
     @strawberry.field(description="The game as it is now, as you may see it")
     async def game(self, info: Info) -> Game:
@@ -50,11 +54,7 @@ class GameChange:
 
     @classmethod
     def from_domain(cls, r: MutationResult) -> GameChange:
-        return cls(
-            version=r.version,
-            events=[GameEvent.from_domain(e) for e in r.events],
-            game_id=strawberry.ID(r.game_id),
-        )
+        return cls(version=r.version, game_id=strawberry.ID(r.game_id), result=r)
 
 
 GameChangeResult = Annotated[GameChange | Refusal, strawberry.union("GameChangeResult")]

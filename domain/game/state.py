@@ -149,6 +149,47 @@ class GameState:
     def n(self) -> int:
         return len(self.seats)
 
+    def clone(self) -> GameState:
+        """A deep copy (hand-written: several times faster than ``deepcopy``)."""
+        t, d = self.trick, self.pending
+        return GameState(
+            options=self.options,
+            seats=[
+                SeatState(s.house, s.identity, list(s.hand), list(s.won), list(s.prizes))
+                for s in self.seats
+            ],
+            rat=self.rat,
+            rat_deck=list(self.rat_deck),
+            prize_pool=list(self.prize_pool),
+            discard=list(self.discard),
+            box=list(self.box),
+            trick=None
+            if t is None
+            else Trick(
+                t.number,
+                t.prize,
+                t.leader,
+                [Play(p.seat, p.card, p.face_down, p.second) for p in t.plays],
+                list(t.passes),
+                list(t.skipped),
+                t.offset,
+                t.sleepy,
+                t.sassy,
+            ),
+            phase=self.phase,
+            turn=self.turn,
+            rng=self.rng,
+            deck_size=self.deck_size,
+            pending=None if d is None else Decision(d.kind, d.seat, d.source, list(d.cards)),
+            messages=[
+                Message(m.id, m.trick, m.sender, m.recipient, m.text, m.status)
+                for m in self.messages
+            ],
+            message_counter=self.message_counter,
+            version=self.version,
+            outcome=self.outcome,
+        )
+
     def neighbours(self, seat: int) -> tuple[int, int]:
         """R2.2: the seat before and the seat after."""
         n = len(self.seats)

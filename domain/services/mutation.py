@@ -145,11 +145,21 @@ def lobby_message(game: GameRecord) -> dict[str, Any]:
 async def publish(deps: Deps, done: Committed) -> None:
     """Each audience gets its own projection on its own channel (R11)."""
     game = done.game
+    channels = [game_channel(game.id, seat) for seat in range(game.seat_count)]
+    public_channel = game_channel(game.id, None)
     out: list[tuple[str, dict[str, Any]]] = []
     for e in done.events:
-        out.append((game_channel(game.id, None), EventView.of(e, None).to_message()))
-        for seat in range(game.seat_count):
-            out.append((game_channel(game.id, seat), EventView.of(e, seat).to_message()))
+        public = {
+            "gameId": e.game_id,
+            "seq": e.seq,
+            "type": e.type,
+            "at": e.at.isoformat(),
+            "data": e.public,
+        }
+        out.append((public_channel, public))
+        for seat, channel in enumerate(channels):
+            own = e.private.get(seat)
+            out.append((channel, public if own is None else {**public, "data": own}))
     if done.lobby_changed:
         out.append((LOBBY, lobby_message(game)))
     await deps.bus.publish(out)

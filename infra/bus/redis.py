@@ -14,13 +14,13 @@ every local subscriber ``{"resync": true}`` so it backfills from the log.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections import deque
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager, suppress
 from typing import Any
 
+import orjson
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
@@ -57,7 +57,7 @@ class RedisBus:
     # ------------------------------------------------------------ publishing
     async def publish(self, messages: Sequence[tuple[str, Message]]) -> None:
         """Never raises: what cannot be sent now waits in the outbox."""
-        batch = [(self._prefix + ch, json.dumps(m, separators=(",", ":"))) for ch, m in messages]
+        batch = [(self._prefix + ch, orjson.dumps(m).decode()) for ch, m in messages]
         if self._outbox:
             self._keep(batch)  # keep the order behind what is waiting
             return
@@ -210,7 +210,7 @@ class RedisBus:
         subs = self._subs.get(name.removeprefix(self._prefix))
         if not subs:
             return
-        message = json.loads(raw)
+        message = orjson.loads(raw)
         for sub in tuple(subs):
             if not sub.offer(message):
                 self._remove(name.removeprefix(self._prefix), sub)

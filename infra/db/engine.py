@@ -10,10 +10,10 @@ write, and the lock is held only for one short transaction.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+import orjson
 import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Engine, make_url
@@ -26,7 +26,8 @@ PG_MAX_OVERFLOW = 10
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    """orjson: the JSON columns (state, events) are written on every move."""
+    return orjson.dumps(value).decode()
 
 
 def make_engine(url: str | URL, *, pool_size: int | None = None, echo: bool = False) -> Engine:
@@ -53,6 +54,7 @@ def _sqlite(u: URL, pool_size: int | None, echo: bool) -> Engine:
         "echo": echo,
         "hide_parameters": True,  # logs and errors never show a row's values (hands)
         "json_serializer": _dumps,
+        "json_deserializer": orjson.loads,
         "connect_args": {"check_same_thread": False},
     }
     if memory:
@@ -81,6 +83,7 @@ def _sqlite_hooks(engine: Engine, *, wal: bool) -> None:
         try:
             if wal:
                 cur.execute("PRAGMA journal_mode=WAL")
+                cur.execute("PRAGMA wal_autocheckpoint=0")  # infra.db.checkpoint does it
             cur.execute("PRAGMA synchronous=NORMAL")
             cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             cur.execute("PRAGMA foreign_keys=ON")
@@ -98,6 +101,7 @@ def _postgresql(u: URL, pool_size: int | None, echo: bool) -> Engine:
         echo=echo,
         hide_parameters=True,
         json_serializer=_dumps,
+        json_deserializer=orjson.loads,
         pool_pre_ping=True,
         pool_size=pool_size or PG_POOL_SIZE,
         max_overflow=PG_MAX_OVERFLOW,

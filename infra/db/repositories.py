@@ -25,6 +25,7 @@ from domain.records import (
 )
 from infra.db import mappers as m
 from infra.db.errors import conflicts_as_write_conflict
+from infra.db.game_cache import GameCache
 from infra.db.tables import booster_packs, game_events, games, idempotency_keys, players
 
 _P, _G, _E, _I, _B = players.c, games.c, game_events.c, idempotency_keys.c, booster_packs.c
@@ -32,6 +33,7 @@ _P, _G, _E, _I, _B = players.c, games.c, game_events.c, idempotency_keys.c, boos
 _PLAYER_BY_ID = sa.select(players).where(_P.id == sa.bindparam("id"))
 _PLAYER_BY_HASH = sa.select(players).where(_P.token_hash == sa.bindparam("h"))
 _GAME_BY_ID = sa.select(games).where(_G.id == sa.bindparam("id"))
+_GAME_VERSION = sa.select(_G.version).where(_G.id == sa.bindparam("id"))
 _SAVE_GAME = sa.update(games).where(
     _G.id == sa.bindparam("w_id"), _G.version == sa.bindparam("w_version")
 )
@@ -54,7 +56,11 @@ _KEY = sa.select(idempotency_keys).where(
 _PACKS_OF = (
     sa.select(booster_packs).where(_B.player_id == sa.bindparam("p")).order_by(_B.opened_at, _B.id)
 )
-_IMMUTABLE_GAME_COLUMNS = frozenset({"id", "created_at"})
+# Set at creation, never changed: left out of the per-move UPDATE, so it
+# writes (and re-indexes) only what a move can change.
+_IMMUTABLE_GAME_COLUMNS = frozenset(
+    {"id", "created_at", "host", "seat_count", "options", "seed", "rat_choice"}
+)
 _INSERT = {
     t.name: sa.insert(t) for t in (players, games, game_events, idempotency_keys, booster_packs)
 }
@@ -85,12 +91,33 @@ class SqlPlayerRepository(_Repo):
 
 
 class SqlGameRepository(_Repo):
+    """Games; with a :class:`GameCache`, a game still at its cached version is
+    served from memory (only its version is read)."""
+
+    def __init__(self, conn: sa.Connection, cache: GameCache | None = None) -> None:
+        super().__init__(conn)
+        self._cache = cache
+        self._written: list[GameRecord] = []
+
     def add(self, game: GameRecord) -> None:
         self._insert(games, [m.game_to_row(game)], f"game {game.id}")
+        self._written.append(game)
 
     def get(self, game_id: str) -> GameRecord | None:
+        if self._cache is not None:
+            version = self._c.execute(_GAME_VERSION, {"id": game_id}).scalar()
+            if version is None:
+                return None
+            cached = self._cache.get(game_id, version)
+            if cached is not None:
+                return cached
         row = self._c.execute(_GAME_BY_ID, {"id": game_id}).first()
-        return None if row is None else m.game_from_row(row._mapping)
+        if row is None:
+            return None
+        game = m.game_from_row(row._mapping)
+        if self._cache is not None:
+            self._cache.put(game)  # committed data: safe to keep
+        return game
 
     def save(self, game: GameRecord, expected_version: int) -> None:
         values = {k: v for k, v in m.game_to_row(game).items() if k not in _IMMUTABLE_GAME_COLUMNS}
@@ -99,6 +126,14 @@ class SqlGameRepository(_Repo):
             result = self._c.execute(_SAVE_GAME, values)
         if result.rowcount != 1:
             raise WriteConflict(f"game {game.id} is no longer at version {expected_version}")
+        self._written.append(game)
+
+    def committed(self) -> None:
+        """After the commit: what was written may now be served from memory."""
+        if self._cache is not None:
+            for game in self._written:
+                self._cache.put(game)
+        self._written.clear()
 
     def stalled_bot_games(self, before: datetime, limit: int) -> list[str]:
         rows = self._c.execute(_STALLED_BOTS, {"before": before, "n": limit})

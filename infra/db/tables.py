@@ -56,7 +56,13 @@ class GameRow(SQLModel, table=True):
         sa.CheckConstraint("status IN ('lobby', 'running', 'finished')", name="ck_games_status"),
         sa.Index("ix_games_created_at", "created_at", "id"),
         sa.Index("ix_games_status", "status", "created_at", "id"),
-        sa.Index("ix_games_bot_turn", "bot_turn", "updated_at"),
+        # Partial: only games waiting on a bot are in it (few; stalled-bot sweeps).
+        sa.Index(
+            "ix_games_bot_turn",
+            "updated_at",
+            sqlite_where=sa.text("bot_turn"),
+            postgresql_where=sa.text("bot_turn"),
+        ),
     )
 
 

@@ -22,6 +22,7 @@ from domain.ports import (
     UnitOfWorkFactory,
 )
 from infra.db.errors import conflicts_as_write_conflict
+from infra.db.game_cache import GameCache
 from infra.db.repositories import (
     SqlBoosterRepository,
     SqlEventLog,
@@ -42,16 +43,18 @@ class SqlUnitOfWork:
     idempotency: IdempotencyStore
     boosters: BoosterRepository
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, cache: GameCache | None = None) -> None:
         self._engine = engine
+        self._cache = cache
         self._conn: sa.Connection | None = None
+        self._games: SqlGameRepository | None = None
 
     def __enter__(self) -> SqlUnitOfWork:
         if self._conn is not None:
             raise RuntimeError("a unit of work is entered once")
         c = self._conn = self._engine.connect()
         self.players = SqlPlayerRepository(c)
-        self.games = SqlGameRepository(c)
+        self.games = self._games = SqlGameRepository(c, self._cache)
         self.events = SqlEventLog(c)
         self.idempotency = SqlIdempotencyStore(c)
         self.boosters = SqlBoosterRepository(c)
@@ -73,6 +76,8 @@ class SqlUnitOfWork:
     def commit(self) -> None:
         with conflicts_as_write_conflict("commit"):
             self._live().commit()
+        if self._games is not None:
+            self._games.committed()
 
     def rollback(self) -> None:
         self._live().rollback()
@@ -86,11 +91,12 @@ class SqlUnitOfWork:
 class SqlUnitOfWorkFactory:
     """``UnitOfWorkFactory``: a new :class:`SqlUnitOfWork` per call."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, cache: GameCache | None = None) -> None:
         self.engine = engine
+        self.cache = cache
 
     def __call__(self) -> SqlUnitOfWork:
-        return SqlUnitOfWork(self.engine)
+        return SqlUnitOfWork(self.engine, self.cache)
 
 
 def _conforms(engine: Engine) -> UnitOfWorkFactory:

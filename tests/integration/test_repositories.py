@@ -69,13 +69,30 @@ def test_save_stores_every_change(uow: SqlUnitOfWorkFactory) -> None:
     _store_game(uow, game)
     started = r.started_game(host.id)
     game.status, game.state, game.seats = GameStatus.RUNNING, started.state, started.seats
-    game.version, game.last_seq, game.rat_choice = 4, 9, None
+    game.version, game.last_seq = 4, 9
     game.updated_at = datetime(2027, 1, 1, tzinfo=UTC)
     with uow() as u:
         u.games.save(game, expected_version=3)
         u.commit()
     with uow() as u:
         assert u.games.get(game.id) == game
+
+
+def test_save_leaves_the_creation_settings_alone(uow: SqlUnitOfWorkFactory) -> None:
+    """Host, seat count, options, seed and Rat choice never change after
+    creation, so a move's UPDATE does not write them."""
+    host = _with_player(uow)
+    game = r.lobby_game(host.id)
+    _store_game(uow, game)
+    changed = game.clone()
+    changed.seed, changed.rat_choice, changed.version = "other", 2, 4
+    with uow() as u:
+        u.games.save(changed, expected_version=3)
+        u.commit()
+    with uow() as u:
+        stored = u.games.get(game.id)
+    assert stored is not None and stored.version == 4
+    assert (stored.seed, stored.rat_choice) == (game.seed, game.rat_choice)
 
 
 def test_save_on_a_stale_version_conflicts(uow: SqlUnitOfWorkFactory) -> None:

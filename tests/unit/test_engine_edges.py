@@ -78,3 +78,25 @@ def test_invariants_see_a_house_card_in_a_hand() -> None:
     state.seats[0].hand.append(state.prize_pool.pop())
     with pytest.raises(CorruptState):
         check(state)
+
+
+def test_clone_is_deep_and_equal() -> None:
+    from domain.bots.strategy import Strategy
+    from domain.simulation import play_game
+
+    state, _ = play_game(5, "clone", [Strategy.RANDOM])
+    for s in (new_game(5, "clone").state, state):
+        copy = s.clone()
+        assert encode(copy) == encode(s) and copy == s
+        copy.seats[0].hand.append("x")
+        copy.rat_deck.clear()
+        assert encode(copy) != encode(s)
+    mid = new_game(4, "mid").state
+    seat = to_act(mid)
+    assert seat is not None
+    apply(mid, seat, legal_actions(mid, seat)[0])  # a trick with a play in it
+    copy = mid.clone()
+    assert copy == mid
+    assert copy.trick is not None and mid.trick is not None
+    copy.trick.plays.clear()
+    assert mid.trick.plays

@@ -24,7 +24,13 @@ def upgrade() -> None:
         batch.add_column(
             sa.Column("bot_turn", sa.Boolean(), nullable=False, server_default=sa.false())
         )
-    op.create_index("ix_games_bot_turn", "games", ["bot_turn", "updated_at"])
+    op.create_index(
+        "ix_games_bot_turn",
+        "games",
+        ["updated_at"],
+        sqlite_where=sa.text("bot_turn"),
+        postgresql_where=sa.text("bot_turn"),
+    )
 
 
 def downgrade() -> None:

@@ -1,0 +1,44 @@
+"""Committed games kept in memory by id and version: a move on a game still
+at the cached version skips reading and decoding its state (the version is
+still read from the database, so another process's change is never missed)."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+from domain.records import GameRecord
+
+DEFAULT_SIZE = 2_048
+
+
+class GameCache:
+    """A bounded, thread-safe LRU of committed game records (copies in, copies out)."""
+
+    def __init__(self, size: int = DEFAULT_SIZE) -> None:
+        self._size = size
+        self._games: OrderedDict[str, GameRecord] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = self.misses = 0
+
+    def get(self, game_id: str, version: int) -> GameRecord | None:
+        with self._lock:
+            game = self._games.get(game_id)
+            if game is None or game.version != version:
+                self.misses += 1
+                return None
+            self._games.move_to_end(game_id)
+            self.hits += 1
+        return game.clone()
+
+    def put(self, game: GameRecord) -> None:
+        """Only committed records: a rolled-back change must never be served."""
+        copy = game.clone()
+        with self._lock:
+            current = self._games.get(game.id)
+            if current is not None and current.version > copy.version:
+                return  # a newer version got here first
+            self._games[game.id] = copy
+            self._games.move_to_end(game.id)
+            if len(self._games) > self._size:
+                self._games.popitem(last=False)

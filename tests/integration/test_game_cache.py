@@ -1,0 +1,69 @@
+"""The in-memory game cache: served only at the stored version, filled only
+by committed writes."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from infra.db.game_cache import GameCache
+from infra.db.uow import SqlUnitOfWorkFactory
+from tests.integration import records as r
+from tests.integration.databases import empty_tables
+
+
+def test_a_committed_game_is_served_from_memory_at_its_version(engine: sa.Engine) -> None:
+    empty_tables(engine)
+    cache = GameCache()
+    uow = SqlUnitOfWorkFactory(engine, cache)
+    host = r.player()
+    game = r.started_game(host.id)
+    with uow() as u:
+        u.players.add(host, "h")
+        u.games.add(game)
+        u.commit()
+    with uow() as u:
+        first = u.games.get(game.id)
+    assert first == game and cache.hits == 1
+    assert first is not None and first.state is not None
+    first.state.seats[0].hand.clear()  # a copy: the cache is not changed through it
+    with uow() as u:
+        assert u.games.get(game.id) == game
+
+
+def test_an_uncommitted_write_is_never_served(engine: sa.Engine) -> None:
+    empty_tables(engine)
+    cache = GameCache()
+    uow = SqlUnitOfWorkFactory(engine, cache)
+    host = r.player()
+    game = r.started_game(host.id)
+    with uow() as u:
+        u.players.add(host, "h")
+        u.games.add(game)
+        u.commit()
+    changed = game.clone()
+    changed.version += 1
+    changed.last_seq += 5
+    with uow() as u:
+        u.games.save(changed, expected_version=game.version)  # then rolled back
+    with uow() as u:
+        assert u.games.get(game.id) == game
+
+
+def test_another_writer_makes_the_cached_copy_stale(engine: sa.Engine) -> None:
+    empty_tables(engine)
+    cache = GameCache()
+    cached_uow, plain_uow = SqlUnitOfWorkFactory(engine, cache), SqlUnitOfWorkFactory(engine)
+    host = r.player()
+    game = r.started_game(host.id)
+    with cached_uow() as u:
+        u.players.add(host, "h")
+        u.games.add(game)
+        u.commit()
+    other = game.clone()
+    other.version += 1
+    other.last_seq += 2
+    with plain_uow() as u:  # another process: this cache never hears of it
+        u.games.save(other, expected_version=game.version)
+        u.commit()
+    with cached_uow() as u:
+        assert u.games.get(game.id) == other
