@@ -30,10 +30,11 @@ from domain.services.games import NewGame, create_game, join_game, start_game
 from domain.services.mutation import Request
 from domain.services.play import act
 from domain.services.players import create_player
-from infra.bootstrap import run_in_thread
+from infra.bootstrap import runner_for
 from infra.bus.memory import InProcessBus
 from infra.clock import SystemClock
 from infra.db.engine import make_engine
+from infra.db.game_cache import GameCache
 from infra.db.migrate import upgrade
 from infra.db.uow import SqlUnitOfWorkFactory
 from infra.ids import RandomIds
@@ -149,7 +150,11 @@ def _state(deps: Deps, game_id: str) -> GameState:
 def test_moves_through_the_use_cases(factory: SqlUnitOfWorkFactory, concurrent: int) -> None:
     """Issue #3 targets: >= 1,500 moves/s on SQLite and >= 800 on PostgreSQL,
     one process; engine vs storage share of the time."""
-    deps = Deps(factory, run_in_thread, InProcessBus(), SystemClock(), RandomIds(), lambda _: None)
+    # wired as the server wires them (infra.bootstrap): the game cache, and
+    # transactions inline on single-process SQLite, in threads on PostgreSQL
+    served = SqlUnitOfWorkFactory(factory.engine, GameCache())
+    run = runner_for(factory.engine, workers=1)
+    deps = Deps(served, run, InProcessBus(), SystemClock(), RandomIds(), lambda _: None)
     backend = factory.engine.dialect.name
     moves, elapsed, engine = asyncio.run(_play_games(deps, concurrent, 1200 // concurrent))
     rate = moves / elapsed
