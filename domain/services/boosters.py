@@ -7,7 +7,7 @@ from domain.game.boosters import open_booster
 from domain.game.rng import Rng, seed_state
 from domain.records import BoosterRecord
 from domain.services.deps import Deps
-from domain.services.mutation import Request, remember, replay
+from domain.services.mutation import Request, remember, replay, run_keyed
 
 
 async def open_booster_pack(deps: Deps, req: Request) -> BoosterRecord:
@@ -27,4 +27,4 @@ async def open_booster_pack(deps: Deps, req: Request) -> BoosterRecord:
             uow.commit()
             return record
 
-    return await deps.run(tx)
+    return await run_keyed(deps, req, tx)

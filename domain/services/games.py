@@ -21,6 +21,7 @@ from domain.services.mutation import (
     record_events,
     remember,
     replay,
+    run_keyed,
 )
 from domain.services.results import EventView, MutationResult
 
@@ -87,7 +88,7 @@ async def create_game(deps: Deps, req: Request, spec: NewGame) -> MutationResult
             uow.commit()
         return result, Committed(game, events, True)
 
-    result, done = await deps.run(tx)
+    result, done = await run_keyed(deps, req, tx)
     if done is not None:
         await after_commit(deps, done)
     return result

@@ -5,7 +5,9 @@ Optimistic concurrency: the save is conditional on the version read, and the
 log's ``(game, seq)`` is unique, so of two racing writers one commits and the
 other gets :class:`WriteConflict`. Without ``expectedVersion`` the loser runs
 again on the fresh state (the command is checked anew, so that is safe); with
-it, the caller gets ``CONFLICT``.
+it, the caller gets ``CONFLICT``. A loser whose twin won (the same
+idempotency key: a client's retry, maybe through another instance, racing
+the first try) gets the twin's result instead, as a repeat after it would.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from domain.channels import LOBBY, game_channel
 from domain.errors import Conflict, IdempotencyKeyReused, NotFound, StaleState
@@ -27,6 +29,7 @@ from domain.services.results import EventView, MutationResult
 
 ATTEMPTS = 3
 Change = Callable[[UnitOfWork, GameRecord], Batch]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +69,24 @@ def replay(uow: UnitOfWork, req: Request) -> dict[str, Any] | None:
     return rec.result
 
 
+def _replayed(deps: Deps, req: Request) -> dict[str, Any] | None:
+    with deps.uow() as uow:
+        return replay(uow, req)
+
+
+async def run_keyed(deps: Deps, req: Request, tx: Callable[[], T]) -> T:
+    """Run ``tx``, a transaction that replays ``req``'s key first; once more
+    if it lost a race on the key (a twin with the same key committed first),
+    so that the second run replays the twin's result."""
+    for attempt in range(2):
+        try:
+            return await deps.run(tx)
+        except WriteConflict:
+            if attempt or req.idempotency_key is None:
+                raise
+    raise AssertionError("unreachable")
+
+
 def remember(uow: UnitOfWork, deps: Deps, req: Request, result: dict[str, Any]) -> None:
     if req.idempotency_key is not None:
         uow.idempotency.put(
@@ -97,10 +118,12 @@ def _transaction(
     deps: Deps, req: Request, game_id: str, change: Change
 ) -> tuple[MutationResult, Committed | None]:
     with deps.uow() as uow:
+        game = uow.games.get(game_id)
+        # The key is looked up after the game is read: a twin that committed
+        # before that read is seen (each statement reads what is committed).
         stored = replay(uow, req)
         if stored is not None:
             return MutationResult.from_dict(stored), None
-        game = uow.games.get(game_id)
         if game is None:
             raise NotFound(f"no game {game_id}")
         if req.expected_version is not None and req.expected_version != game.version:
@@ -123,6 +146,11 @@ async def mutate(deps: Deps, req: Request, game_id: str, change: Change) -> Muta
         try:
             result, done = await deps.run(lambda: _transaction(deps, req, game_id, change))
         except WriteConflict as e:
+            stored = None
+            if req.idempotency_key is not None:  # did a twin with our key win?
+                stored = await deps.run(lambda: _replayed(deps, req))
+            if stored is not None:
+                return MutationResult.from_dict(stored)
             if req.expected_version is not None or attempt == ATTEMPTS:
                 raise Conflict("another change to this game came first; reload and retry") from e
             continue

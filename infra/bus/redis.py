@@ -64,11 +64,11 @@ class RedisBus:
         try:
             await self._send(batch)
         except DISCONNECTS as e:
-            self.publish_failures += 1
             log.warning("bus: publish failed (%s); %d message(s) kept for later", e, len(batch))
             self._keep(batch)
 
     def _keep(self, batch: Sequence[tuple[str, str]]) -> None:
+        self.publish_failures += 1  # every publish kept, not only the first one that failed
         self._outbox.extend(batch)
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.get_running_loop().create_task(self._flush_later())
@@ -167,8 +167,28 @@ class RedisBus:
         await self._pubsub.ping()
         if self._subs:
             await self._pubsub.subscribe(*(self._prefix + c for c in self._subs))
+            await self._await_confirmations(len(self._subs))
         self.connected = True
         await self._flush_outbox()
+
+    async def _await_confirmations(self, count: int) -> None:
+        """Read until Redis confirmed ``count`` subscriptions (or a timeout), so
+        that the resync that follows cannot race a subscription still in
+        flight; messages that arrive meanwhile are delivered as usual."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + CONFIRM_TIMEOUT
+        while count > 0 and loop.time() < deadline:
+            msg = await self._pubsub.get_message(timeout=max(0.0, deadline - loop.time()))
+            if msg is None:
+                continue
+            kind = msg.get("type")
+            if kind == "message":
+                self._deliver(msg["channel"], msg["data"])
+            elif kind == "subscribe":
+                count -= 1
+                ready = self._ready.get(_text(msg["channel"]).removeprefix(self._prefix))
+                if ready is not None:
+                    ready.set()
 
     async def _read_forever(self) -> None:
         backoff = BACKOFF_MIN

@@ -11,7 +11,6 @@ result, a discard, a triggered ability).
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import uuid
 from contextlib import AsyncExitStack
@@ -19,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.audiences import first_seq_with, framed, leaks, play_only, public_at
 from tests.e2e.client import SECRET_PREFIX, Api, Person
 from tests.e2e.conftest import Server
 from tests.e2e.play import (
@@ -36,63 +36,6 @@ from tests.e2e.wsclient import LEGACY_WS, TRANSPORT_WS, GraphQLWebSocket, ws_con
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(90)]
 
 RAT = 2  # seats 0, 1 and 2 (the Rat) are people; seat 3 is a bot
-NEVER = 1 << 30  # "never became public"
-
-
-def _play_only(actions: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
-    """Any listed action but messenger duties (the test delivers by hand)."""
-    plays = [a for a in actions if a["kind"] not in ("DELIVER_MESSAGE", "DECLINE_MESSAGE")]
-    return rng.choice(plays or actions)
-
-
-def _framed(ws: GraphQLWebSocket) -> list[tuple[int, str]]:
-    """Every raw frame with the seq of the event it carries (0: none)."""
-    out = []
-    for raw in ws.raw:
-        frame = json.loads(raw)
-        seq = 0
-        if frame.get("type") in ("next", "data"):
-            seq = frame["payload"]["data"]["gameEvents"]["seq"]
-        out.append((seq, raw))
-    return out
-
-
-def _public_cards(event: dict[str, Any]) -> list[str]:
-    """Card ids an event shows everyone (R11: plays face up, tricks won,
-    discards), read from the public fields of any seat's projection."""
-    d, kind = event["data"], event["type"]
-    if kind in ("CardPlayed", "SecondCardPlayed") and not d["faceDown"]:
-        return [d["card"]]
-    if kind in ("CardDiscarded", "AbilityTriggered"):
-        return [d["card"]]
-    if kind == "TrickWon":
-        return [c for p in d["plays"] for c in (p["card"], p["second"]) if c]
-    return []
-
-
-def _public_at(streams: list[list[dict[str, Any]]]) -> dict[str, int]:
-    first: dict[str, int] = {}
-    for events in streams:
-        for e in events:
-            for card in _public_cards(e):
-                first[card] = min(first.get(card, NEVER), e["seq"])
-    return first
-
-
-def _leaks(
-    frames: list[tuple[int, str]], secret: set[str], public_at: dict[str, int]
-) -> list[tuple[int, str]]:
-    """(seq, card) for every secret card in a frame before it was public."""
-    found = []
-    for seq, raw in frames:
-        for card in secret:
-            if public_at.get(card, NEVER) > seq and f'"{card}"' in raw:
-                found.append((seq, card))
-    return found
-
-
-def _first_seq_with(frames: list[tuple[int, str]], text: str) -> int | None:
-    return next((seq for seq, raw in frames if text in raw), None)
 
 
 async def test_spectators_and_players_see_only_what_r11_allows(server: Server, api: Api) -> None:
@@ -160,7 +103,7 @@ async def test_spectators_and_players_see_only_what_r11_allows(server: Server, a
 
         finals = await together(
             *(
-                autoplay(api, p, seat, game_id, random.Random(seat), seen[seat], _play_only)
+                autoplay(api, p, seat, game_id, random.Random(seat), seen[seat], play_only)
                 for seat, p in enumerate(people)
             ),
             *(follow(name) for name in ops),
@@ -172,7 +115,7 @@ async def test_spectators_and_players_see_only_what_r11_allows(server: Server, a
         ops["anon-late"] = await subscribe_events(late, game_id)
         await together(follow("anon-late"))
         sockets["anon-late"] = late
-        frames = {name: _framed(ws) for name, ws in sockets.items()}
+        frames = {name: framed(ws) for name, ws in sockets.items()}
 
     game = finals[0]
     last = game["lastSeq"]
@@ -206,9 +149,9 @@ async def test_spectators_and_players_see_only_what_r11_allows(server: Server, a
 
     # The oracle: who held or peeked at which card, and when each became public.
     people_streams = [streams[name] for name in seats.values()]
-    public_at = _public_at(people_streams)
+    public_from = public_at(people_streams)
     secret = set().union(*(s.hands | s.peeks for s in seen.values()))
-    never_public = {c for c in secret if c not in public_at}
+    never_public = {c for c in secret if c not in public_from}
     assert never_public, "some hand cards stay hidden to the end"
     hidden_plays = [
         (e["seq"], e["data"]["card"])
@@ -218,10 +161,10 @@ async def test_spectators_and_players_see_only_what_r11_allows(server: Server, a
     ]
     assert hidden_plays, "a person played face down (the owner sees the card)"
     for seq, card in hidden_plays:
-        assert card is not None and public_at[card] > seq, (seq, card)
+        assert card is not None and public_from[card] > seq, (seq, card)
 
     for name in spectators:
-        assert _leaks(frames[name], secret, public_at) == [], name
+        assert leaks(frames[name], secret, public_from) == [], name
         for key, text in texts.items():
             assert all(text not in raw for _, raw in frames[name]), (name, key)
         assert all(marker not in raw for _, raw in frames[name]), name
@@ -234,7 +177,7 @@ async def test_spectators_and_players_see_only_what_r11_allows(server: Server, a
                 assert (e["data"]["card"] is None) is (e["data"]["seat"] != seat), (seat, e)
         others = set().union(*(s.hands | s.peeks for t, s in seen.items() if t != seat))
         own = seen[seat].hands | seen[seat].peeks
-        assert _leaks(frames[name], others - own, public_at) == [], name
+        assert leaks(frames[name], others - own, public_from) == [], name
 
     # Message texts: sender, recipient once delivered, and the Rat; nobody else.
     readers = {
@@ -246,7 +189,7 @@ async def test_spectators_and_players_see_only_what_r11_allows(server: Server, a
     }
     for key, text in texts.items():
         for seat, name in seats.items():
-            first = _first_seq_with(frames[name], text)
+            first = first_seq_with(frames[name], text)
             if seat in readers[key]:
                 assert first is not None, f"seat {seat} never got the {key} message"
             else:
@@ -256,7 +199,7 @@ async def test_spectators_and_players_see_only_what_r11_allows(server: Server, a
         for e in public_log
         if e["type"] == "MessageDelivered" and (e["data"]["from"], e["data"]["to"]) == (0, 1)
     )
-    assert _first_seq_with(frames["seat1"], texts["delivered"]) == delivered_at
+    assert first_seq_with(frames["seat1"], texts["delivered"]) == delivered_at
     final_view = (await api.game(game_id, people[1].token))["viewer"]
     assert texts["delivered"] in {m["text"] for m in final_view["messages"]}
 
@@ -286,7 +229,7 @@ async def test_a_stream_follows_its_subscriber_into_and_out_of_a_seat(
         first_trick = lambda e: e["type"] == "TrickStarted"  # noqa: E731
         await together(read_until(ann_op, ann_events, first_trick))
         await together(read_until(sam_op, sam_events, first_trick))
-        frames = _framed(ann_ws)
+        frames = framed(ann_ws)
 
     bob_view = (await api.game(game_id, bob.token))["viewer"]
     sam_view = (await api.game(game_id, sam.token))["viewer"]
