@@ -71,7 +71,7 @@ def summary(game: GameRecord) -> GameSummary:
     )
 
 
-def _load(uow: UnitOfWork, game_id: str) -> GameRecord:
+def load_game(uow: UnitOfWork, game_id: str) -> GameRecord:
     game = uow.games.get(game_id)
     if game is None:
         raise NotFound(f"no game {game_id}")
@@ -104,7 +104,7 @@ def snapshot(uow: UnitOfWork, game: GameRecord, player_id: str | None) -> GameSn
 async def get_game(deps: Deps, game_id: str, player_id: str | None) -> GameSnapshot:
     def tx() -> GameSnapshot:
         with deps.uow() as uow:
-            return snapshot(uow, _load(uow, game_id), player_id)
+            return snapshot(uow, load_game(uow, game_id), player_id)
 
     return await deps.run(tx)
 
@@ -129,7 +129,7 @@ async def list_games(
 
 
 def seat_in(uow: UnitOfWork, game_id: str, player_id: str | None) -> int | None:
-    return _load(uow, game_id).seat_of(player_id)
+    return load_game(uow, game_id).seat_of(player_id)
 
 
 async def read_events(

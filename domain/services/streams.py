@@ -14,8 +14,9 @@ from contextlib import aclosing
 from typing import Any
 
 from domain.channels import LOBBY, game_channel
+from domain.errors import BadRequest
 from domain.services.deps import Deps
-from domain.services.queries import MAX_PAGE, seat_in
+from domain.services.queries import MAX_PAGE, load_game, seat_in
 from domain.services.results import EventView
 
 RESYNC = "resync"
@@ -56,7 +57,16 @@ async def game_events(
         with deps.uow() as uow:
             return seat_in(uow, game_id, player_id)
 
-    last, seat = after_seq, await deps.run(find_seat)
+    def first_look() -> int | None:
+        with deps.uow() as uow:
+            game = load_game(uow, game_id)
+            if after_seq > game.last_seq:
+                raise BadRequest(
+                    f"afterSeq {after_seq} is past the game's last seq {game.last_seq}"
+                )
+            return game.seat_of(player_id)
+
+    last, seat = after_seq, await deps.run(first_look)
     while True:
         moved = False
         async with aclosing(_audience_events(deps, game_id, seat, last)) as events:

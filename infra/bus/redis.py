@@ -69,6 +69,9 @@ class RedisBus:
 
     def _keep(self, batch: Sequence[tuple[str, str]]) -> None:
         self.publish_failures += 1  # every publish kept, not only the first one that failed
+        overflow = len(self._outbox) + len(batch) - OUTBOX_LIMIT
+        if overflow > 0:  # the oldest go; subscribers still backfill from the log
+            log.warning("bus: outbox full; %d oldest message(s) dropped", overflow)
         self._outbox.extend(batch)
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.get_running_loop().create_task(self._flush_later())

@@ -146,3 +146,20 @@ async def test_a_stream_follows_its_subscriber_into_and_out_of_a_seat(h: Harness
         assert got == (await read_events(h.deps, gid, who, 0, 100))[0]
         started = next(e for e in got if e.type == "GameStarted")
         assert ("hand" in started.data) is (who == sam), started
+
+
+async def test_resuming_past_the_last_seq_is_refused(h: Harness) -> None:
+    import pytest
+
+    from domain.errors import DomainError, ErrorCode
+
+    gid, ids = await started_game(h, people=4, seats=4)
+    last = h.store.games[gid].last_seq
+    with pytest.raises(DomainError) as e:
+        await anext(game_events(h.deps, gid, ids[0], last + 1))
+    assert e.value.code is ErrorCode.BAD_INPUT
+    at_end = game_events(h.deps, gid, ids[0], last)  # at the end: waits for what comes
+    pending = asyncio.ensure_future(anext(at_end))
+    await asyncio.sleep(0.01)
+    assert not pending.done()
+    pending.cancel()
