@@ -774,10 +774,16 @@ async def test_serve_with_two_workers_shares_games_and_events_through_redis(
                 await follow(stack, node, f"seat{s}", people[s], game_id) for s in range(3)
             ]
             public = f"{backend.prefix}game:{game_id}:public"
-            for i in range(40):  # until both workers hold a spectator
+            # Until both workers hold a spectator: the second worker may still be
+            # starting (the first answered /healthz), so keep trying for a while.
+            deadline = time.monotonic() + 2 * STEP_TIMEOUT
+            i = 0
+            while time.monotonic() < deadline:
                 followers.append(await follow(stack, node, f"anon{i}", None, game_id))
                 if redis_numsub(backend.redis_url, public) == 2 and i >= 3:
                     break
+                i += 1
+                await asyncio.sleep(0.05 if i < 40 else 0.25)
             workers_with_spectators = redis_numsub(backend.redis_url, public)
             print(f"\n{len(followers) - 3} spectator connections put one on each worker")
             await api.start(people[0], game_id)
