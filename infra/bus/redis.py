@@ -22,6 +22,8 @@ from typing import Any
 
 import orjson
 import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
 from infra.bus.memory import QueueSubscription
@@ -37,7 +39,9 @@ DISCONNECTS = (RedisError, ConnectionError, OSError, TimeoutError)
 
 class RedisBus:
     def __init__(self, url: str, prefix: str = "mmk:", queue_limit: int = 1000) -> None:
-        self._client = aioredis.from_url(url, health_check_interval=10)
+        # No retries inside redis-py: its pub/sub would reconnect and subscribe
+        # again by itself, silently, and nobody would resync; this class does it.
+        self._client = aioredis.from_url(url, health_check_interval=10, retry=Retry(NoBackoff(), 0))
         self._prefix = prefix
         self._queue_limit = queue_limit
         self._subs: dict[str, set[QueueSubscription]] = {}

@@ -96,10 +96,11 @@ async def read_until(
     op: Operation,
     into: list[dict[str, Any]],
     stop: Callable[[dict[str, Any]], bool] = lambda e: e["type"] == "GameEnded",
+    silence: float = EVENT_TIMEOUT,
 ) -> None:
     """Append events to ``into`` until ``stop(event)`` holds for one."""
     while True:
-        event = event_of(await op.next(EVENT_TIMEOUT))
+        event = event_of(await op.next(silence))
         into.append(event)
         if stop(event):
             return

@@ -123,6 +123,7 @@ class Follower:
     op: Operation | None = None
     events: list[dict[str, Any]] = field(default_factory=list)
     where: list[str] = field(default_factory=list)
+    silence: float = EVENT_TIMEOUT  # the longest wait for a next event
 
     @property
     def last_seq(self) -> int:
@@ -140,12 +141,13 @@ class Follower:
         assert self.op is not None
         try:
             if seq is None:
-                await read_until(self.op, self.events)
+                await read_until(self.op, self.events, silence=self.silence)
             else:
-                await read_until(self.op, self.events, lambda e: e["seq"] >= seq)
+                stop = lambda e: e["seq"] >= seq  # noqa: E731
+                await read_until(self.op, self.events, stop, silence=self.silence)
         except TimeoutError:
             raise AssertionError(
-                f"{self.name} ({self.where}) waited {EVENT_TIMEOUT} s for the event after "
+                f"{self.name} ({self.where}) waited {self.silence} s for the event after "
                 f"seq {self.last_seq}"
             ) from None
 
@@ -663,6 +665,8 @@ async def _instance_killed(pair: list[Instance]) -> None:
         watchers = [
             await follow(stack, b, f"bots{g}@B", None, gid) for g, gid in enumerate(bot_games)
         ]
+        for w in watchers:  # after A dies they wait for B's stalled-bot sweep (3 s idle +
+            w.silence = 3 * EVENT_TIMEOUT  # a 2 s round), longer on a loaded machine
         watching = [asyncio.create_task(w.read_to_end()) for w in watchers]
         stack.callback(lambda: [t.cancel() for t in watching])
         for gid in bot_games:
