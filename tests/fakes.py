@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from types import TracebackType
 from typing import Any, TypeVar
 
-from domain.game.serialization import decode, encode
 from domain.ports import (
     BoosterRepository,
     EventLog,
@@ -33,11 +32,6 @@ from domain.services.deps import Deps
 from infra.bus.memory import InProcessBus
 
 T = TypeVar("T")
-
-
-def _copy_game(g: GameRecord) -> GameRecord:
-    state = None if g.state is None else decode(encode(g.state))
-    return replace(g, seats=list(g.seats), state=state)
 
 
 @dataclass
@@ -117,15 +111,15 @@ class _Games:
         self.uow = uow
 
     def add(self, game: GameRecord) -> None:
-        g = _copy_game(game)
+        g = game.clone()
         self.uow.stage(lambda: self.uow.store.games.__setitem__(g.id, g))
 
     def get(self, game_id: str) -> GameRecord | None:
         g = self.uow.store.games.get(game_id)
-        return None if g is None else _copy_game(g)
+        return None if g is None else g.clone()
 
     def save(self, game: GameRecord, expected_version: int) -> None:
-        g = _copy_game(game)
+        g = game.clone()
         games = self.uow.store.games
 
         def check() -> None:
@@ -156,7 +150,7 @@ class _Games:
         games = [g for g in games if status is None or g.status is status]
         if before is not None:
             games = [g for g in games if (g.created_at, g.id) < before]
-        return Page([_copy_game(g) for g in games[:limit]], len(games) > limit)
+        return Page([g.clone() for g in games[:limit]], len(games) > limit)
 
 
 class _Events:
