@@ -13,6 +13,7 @@ from strawberry.types import ExecutionContext
 
 import api.graphql.types.enums  # noqa: F401  (registers the domain enums)
 from api.graphql.errors import ErrorCodes, log
+from api.graphql.frames import SharedFrames
 from api.graphql.limits import extensions
 from api.graphql.metrics import count_results, metrics_extension
 from api.graphql.mutations import Mutation
@@ -44,7 +45,13 @@ def build_schema(
         exts.insert(0, metrics_extension(metrics))
     if not introspection:
         exts.append(DisableIntrospection)
-    built = GameSchema(query=Query, mutation=Mutation, subscription=Subscription, extensions=exts)
+    built = GameSchema(
+        query=Query,
+        mutation=Mutation,
+        subscription=Subscription,
+        extensions=exts,
+        execution_context_class=SharedFrames,
+    )
     if metrics is not None:
         count_results(built, metrics)
     return built

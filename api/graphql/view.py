@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 from graphql import GraphQLError
 from starlette.requests import Request
 from starlette.responses import Response
@@ -33,6 +34,11 @@ class GameGraphQL(GraphQL[Context, None]):
         )
         self.container = container
         self.players = PlayerCache()
+
+    def encode_json(self, data: object) -> str:
+        """orjson for responses and WebSocket frames (text frames: both
+        subscription protocols carry JSON text)."""
+        return orjson.dumps(data).decode()
 
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from domain.records import StoredEvent
@@ -10,17 +10,24 @@ from domain.records import StoredEvent
 
 @dataclass(frozen=True, slots=True)
 class EventView:
-    """One event as one audience sees it."""
+    """One event as one audience sees it. ``audience``, when known, names that
+    audience (its bus channel): every view with the same audience and seq is
+    the same, so a frame built for one of its subscribers may be sent to all."""
 
     game_id: str
     seq: int
     type: str
     at: str
     data: dict[str, Any]
+    audience: str | None = field(default=None, compare=False)
 
     @classmethod
     def of(cls, e: StoredEvent, seat: int | None) -> EventView:
         return cls(e.game_id, e.seq, e.type, e.at.isoformat(), e.for_seat(seat))
+
+    def heard_by(self, audience: str) -> EventView:
+        """This view, marked as the projection of ``audience``."""
+        return replace(self, audience=audience)
 
     def to_message(self) -> dict[str, Any]:
         return {
@@ -32,8 +39,10 @@ class EventView:
         }
 
     @classmethod
-    def from_message(cls, m: dict[str, Any]) -> EventView:
-        return cls(str(m["gameId"]), int(m["seq"]), str(m["type"]), str(m["at"]), dict(m["data"]))
+    def from_message(cls, m: dict[str, Any], audience: str | None = None) -> EventView:
+        return cls(
+            str(m["gameId"]), int(m["seq"]), str(m["type"]), str(m["at"]), dict(m["data"]), audience
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,8 @@ SEAT_CHANGES = frozenset({"SeatTaken", "SeatLeft"})  # domain.lobby
 async def _backlog(
     deps: Deps, game_id: str, seat: int | None, after: int, upto: int | None = None
 ) -> list[EventView]:
+    audience = game_channel(game_id, seat)
+
     def tx() -> list[EventView]:
         out: list[EventView] = []
         with deps.uow() as uow:
@@ -35,7 +37,7 @@ async def _backlog(
                 for e in rows:
                     if upto is not None and e.seq > upto:
                         return out
-                    out.append(EventView.of(e, seat))
+                    out.append(EventView.of(e, seat).heard_by(audience))
                     last = e.seq
                 if len(rows) < MAX_PAGE:
                     return out
@@ -89,8 +91,10 @@ def _seat_change_of(e: EventView, player_id: str) -> bool:
 async def _audience_events(
     deps: Deps, game_id: str, seat: int | None, after_seq: int
 ) -> AsyncGenerator[EventView, None]:
-    """One audience's stream: its channel, the backlog first, then live."""
-    async with deps.bus.subscribe(game_channel(game_id, seat)) as sub:
+    """One audience's stream: its channel, the backlog first, then live.
+    Each view is marked with its audience (the channel)."""
+    audience = game_channel(game_id, seat)
+    async with deps.bus.subscribe(audience) as sub:
         last = after_seq
         for e in await _backlog(deps, game_id, seat, last):
             yield e
@@ -101,7 +105,7 @@ async def _audience_events(
                     yield e
                     last = e.seq
                 continue
-            live = EventView.from_message(msg)
+            live = EventView.from_message(msg, audience)
             if live.seq <= last:
                 continue
             if live.seq > last + 1:  # a gap: fill it from the log

@@ -13,11 +13,16 @@ from domain.services.results import EventView
 
 @strawberry.type(description="One event of a game, in the caller's projection (R11).")
 class GameEvent:
+    """Plain data only (no resolver reads the caller): a subscription frame of
+    an event depends on its audience and the selection alone, so
+    :mod:`api.graphql.frames` builds it once per audience (``frame_key``)."""
+
     game_id: strawberry.ID
     seq: int
     type: str
     at: datetime
     data: JSON
+    frame_key: strawberry.Private[tuple[str, int] | None] = None
 
     @classmethod
     def from_domain(cls, e: EventView) -> GameEvent:
@@ -27,6 +32,7 @@ class GameEvent:
             type=e.type,
             at=datetime.fromisoformat(e.at),
             data=JSON(e.data),
+            frame_key=None if e.audience is None else (e.audience, e.seq),
         )
 
 

@@ -1,0 +1,154 @@
+"""Subscription frames built once per audience (API.md "Scale-out").
+
+A move's event reaches every subscriber of its audience (a seat, or the
+public): executing the same selection over the same event for each of them
+is most of the cost of a fan-out. An event view marked with its audience
+(``GameEvent.frame_key``: the audience's channel and the seq) has one
+projection, and ``GameEvent`` has no resolver that reads the caller, so the
+result of a selection over it depends on the operation, the variables the
+selection uses, and that key alone. :class:`SharedFrames` keeps the last
+results by that key; other payloads, and results with errors, are executed
+as usual. The key never mixes audiences: a seat's frame is never served to
+another seat or to a spectator (tests/api/test_shared_frames.py).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable
+from typing import Any
+
+from graphql import (
+    ExecutionResult,
+    FieldNode,
+    FragmentDefinitionNode,
+    OperationDefinitionNode,
+    VariableNode,
+    Visitor,
+    visit,
+)
+from graphql.pyutils import AwaitableOrValue
+from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+
+FRAMES_KEPT = 4096
+"""Results kept: a move brings at most ~a dozen events per audience, read by
+every subscriber within milliseconds."""
+
+_Key = tuple[int, tuple[tuple[str, str], ...], tuple[str, int]]
+
+
+def _selection_variables(
+    operation: OperationDefinitionNode, fragments: Iterable[FragmentDefinitionNode]
+) -> frozenset[str]:
+    """The variables that can shape a frame: all but those only in the root
+    fields' arguments (they feed the resolver that makes the stream). Every
+    fragment of the document counts, used or not (conservative)."""
+    names: set[str] = set()
+
+    class Collect(Visitor):
+        def enter_variable(self, node: VariableNode, *_: Any) -> None:
+            names.add(node.name.value)
+
+    for selection in operation.selection_set.selections:
+        if isinstance(selection, FieldNode):
+            for part in (*(selection.directives or ()), selection.selection_set):
+                if part is not None:
+                    visit(part, Collect())
+        else:
+            visit(selection, Collect())
+    for fragment in fragments:
+        visit(fragment, Collect())
+    return frozenset(names)
+
+
+class FrameCache:
+    """The last results by (operation, selection variables, frame key)."""
+
+    def __init__(self, size: int = FRAMES_KEPT) -> None:
+        self._size = size
+        self._results: OrderedDict[_Key, ExecutionResult] = OrderedDict()
+        self._operations: dict[int, tuple[OperationDefinitionNode, frozenset[str]]] = {}
+        self.hits = 0
+
+    def key(
+        self,
+        operation: OperationDefinitionNode,
+        fragments: Iterable[FragmentDefinitionNode],
+        variables: dict[str, Any],
+        frame: tuple[str, int],
+    ) -> _Key:
+        known = self._operations.get(id(operation))
+        if known is None or known[0] is not operation:
+            known = (operation, _selection_variables(operation, fragments))
+            if len(self._operations) >= self._size:
+                self._operations.clear()
+            self._operations[id(operation)] = known  # keeps the node, so the id stays its own
+        used = tuple(sorted((n, repr(variables.get(n))) for n in known[1]))
+        return id(operation), used, frame
+
+    def get(self, key: _Key) -> ExecutionResult | None:
+        result = self._results.get(key)
+        if result is not None:
+            self.hits += 1
+        return result
+
+    def put(self, key: _Key, result: ExecutionResult) -> None:
+        if result.errors:
+            return
+        self._results[key] = result
+        if len(self._results) > self._size:
+            self._results.popitem(last=False)
+
+
+FRAMES = FrameCache()
+
+
+class SharedFrames(StrawberryGraphQLCoreExecutionContext):
+    """Executes a marked subscription event once per audience and selection:
+    the per-event executor of a frame already built just returns it."""
+
+    frames: FrameCache = FRAMES
+
+    def build_per_event_executor(self, payload: Any) -> Any:
+        frame = getattr(payload, "frame_key", None)
+        if frame is None:
+            return super().build_per_event_executor(payload)
+        key = self.frames.key(
+            self.operation, self.fragment_definitions.values(), self.variable_values.coerced, frame
+        )
+        cached = self.frames.get(key)
+        if cached is not None:
+            return _Built(cached)
+        executor = super().build_per_event_executor(payload)
+        assert isinstance(executor, SharedFrames)
+        executor.frame = key
+        return executor
+
+    frame: _Key | None = None
+
+    def execute_operation(self, serially: bool | None = None) -> AwaitableOrValue[Any]:
+        result = super().execute_operation(serially)
+        key = self.frame
+        if key is None:
+            return result
+        if self.is_awaitable(result):
+            return self._keep_when_done(key, result)
+        if isinstance(result, ExecutionResult):
+            self.frames.put(key, result)
+        return result
+
+    async def _keep_when_done(self, key: _Key, pending: Any) -> Any:
+        result = await pending
+        if isinstance(result, ExecutionResult):
+            self.frames.put(key, result)
+        return result
+
+
+class _Built:
+    """An event executor whose frame is already built."""
+
+    def __init__(self, result: ExecutionResult) -> None:
+        self._result = result
+
+    def execute_operation(self, serially: bool | None = None) -> ExecutionResult:
+        return self._result
