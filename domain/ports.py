@@ -51,6 +51,14 @@ class PlayerRepository(Protocol):
 class GameRepository(Protocol):
     def add(self, game: GameRecord) -> None: ...
     def get(self, game_id: str) -> GameRecord | None: ...
+    def get_known(self, game_id: str) -> tuple[GameRecord | None, bool]:
+        """The game as this process last committed or read it, when it has
+        it, else as :meth:`get`; and whether it came from this process's
+        copy, which may be behind the stored game (another process moved
+        it): a refusal or a conflict found on such a copy must be confirmed
+        on :meth:`get` (an optimistic read)."""
+        ...
+
     def save(self, game: GameRecord, expected_version: int) -> None:
         """Store ``game`` if the stored version is still ``expected_version``,
         else raise :class:`WriteConflict`."""

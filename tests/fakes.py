@@ -44,6 +44,11 @@ class Store:
     keys: dict[tuple[str, str], IdempotencyRecord] = field(default_factory=dict)
     boosters: list[BoosterRecord] = field(default_factory=list)
     fail_before_commit: Callable[[], None] | None = None
+    known: dict[str, GameRecord] = field(default_factory=dict)
+    """``games.get_known``'s answers (the SQL adapter's game cache), for the
+    games a test puts here, maybe behind the stored one as after another
+    process's move; kept up to date by reads and commits from then on. Other
+    games are read fresh (tests change stored games in place)."""
 
 
 class FakeUnitOfWork:
@@ -112,11 +117,26 @@ class _Games:
 
     def add(self, game: GameRecord) -> None:
         g = game.clone()
-        self.uow.stage(lambda: self.uow.store.games.__setitem__(g.id, g))
+        self.uow.stage(lambda: self._stored(g))
+
+    def _stored(self, g: GameRecord) -> None:
+        self.uow.store.games[g.id] = g
+        self._seen(g)
+
+    def _seen(self, g: GameRecord) -> None:
+        if g.id in self.uow.store.known:
+            self.uow.store.known[g.id] = g.clone()
 
     def get(self, game_id: str) -> GameRecord | None:
         g = self.uow.store.games.get(game_id)
-        return None if g is None else g.clone()
+        if g is None:
+            return None
+        self._seen(g)
+        return g.clone()
+
+    def get_known(self, game_id: str) -> tuple[GameRecord | None, bool]:
+        known = self.uow.store.known.get(game_id)
+        return (self.get(game_id), False) if known is None else (known.clone(), True)
 
     def save(self, game: GameRecord, expected_version: int) -> None:
         g = game.clone()
@@ -126,7 +146,7 @@ class _Games:
             if games[g.id].version != expected_version:
                 raise WriteConflict(g.id)
 
-        self.uow.stage(lambda: games.__setitem__(g.id, g), check)
+        self.uow.stage(lambda: self._stored(g), check)
 
     def stalled_bot_games(self, before: datetime, limit: int) -> list[str]:
         from domain.services.bot_turn import bot_to_act

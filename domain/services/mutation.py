@@ -8,6 +8,11 @@ again on the fresh state (the command is checked anew, so that is safe); with
 it, the caller gets ``CONFLICT``. A loser whose twin won (the same
 idempotency key: a client's retry, maybe through another instance, racing
 the first try) gets the twin's result instead, as a repeat after it would.
+
+The first try reads the game optimistically (``games.get_known``: this
+process's copy, with no read of the database when it has one). Only an
+acceptance is trusted from such a read, since the conditional save confirms
+it; a refusal or a conflict is confirmed by trying again on a fresh read.
 """
 
 from __future__ import annotations
@@ -16,10 +21,11 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, TypeVar
 
 from domain.channels import LOBBY, game_channel
-from domain.errors import Conflict, IdempotencyKeyReused, NotFound, StaleState
+from domain.errors import Conflict, DomainError, IdempotencyKeyReused, NotFound, StaleState
 from domain.lobby import Batch
 from domain.ports import UnitOfWork, WriteConflict
 from domain.records import GameRecord, GameStatus, IdempotencyRecord, StoredEvent
@@ -114,38 +120,59 @@ def record_events(deps: Deps, game: GameRecord, batch: Batch) -> list[StoredEven
     return events
 
 
+class _Unconfirmed(Exception):
+    """A refusal or conflict found on an optimistic read: read fresh, retry."""
+
+
 def _transaction(
-    deps: Deps, req: Request, game_id: str, change: Change
+    deps: Deps, req: Request, game_id: str, change: Change, fresh: bool
 ) -> tuple[MutationResult, Committed | None]:
+    """``fresh``: read the game from the database, else optimistically."""
     with deps.uow() as uow:
-        game = uow.games.get(game_id)
-        # The key is looked up after the game is read: a twin that committed
-        # before that read is seen (each statement reads what is committed).
-        stored = replay(uow, req)
-        if stored is not None:
-            return MutationResult.from_dict(stored), None
-        if game is None:
-            raise NotFound(f"no game {game_id}")
-        if req.expected_version is not None and req.expected_version != game.version:
-            raise StaleState(f"the game is at version {game.version}, not {req.expected_version}")
-        read_version, status, taken = game.version, game.status, game.seats_taken
-        events = record_events(deps, game, change(uow, game))
-        uow.events.append(events)
-        uow.games.save(game, read_version)
-        seat = game.seat_of(req.player_id)
-        result = MutationResult(game.id, game.version, tuple(EventView.of(e, seat) for e in events))
-        remember(uow, deps, req, result.to_dict())
-        uow.commit()
+        game, known = (uow.games.get(game_id), False) if fresh else uow.games.get_known(game_id)
+        try:
+            return _change(deps, uow, req, game_id, game, change)
+        except (DomainError, WriteConflict) as e:
+            if known:
+                raise _Unconfirmed from e
+            raise
+
+
+def _change(
+    deps: Deps, uow: UnitOfWork, req: Request, game_id: str, game: GameRecord | None, change: Change
+) -> tuple[MutationResult, Committed | None]:
+    # The key is looked up after the game is read: a twin that committed
+    # before that read is seen (each statement reads what is committed).
+    stored = replay(uow, req)
+    if stored is not None:
+        return MutationResult.from_dict(stored), None
+    if game is None:
+        raise NotFound(f"no game {game_id}")
+    if req.expected_version is not None and req.expected_version != game.version:
+        raise StaleState(f"the game is at version {game.version}, not {req.expected_version}")
+    read_version, status, taken = game.version, game.status, game.seats_taken
+    events = record_events(deps, game, change(uow, game))
+    uow.events.append(events)
+    uow.games.save(game, read_version)
+    seat = game.seat_of(req.player_id)
+    result = MutationResult(game.id, game.version, tuple(EventView.of(e, seat) for e in events))
+    remember(uow, deps, req, result.to_dict())
+    uow.commit()
     changed = status is not game.status or taken != game.seats_taken
     return result, Committed(game, events, changed)
 
 
 async def mutate(deps: Deps, req: Request, game_id: str, change: Change) -> MutationResult:
     """Run ``change`` on the game in a transaction, publish, wake the bots."""
-    for attempt in range(1, ATTEMPTS + 1):
+    fresh, attempt = False, 0
+    while True:
         try:
-            result, done = await deps.run(lambda: _transaction(deps, req, game_id, change))
+            result, done = await deps.run(partial(_transaction, deps, req, game_id, change, fresh))
+        except _Unconfirmed:
+            fresh = True  # the same try again, on a fresh read
+            continue
         except WriteConflict as e:
+            attempt += 1
             stored = None
             if req.idempotency_key is not None:  # did a twin with our key win?
                 stored = await deps.run(lambda: _replayed(deps, req))
@@ -157,7 +184,6 @@ async def mutate(deps: Deps, req: Request, game_id: str, change: Change) -> Muta
         if done is not None:
             await after_commit(deps, done)
         return result
-    raise AssertionError("unreachable")
 
 
 def lobby_message(game: GameRecord) -> dict[str, Any]:

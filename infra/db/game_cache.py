@@ -1,6 +1,8 @@
-"""Committed games kept in memory by id and version: a move on a game still
+"""Committed games kept in memory by id and version: a read of a game still
 at the cached version skips reading and decoding its state (the version is
-still read from the database, so another process's change is never missed)."""
+still read from the database, so another process's change is never missed);
+an optimistic read (``latest``) skips even that, for a caller that confirms
+what it finds (``GameRepository.get_known``)."""
 
 from __future__ import annotations
 
@@ -25,6 +27,17 @@ class GameCache:
         with self._lock:
             game = self._games.get(game_id)
             if game is None or game.version != version:
+                self.misses += 1
+                return None
+            self._games.move_to_end(game_id)
+            self.hits += 1
+        return game.clone()
+
+    def latest(self, game_id: str) -> GameRecord | None:
+        """Whatever version is kept (maybe behind the stored one)."""
+        with self._lock:
+            game = self._games.get(game_id)
+            if game is None:
                 self.misses += 1
                 return None
             self._games.move_to_end(game_id)

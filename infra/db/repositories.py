@@ -119,6 +119,11 @@ class SqlGameRepository(_Repo):
             self._cache.put(game)  # committed data: safe to keep
         return game
 
+    def get_known(self, game_id: str) -> tuple[GameRecord | None, bool]:
+        if self._cache is not None and (known := self._cache.latest(game_id)) is not None:
+            return known, True
+        return self.get(game_id), False
+
     def save(self, game: GameRecord, expected_version: int) -> None:
         values = {k: v for k, v in m.game_to_row(game).items() if k not in _IMMUTABLE_GAME_COLUMNS}
         values |= {"w_id": game.id, "w_version": expected_version}

@@ -301,7 +301,11 @@ def racing(client: Client, game_id: str, player_id: str) -> None:
         store.fail_before_commit = None
         req = Request(player_id, "sendMessage", {"to": 2})
         _transaction(
-            deps, req, game_id, lambda uow, g: seat_command(g, player_id, SendMessage(2, "first"))
+            deps,
+            req,
+            game_id,
+            lambda uow, g: seat_command(g, player_id, SendMessage(2, "first")),
+            True,
         )
 
     store.fail_before_commit = other_instance

@@ -3,8 +3,10 @@ by committed writes."""
 
 from __future__ import annotations
 
+import pytest
 import sqlalchemy as sa
 
+from domain.ports import WriteConflict
 from infra.db.game_cache import GameCache
 from infra.db.uow import SqlUnitOfWorkFactory
 from tests.integration import records as r
@@ -67,3 +69,29 @@ def test_another_writer_makes_the_cached_copy_stale(engine: sa.Engine) -> None:
         u.commit()
     with cached_uow() as u:
         assert u.games.get(game.id) == other
+
+
+def test_an_optimistic_read_serves_the_copy_and_says_it_may_be_behind(engine: sa.Engine) -> None:
+    empty_tables(engine)
+    cache = GameCache()
+    cached_uow, plain_uow = SqlUnitOfWorkFactory(engine, cache), SqlUnitOfWorkFactory(engine)
+    host = r.player()
+    game = r.started_game(host.id)
+    with cached_uow() as u:
+        u.players.add(host, "h")
+        assert u.games.get_known(game.id) == (None, False)
+        u.games.add(game)
+        u.commit()
+    other = game.clone()
+    other.version += 1
+    with plain_uow() as u:  # another process moves the game on
+        u.games.save(other, expected_version=game.version)
+        u.commit()
+    with cached_uow() as u:
+        assert u.games.get_known(game.id) == (game, True), "the copy, flagged"
+        stale = game.clone()
+        stale.version += 1
+        with pytest.raises(WriteConflict):
+            u.games.save(stale, expected_version=game.version)
+    with plain_uow() as u:
+        assert u.games.get_known(game.id) == (other, False), "no cache: a plain read"

@@ -114,6 +114,7 @@ def _race_once(h: Harness, gid: str, rat_pid: str) -> None:
             Request(rat_pid, "sendMessage", {}),
             gid,
             lambda uow, game: seat_command(game, rat_pid, SendMessage(1, "hello")),
+            True,
         )
 
     h.store.fail_before_commit = interloper
@@ -200,3 +201,62 @@ async def test_stalled_bots_are_resumed_by_any_instance(h: Harness) -> None:
     await h.drain()
     assert h.store.games[gid].status is GameStatus.FINISHED
     assert await resume_stalled_bots(h.deps, idle_seconds=0) == 0
+
+
+# ---------------------------------------------------------------- optimistic reads
+def _stale_copy(h: Harness, gid: str) -> None:
+    """This process's copy of the game stays at the current version while
+    another process moves it (the next changes below bypass the copy)."""
+    h.store.known[gid] = h.store.games[gid].clone()
+
+
+def _elsewhere(h: Harness, gid: str, pid: str, command: SendMessage | PlayCard) -> None:
+    """Another process commits ``command`` by ``pid``; this one's copy lags."""
+    stale = h.store.known.pop(gid)
+    _transaction(
+        h.deps, Request(pid, "x", {}), gid, lambda uow, g: seat_command(g, pid, command), True
+    )
+    h.store.known[gid] = stale
+
+
+async def test_a_refusal_on_a_stale_copy_is_confirmed_on_a_fresh_read(h: Harness) -> None:
+    gid, seat, pid = await _person_to_act(h)
+    _stale_copy(h, gid)
+    _elsewhere(h, gid, pid, _first_play(h, gid, seat))
+    nxt, next_pid = _seat_to_act(h, gid)
+    before = h.store.games[gid]
+    assert before.state is not None
+    command = legal_actions(before.state, nxt)[0]
+    stale = h.store.known[gid].state
+    assert stale is not None and command not in legal_actions(stale, nxt), "refused on the copy"
+    result = await act(h.deps, req(next_pid), gid, command)
+    assert result.version == before.version + 1
+    assert result.events[0].seq == before.last_seq + 1
+    assert h.store.known[gid].version == result.version, "the copy caught up"
+
+
+async def test_an_acceptance_on_a_stale_copy_is_checked_by_the_save(h: Harness) -> None:
+    gid, seat, pid = await _person_to_act(h)
+    rat = h.store.games[gid].seats[0]
+    assert rat is not None and rat.player_id == pid  # the Rat leads: messages first
+    _stale_copy(h, gid)
+    _elsewhere(h, gid, pid, SendMessage(1, "hello"))  # the turn stays; the version moves
+    before = h.store.games[gid]
+    result = await act(h.deps, req(pid), gid, _first_play(h, gid, seat))
+    events = sorted(e.seq for (g, _), e in h.store.events.items() if g == gid)
+    assert events == list(range(1, len(events) + 1))  # no gap, no duplicate
+    assert result.events[0].seq == before.last_seq + 1, "played on the fresh state"
+    assert result.version == before.version + 1
+
+
+async def test_expected_version_is_judged_on_a_fresh_read(h: Harness) -> None:
+    gid, seat, pid = await _person_to_act(h)
+    _stale_copy(h, gid)
+    _elsewhere(h, gid, pid, SendMessage(1, "hello"))
+    now = h.store.games[gid].version
+    command = _first_play(h, gid, seat)
+    fresh_req = Request(pid, "playCard", {}, expected_version=now)
+    result = await act(h.deps, fresh_req, gid, command)
+    assert result.version == now + 1
+    old_req = Request(pid, "playCard", {"again": True}, expected_version=now)  # behind by one
+    await _refused(ErrorCode.STALE_STATE, act(h.deps, old_req, gid, command))

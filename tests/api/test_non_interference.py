@@ -1,0 +1,240 @@
+"""No information leak, as non-interference through the API (R11, R5.4,
+API.md "must never learn what their seat may not see").
+
+For each seeded game (3, 5 and 8 seats; Singleton and Sealed; every
+``abilityTrigger``; refill on and off; some played to the end, most cut
+short) and each of its observers (a seat, sometimes the Rat, or a
+spectator): world 2 re-deals every card that observer may never see and
+rewrites every message text it may never read (tests/api/worlds.py). Every
+response the observer gets — ``game`` (table, viewer, legal actions) after
+each step, its own moves and refused probes, the ``gameEvents`` log, ``me``
+and every ``gameEvents`` subscription frame from afterSeq 0 — must be the
+same bytes in both worlds.
+
+The comparison can fail: sigma is checked to rename cards other seats hold, and
+deliberately leaky servers (a view, an event projection, a message route)
+are caught by the same comparison.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+import domain.game.messaging
+import domain.game.turns
+import domain.services.queries
+from domain.game.cards import design_of, is_numbered
+from domain.game.events import Event, EventType
+from domain.game.options import AbilityTrigger, Format
+from domain.game.state import GameState, Message
+from domain.game.views import PublicView
+from tests.api.worlds import (
+    Frames,
+    Observer,
+    Scenario,
+    Script,
+    choose_sigma,
+    first_difference,
+    other_texts,
+    play_world_one,
+    play_world_two,
+)
+from tests.property.harness import SCALE
+
+TRIGGERS = tuple(AbilityTrigger)
+
+
+def scenarios(per_table: int) -> list[Scenario]:
+    """``per_table`` games for each seat count and format. Game ``k`` with
+    ``k % 4 == 0`` runs to the end at 3 seats (at any seat count under the
+    ``long`` profile: a whole 5- or 8-seat game costs seconds); the others
+    stop after 16-34 moves. Observers rotate: the spectator and a seat, or
+    two seats; with ``k % 4`` in 1-2 the first observed seat is also the Rat
+    (every message text is its to read, R5.4)."""
+    out = []
+    for seats in (3, 5, 8):
+        for fmt in (Format.SINGLETON, Format.SEALED):
+            for k in range(per_table):
+                seat = (k * 3 + seats) % seats
+                observers: tuple[Observer, ...] = (
+                    (None, seat) if k % 2 == 0 else (seat, (seat + seats // 2) % seats)
+                )
+                whole = k % 4 == 0 and (seats == 3 or SCALE > 1)
+                out.append(
+                    Scenario(
+                        seats=seats,
+                        fmt=fmt,
+                        seed=f"ni-{seats}-{fmt.name.lower()}-{k}",
+                        driver_seed=1000 * seats + k,
+                        trigger=TRIGGERS[(k + seats) % len(TRIGGERS)],
+                        refill=k % 4 != 3,
+                        max_steps=None if whole else 16 + (k * 6) % 19,
+                        observers=observers,
+                        rat_seat=seat if k % 4 in (1, 2) else None,
+                    )
+                )
+    return out
+
+
+SCENARIOS = scenarios(4 * SCALE)
+
+
+def others_renamed(script: Script, observer: Observer, sigma: dict[str, str]) -> int:
+    """How many cards sigma renames in the hands of the seats ``observer`` is not
+    (all seats, for a spectator) at the deal, and in the Rat Deck."""
+    others = [s for i, s in enumerate(script.initial.seats) if i != observer]
+    held = [c for s in others for c in s.hand] + script.initial.rat_deck
+    return sum(c in sigma for c in held)
+
+
+async def check_observer(
+    script: Script, frames: Frames, sc: Scenario, o: Observer
+) -> tuple[int, int]:
+    """World 2 for ``o`` gives the same bytes; returns how many dealt cards
+    of other seats or the Rat Deck sigma renamed, and how many texts changed."""
+    sigma, _ = choose_sigma(script, o, seed=sc.driver_seed ^ 0xA5A5)
+    texts = other_texts(script, o)
+    other = (await play_world_two(sc, script, o, sigma, texts))[o]
+    problem = first_difference(frames, other)
+    assert problem is None, f"{sc.name}, observer {o}: {problem}"
+    return others_renamed(script, o, sigma), len(texts)
+
+
+@pytest.mark.parametrize("sc", SCENARIOS, ids=lambda sc: sc.name)
+async def test_an_observer_cannot_tell_two_consistent_worlds_apart(sc: Scenario) -> None:
+    script, frames = await play_world_one(sc)
+    assert len(script.moves) > 10
+    changed = [await check_observer(script, frames[o], sc, o) for o in sc.observers]
+    # Not vacuous: world 2 deals other seats other cards. (In a whole game
+    # nearly every card is played, so public, at the end: there at least
+    # some message text must differ.)
+    if sc.max_steps is not None:
+        assert max(cards for cards, _ in changed) > 0, f"{sc.name}: sigma renamed no held card"
+    else:
+        assert max(cards + texts for cards, texts in changed) > 0, f"{sc.name}: nothing hidden"
+
+
+def test_scenarios_cover_seats_formats_roles_and_whole_games() -> None:
+    assert {(sc.seats, sc.fmt) for sc in SCENARIOS} == {
+        (n, f) for n in (3, 5, 8) for f in (Format.SINGLETON, Format.SEALED)
+    }
+    assert any(None in sc.observers for sc in SCENARIOS)
+    assert any(sc.rat_seat is not None and sc.rat_seat in sc.observers for sc in SCENARIOS)
+    assert any(sc.max_steps is None for sc in SCENARIOS)
+    assert {sc.trigger for sc in SCENARIOS} == set(AbilityTrigger)
+    assert {sc.refill for sc in SCENARIOS} == {True, False}
+
+
+async def test_sigma_also_moves_cards_across_houses() -> None:
+    """Within-house renaming cannot catch a leak of a hidden card's house; the
+    cross-house swaps can, and the engine accepts some in a short game."""
+    sc = Scenario(5, Format.SINGLETON, "ni-houses", 5, max_steps=30, observers=(None, 1))
+    script, _ = await play_world_one(sc)
+    for o in sc.observers:
+        sigma, swaps = choose_sigma(script, o, seed=7)
+        assert swaps > 0, f"no cross-house swap kept for observer {o}"
+        assert any(
+            design_of(c).house is not design_of(sigma[c]).house for c in sigma if is_numbered(c)
+        ), "some hidden card changes house"
+
+
+# ---------------------------------------------------------------- sensitivity
+LEAK_SCENARIO = Scenario(
+    3,
+    Format.SINGLETON,
+    "ni-leaks",
+    11,
+    max_steps=30,
+    chatter=90,
+    observers=(None, 1),
+)
+
+
+async def leaked(sc: Scenario, o: Observer) -> str | None:
+    script, frames = await play_world_one(sc)
+    sigma, _ = choose_sigma(script, o, seed=3)
+    other = (await play_world_two(sc, script, o, sigma, other_texts(script, o)))[o]
+    return first_difference(frames[o], other)
+
+
+@contextmanager
+def patched(target: Any, name: str, value: Callable[..., Any]) -> Iterator[None]:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(target, name, value)
+        yield
+
+
+def leaky_spectator_view(real: Callable[[GameState], PublicView]) -> Callable[..., PublicView]:
+    """Shows the Rat Deck's top card among the discards."""
+
+    def view(state: GameState) -> PublicView:
+        v = real(state)
+        top = state.rat_deck[:1]
+        return dataclasses.replace(v, discard=v.discard + tuple(top))
+
+    return view
+
+
+def leaky_refill(real: Callable[..., None]) -> Callable[..., None]:
+    """Puts the drawn cards into the public projection of CardsDrawn."""
+
+    def refill(state: GameState, winner: int, events: list[Event]) -> None:
+        start = len(events)
+        real(state, winner, events)
+        for e in events[start:]:
+            if e.type is EventType.CARDS_DRAWN:
+                e.public["cards"] = e.private[e.public["seat"]]["cards"]
+
+    return refill
+
+
+def leaky_route(real: Callable[[Message], dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+    """Puts a message's text into its public route."""
+
+    def route(m: Message) -> dict[str, Any]:
+        return {**real(m), "text": m.text}
+
+    return route
+
+
+def game_views(frames: Frames) -> list[bytes]:
+    return [data for label, data in frames if label.endswith(" game")]
+
+
+async def test_the_worlds_agree_without_a_leak_yet_differ_for_others() -> None:
+    """The control for the leak tests below: the same game, no patch. Each
+    observer's responses agree, while some other seat, whose cards that
+    observer's sigma renames, sees another game in world 2."""
+    sc = dataclasses.replace(LEAK_SCENARIO, observers=(None, 0, 1, 2))
+    script, frames = await play_world_one(sc)
+    for o in (None, 1):
+        sigma, _ = choose_sigma(script, o, seed=3)
+        others = [s for s in range(sc.seats) if s != o]
+        other = await play_world_two(sc, script, o, sigma, other_texts(script, o), others)
+        assert first_difference(frames[o], other[o]) is None
+        assert game_views(frames[o]) == game_views(other[o])
+        assert any(game_views(frames[s]) != game_views(other[s]) for s in others), (
+            f"no other seat sees a different game for observer {o}'s sigma"
+        )
+
+
+@pytest.mark.parametrize(
+    ("target", "name", "make", "observer"),
+    [
+        (domain.services.queries, "spectator_view", leaky_spectator_view, None),
+        (domain.game.turns, "refill", leaky_refill, 1),
+        (domain.game.messaging, "_route", leaky_route, None),
+    ],
+    ids=["view-shows-deck-card", "event-shows-drawn-cards", "route-shows-text"],
+)
+async def test_a_deliberate_leak_is_caught(
+    target: Any, name: str, make: Callable[[Any], Callable[..., Any]], observer: Observer
+) -> None:
+    with patched(target, name, make(getattr(target, name))):
+        problem = await leaked(LEAK_SCENARIO, observer)
+    assert problem is not None, f"the leak through {name} went unnoticed"
