@@ -11,7 +11,7 @@ HYPOTHESIS_PROFILE ?= ci
 export HYPOTHESIS_PROFILE
 
 .DEFAULT_GOAL := test
-.PHONY: venv run test test-long bench lint typecheck imports lock clean schema
+.PHONY: venv run test test-long fuzz bench load lint typecheck imports lock clean schema
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -49,10 +49,26 @@ schema: $(STAMP)
 test-long: $(STAMP)
 	HYPOTHESIS_PROFILE=long $(BIN)/pytest
 
+# The fuzz tests only (README "Fuzzing"), searching much harder: FUZZ_EXAMPLES
+# examples per GraphQL operation and per decoder property, not derandomized.
+FUZZ_EXAMPLES ?= 400
+fuzz: $(STAMP)
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) HYPOTHESIS_PROFILE=long $(BIN)/pytest tests/fuzz \
+	  tests/property/test_decoder_fuzz.py tests/property/test_log_fuzz.py \
+	  tests/integration/test_corrupt_game_rows.py
+
 # Benchmarks live in tests/bench, which the default pytest run ignores
 # (addopts in pyproject.toml); this target overrides addopts to collect them.
 bench: $(STAMP)
 	$(BIN)/pytest -o addopts='-ra --strict-markers --strict-config' -p no:cacheprovider -s tests/bench
+
+# A bounded load test (tests/load/run.py, not collected by pytest): bots-only
+# and person-vs-bots games with WebSocket spectators against one server
+# process; fails on any error. Options: LOAD_ARGS='--duration 30 --bot-games 8'
+# (--backend postgres takes DATABASE_URL and REDIS_URL).
+LOAD_ARGS ?=
+load: $(STAMP)
+	$(BIN)/python -m tests.load.run $(LOAD_ARGS)
 
 # Re-resolve every dependency (transitive included) to its latest release in a
 # throw-away venv and write the exact pins to constraints.txt.

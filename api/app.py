@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 
 import sqlalchemy as sa
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -26,10 +26,12 @@ from infra.settings import Settings
 
 log = logging.getLogger("mmk.api")
 MAX_BODY_BYTES = 64 * 1024
+MAX_WS_MESSAGE_BYTES = MAX_BODY_BYTES  # uvicorn's ws_max_size (api.cli serve)
 
 
 class BodyLimit:
-    """Refuses request bodies over ``limit`` bytes with 413 and a coded error."""
+    """Refuses request bodies over ``limit`` bytes with 413 and a coded error;
+    a request whose client left before its body ended is dropped quietly."""
 
     def __init__(self, app: ASGIApp, limit: int = MAX_BODY_BYTES) -> None:
         self.app, self.limit = app, limit
@@ -56,6 +58,11 @@ class BodyLimit:
             await self.app(scope, limited, send)
         except _TooLarge:
             await self._refuse(scope, receive, send)
+        except ClientDisconnect:
+            # Nothing ran (the body never arrived): not a server error, no
+            # traceback. The 400 goes nowhere; it is for the access log.
+            log.info("client left before the request body ended")
+            await JSONResponse(_GONE, status_code=400)(scope, receive, send)
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
         body = {
@@ -71,6 +78,9 @@ class BodyLimit:
 
 class _TooLarge(Exception):
     pass
+
+
+_GONE = {"errors": [{"message": "request body incomplete", "extensions": {"code": "BAD_INPUT"}}]}
 
 
 def create_app(settings: Settings | None = None, container: Container | None = None) -> Starlette:

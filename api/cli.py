@@ -112,6 +112,8 @@ def serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
+    from api.app import MAX_WS_MESSAGE_BYTES
+
     for name, value in (
         ("DATABASE_URL", args.database),
         ("REDIS_URL", args.redis),
@@ -138,10 +140,14 @@ def serve(args: argparse.Namespace) -> int:
         log_level=settings.log_level,
         log_config=log_config(settings.log_level),  # JSON lines, in every worker
         access_log=False,  # api.middleware logs each request, without its query string
-        ws="websockets-sansio",
+        # uvicorn's websockets-sansio, dropping clients that stop reading
+        ws="api.ws_protocol:WebSocketProtocol",
         # [decision] frames are small JSON events: per-message deflate costs
         # ~10% CPU and ~40 KB of memory per subscription for little gain
         ws_per_message_deflate=False,
+        ws_max_size=MAX_WS_MESSAGE_BYTES,  # a larger client message closes the socket (1009)
+        # whose X-Forwarded-For gives the client IP (rate limits); None: uvicorn's default
+        forwarded_allow_ips=settings.forwarded_allow_ips,
         lifespan="on",
     )
     return 0

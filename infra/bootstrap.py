@@ -22,6 +22,7 @@ from infra.db.game_cache import GameCache
 from infra.db.migrate import upgrade
 from infra.db.uow import SqlUnitOfWorkFactory
 from infra.ids import RandomIds
+from infra.rate_limit import Limits, RateLimiter, build_limiter
 from infra.settings import Settings
 
 T = TypeVar("T")
@@ -60,6 +61,7 @@ class Container:
     bots: BotScheduler
     sweeper: StalledBotSweeper
     checkpointer: Checkpointer | None = None
+    limiter: RateLimiter | None = None
 
     def start(self) -> None:
         """Background work of a running server (call inside its event loop)."""
@@ -68,6 +70,8 @@ class Container:
     async def aclose(self) -> None:
         await self.sweeper.aclose()
         await self.bots.aclose()
+        if self.limiter is not None:
+            await self.limiter.aclose()
         if self.checkpointer is not None:
             await asyncio.to_thread(self.checkpointer.stop)
         await self.bus.aclose()
@@ -99,4 +103,15 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
     if engine.dialect.name == "sqlite" and engine.url.database not in (None, "", ":memory:"):
         checkpointer = Checkpointer(str(engine.url.database))
         checkpointer.start()
-    return Container(settings, deps, engine, bus, bots, sweeper, checkpointer)
+    limiter = build_limiter(limits_of(settings), settings.redis_url, settings.channel_prefix)
+    return Container(settings, deps, engine, bus, bots, sweeper, checkpointer, limiter)
+
+
+def limits_of(settings: Settings) -> Limits:
+    """The rate limits the settings name (per minute; 0 is off)."""
+    return Limits(
+        mutations_per_token=settings.rate_mutations_token,
+        mutations_per_ip=settings.rate_mutations_ip,
+        subscriptions_per_token=settings.rate_subscriptions_token,
+        subscriptions_per_ip=settings.rate_subscriptions_ip,
+    )

@@ -7,6 +7,8 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
+from infra.db.errors import is_unavailable
+
 log = logging.getLogger(__name__)
 
 Drive = Callable[[str], Awaitable[int]]
@@ -37,8 +39,11 @@ class BotScheduler:
                 await self._drive(game_id)
                 if game_id not in self._again:
                     break
-        except Exception:
-            log.exception("bots of game %s stopped on an error", game_id)
+        except Exception as e:
+            if is_unavailable(e):  # the sweeper resumes them once it is back
+                log.warning("bots of game %s paused: database unavailable", game_id)
+            else:
+                log.exception("bots of game %s stopped on an error", game_id)
         finally:
             self._tasks.pop(game_id, None)
 
@@ -74,8 +79,11 @@ class StalledBotSweeper:
                 resumed = await self._sweep(self._idle)
                 if resumed:
                     log.info("resumed the bots of %d stalled game(s)", resumed)
-            except Exception:
-                log.exception("stalled-bot sweep failed; trying again later")
+            except Exception as e:
+                if is_unavailable(e):  # expected while the database is away
+                    log.warning("stalled-bot sweep: database unavailable; trying again later")
+                else:
+                    log.exception("stalled-bot sweep failed; trying again later")
             await asyncio.sleep(self._interval)
 
     async def aclose(self) -> None:

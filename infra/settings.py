@@ -20,6 +20,12 @@ ENV_VARS: tuple[str, ...] = (
     "MMK_LOG_LEVEL",
     "MMK_GRAPHIQL",
     "MMK_INTROSPECTION",
+    "MMK_WS_SEND_TIMEOUT",
+    "MMK_RATE_MUTATIONS_TOKEN",
+    "MMK_RATE_MUTATIONS_IP",
+    "MMK_RATE_SUBSCRIPTIONS_TOKEN",
+    "MMK_RATE_SUBSCRIPTIONS_IP",
+    "MMK_FORWARDED_ALLOW_IPS",
 )
 
 
@@ -65,6 +71,13 @@ class Settings:
     log_level: str = "info"
     graphiql: bool = True
     introspection: bool = True
+    ws_send_timeout: int = 30  # seconds a WebSocket client may not read (api/ws_protocol.py)
+    # Requests per minute (GCRA: a burst of as many, then evenly spaced); 0 = off.
+    rate_mutations_token: int = 600
+    rate_mutations_ip: int = 3000
+    rate_subscriptions_token: int = 120
+    rate_subscriptions_ip: int = 600
+    forwarded_allow_ips: str | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -85,4 +98,10 @@ class Settings:
             log_level=level,
             graphiql=_bool(e, "MMK_GRAPHIQL", True),
             introspection=_bool(e, "MMK_INTROSPECTION", True),
+            ws_send_timeout=_int(e, "MMK_WS_SEND_TIMEOUT", 30, 1, 3600),
+            rate_mutations_token=_int(e, "MMK_RATE_MUTATIONS_TOKEN", 600, 0, 10**9),
+            rate_mutations_ip=_int(e, "MMK_RATE_MUTATIONS_IP", 3000, 0, 10**9),
+            rate_subscriptions_token=_int(e, "MMK_RATE_SUBSCRIPTIONS_TOKEN", 120, 0, 10**9),
+            rate_subscriptions_ip=_int(e, "MMK_RATE_SUBSCRIPTIONS_IP", 600, 0, 10**9),
+            forwarded_allow_ips=e.get("MMK_FORWARDED_ALLOW_IPS") or None,
         )

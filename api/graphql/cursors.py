@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import base64
-from datetime import datetime
+from datetime import UTC, datetime
 
 from domain.errors import BadRequest
 from domain.services.queries import GameSummary
@@ -15,12 +15,14 @@ def encode_cursor(g: GameSummary) -> str:
 
 
 def decode_cursor(cursor: str) -> tuple[datetime, str]:
+    """The cursor's time, in UTC, and game id; a time with no UTC equivalent
+    (0001-01-01 at +05:00) is refused too, like any other malformed cursor."""
     try:
         raw = base64.urlsafe_b64decode(cursor.encode()).decode()
         at, _, game_id = raw.partition("|")
         when = datetime.fromisoformat(at)
         if not game_id or when.tzinfo is None:
             raise ValueError(raw)
-        return when, game_id
-    except (ValueError, UnicodeError) as e:
+        return when.astimezone(UTC), game_id
+    except (ValueError, UnicodeError, OverflowError) as e:
         raise BadRequest("not a cursor of this listing") from e

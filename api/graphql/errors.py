@@ -15,8 +15,17 @@ from graphql import GraphQLError
 from strawberry.extensions import MaskErrors
 
 from domain.errors import DomainError, ErrorCode
+from infra.db.errors import is_unavailable
 
 log = logging.getLogger("mmk.api")
+# [decision] A database outage is masked as ``INTERNAL`` too (API.md has no
+# "unavailable" code), with this message and ``extensions.retryable``: the
+# call may or may not have been applied, and a retry with the same
+# ``idempotencyKey`` is safe either way.
+UNAVAILABLE_MESSAGE = (
+    "Service temporarily unavailable (database unreachable); retry shortly, "
+    "with the same idempotencyKey."
+)
 
 
 def graphql_error(code: ErrorCode, message: str) -> GraphQLError:
@@ -39,8 +48,19 @@ class ErrorCodes(MaskErrors):
         super().__init__(should_mask_error=_unexpected, error_message="Internal error.")
 
     def anonymise_error(self, error: GraphQLError) -> GraphQLError:
-        log.error("internal error at %s", error.path, exc_info=error.original_error)
+        original = error.original_error
         masked = super().anonymise_error(error)
+        if original is not None and is_unavailable(original):
+            # Expected while the database is away: one line, no traceback.
+            log.warning(
+                "database unavailable at %s: %s",
+                error.path,
+                str(original).splitlines()[0] if str(original) else type(original).__name__,
+            )
+            masked.message = UNAVAILABLE_MESSAGE
+            masked.extensions = {"code": ErrorCode.INTERNAL.value, "retryable": True}
+            return masked
+        log.error("internal error at %s", error.path, exc_info=original)
         masked.extensions = {"code": ErrorCode.INTERNAL.value}
         return masked
 

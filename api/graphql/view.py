@@ -27,7 +27,9 @@ class GameGraphQL(GraphQL[Context, None]):
     def __init__(self, container: Container, metrics: Metrics | None = None) -> None:
         s = container.settings
         super().__init__(
-            build_schema(introspection=s.introspection, metrics=metrics),
+            build_schema(
+                introspection=s.introspection, metrics=metrics, rate_limiter=container.limiter
+            ),
             graphql_ide="graphiql" if s.graphiql else None,
             subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL),
             max_subscriptions_per_connection=MAX_SUBSCRIPTIONS_PER_CONNECTION,

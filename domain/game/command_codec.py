@@ -55,15 +55,36 @@ def command_to_dict(cmd: Command) -> dict[str, Any]:
     return out
 
 
+def _list(x: Any) -> list[Any]:
+    if not isinstance(x, list):
+        raise TypeError("expected a list")
+    return x
+
+
+def _card(x: Any) -> str:
+    if not isinstance(x, str):
+        raise TypeError("a card id is a string")
+    return x
+
+
+def _gift(g: Any) -> Gift:
+    """``{"to": seat, "card": id}``, as :func:`command_to_dict` writes it: no
+    coercion (``int(1.5)`` would give another seat, ``int(inf)`` overflows)."""
+    to = g["to"]
+    if not isinstance(to, int) or isinstance(to, bool):
+        raise TypeError("a gift's seat is an integer")
+    return Gift(to, _card(g["card"]))
+
+
 def command_from_dict(data: dict[str, Any]) -> Command:
     """Rebuild a command; malformed data raises ``BadInput``."""
     try:
         cls = KINDS[data["kind"]]
         args = {k: v for k, v in data.items() if k != "kind"}
         if cls is GiveCards:
-            args["gifts"] = tuple(Gift(int(g["to"]), str(g["card"])) for g in args["gifts"])
+            args["gifts"] = tuple(_gift(g) for g in _list(args["gifts"]))
         elif cls is ReorderTop:
-            args["cards"] = tuple(str(c) for c in args["cards"])
+            args["cards"] = tuple(_card(c) for c in _list(args["cards"]))
         cmd = cls(**args)
     except (KeyError, TypeError, ValueError) as e:
         raise BadInput(f"not a command: {e}") from e

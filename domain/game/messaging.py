@@ -9,6 +9,10 @@ from domain.game.state import GameState, Message, MessageStatus, Phase
 
 MAX_TEXT = 280  # R5.1
 MAX_PENDING = 3  # R5.5
+MAX_SENT = 60
+"""Messages a seat may send in one game. [decision] RULES.md sets no total;
+60 is ~3 for each of a game's tricks (21 prize cards, R4.4), and bounds what
+a game keeps: every message stays in its state and its event log."""
 
 
 def window_open(state: GameState) -> bool:
@@ -27,10 +31,15 @@ def pending_of(state: GameState, seat: int) -> int:
     return sum(1 for m in state.messages if m.sender == seat and m.status is MessageStatus.PENDING)
 
 
+def sent_by(state: GameState, seat: int) -> int:
+    return sum(1 for m in state.messages if m.sender == seat)
+
+
 def can_send(state: GameState, seat: int) -> bool:
     """R5.2/R5.5: window open, under the pending limit (the Rat: under the
-    delivery limit, since its messages are delivered at once)."""
-    if not window_open(state):
+    delivery limit, since its messages are delivered at once), and under
+    :data:`MAX_SENT`."""
+    if not window_open(state) or sent_by(state, seat) >= MAX_SENT:
         return False
     if seat == state.rat:
         return delivered_this_trick(state) < MESSENGER_RATS
@@ -76,6 +85,8 @@ def send(state: GameState, seat: int, to: int, text: str, events: list[Event]) -
             raise IllegalAction("3 messages were delivered this trick already (R5.2)")
     elif pending_of(state, seat) >= MAX_PENDING:
         raise IllegalAction("you have 3 pending messages already (R5.5)")
+    if sent_by(state, seat) >= MAX_SENT:
+        raise IllegalAction(f"a seat sends at most {MAX_SENT} messages in a game")
     state.message_counter += 1
     assert state.trick is not None
     m = Message(

@@ -10,9 +10,10 @@ idempotency key: a client's retry, maybe through another instance, racing
 the first try) gets the twin's result instead, as a repeat after it would.
 
 The first try reads the game optimistically (``games.get_known``: this
-process's copy, with no read of the database when it has one). Only an
-acceptance is trusted from such a read, since the conditional save confirms
-it; a refusal or a conflict is confirmed by trying again on a fresh read.
+process's copy, with no read of the database when it has one). An acceptance
+found on it is confirmed by the conditional save (a conflict there is a
+conflict as above, and later tries read fresh); a refusal found on it is
+confirmed by trying again on a fresh read, since the copy may be behind.
 """
 
 from __future__ import annotations
@@ -121,7 +122,7 @@ def record_events(deps: Deps, game: GameRecord, batch: Batch) -> list[StoredEven
 
 
 class _Unconfirmed(Exception):
-    """A refusal or conflict found on an optimistic read: read fresh, retry."""
+    """A refusal found on an optimistic read: read fresh, try again."""
 
 
 def _transaction(
@@ -132,7 +133,7 @@ def _transaction(
         game, known = (uow.games.get(game_id), False) if fresh else uow.games.get_known(game_id)
         try:
             return _change(deps, uow, req, game_id, game, change)
-        except (DomainError, WriteConflict) as e:
+        except DomainError as e:
             if known:
                 raise _Unconfirmed from e
             raise
@@ -172,13 +173,14 @@ async def mutate(deps: Deps, req: Request, game_id: str, change: Change) -> Muta
             fresh = True  # the same try again, on a fresh read
             continue
         except WriteConflict as e:
-            attempt += 1
+            attempt += fresh  # a conflict on the copy may only mean it was behind
+            fresh = True
             stored = None
             if req.idempotency_key is not None:  # did a twin with our key win?
                 stored = await deps.run(lambda: _replayed(deps, req))
             if stored is not None:
                 return MutationResult.from_dict(stored)
-            if req.expected_version is not None or attempt == ATTEMPTS:
+            if req.expected_version is not None or attempt >= ATTEMPTS:
                 raise Conflict("another change to this game came first; reload and retry") from e
             continue
         if done is not None:

@@ -23,6 +23,10 @@ BUSY_TIMEOUT_MS = 5_000
 SQLITE_POOL_SIZE = 4  # the write lock serialises anyway; more connections only spin
 PG_POOL_SIZE = 10
 PG_MAX_OVERFLOW = 10
+# Seconds for a new PostgreSQL connection: without it a partitioned network
+# (SYNs or the handshake unanswered) holds a request, and a worker thread, for
+# minutes; with it the request fails soon and can be retried.
+PG_CONNECT_TIMEOUT_S = 5
 
 
 def _dumps(value: Any) -> str:
@@ -106,5 +110,5 @@ def _postgresql(u: URL, pool_size: int | None, echo: bool) -> Engine:
         pool_size=pool_size or PG_POOL_SIZE,
         max_overflow=PG_MAX_OVERFLOW,
         pool_recycle=1_800,
-        connect_args={"application_name": "mmk-server"},
+        connect_args={"application_name": "mmk-server", "connect_timeout": PG_CONNECT_TIMEOUT_S},
     )

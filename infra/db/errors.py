@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.exc import (
+    DBAPIError,
+    DisconnectionError,
+    IntegrityError,
+    OperationalError,
+)
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from domain.ports import WriteConflict
 
@@ -33,3 +39,30 @@ def conflicts_as_write_conflict(what: str) -> Iterator[None]:
         if is_lost_race(e):
             raise WriteConflict(f"{what}: {e.orig}") from e
         raise
+
+
+# Transient failures: SQLite primary codes BUSY, LOCKED, READONLY, IOERR, FULL,
+# CANTOPEN, PROTOCOL; PostgreSQL SQLSTATE classes 08 (connection exception),
+# 53 (insufficient resources), 57 (operator intervention: shutdown, cancel).
+_SQLITE_UNAVAILABLE = frozenset({5, 6, 8, 10, 13, 14, 15})
+_PG_UNAVAILABLE = ("08", "53", "57")
+
+
+def is_unavailable(error: BaseException) -> bool:
+    """The database could not be reached or used for now (down, refused,
+    timed out, connection lost, file unwritable or full): a retry may work.
+    Not a bug such as a missing table. Lost races never get here: they became
+    :class:`WriteConflict` first."""
+    if isinstance(error, DisconnectionError | PoolTimeout):
+        return True
+    if not isinstance(error, DBAPIError):
+        return False
+    if error.connection_invalidated:
+        return True
+    if not isinstance(error, OperationalError):
+        return False
+    code = getattr(error.orig, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in _SQLITE_UNAVAILABLE
+    sqlstate = getattr(error.orig, "sqlstate", None)  # None: failed on the client side
+    return sqlstate is None or str(sqlstate)[:2] in _PG_UNAVAILABLE

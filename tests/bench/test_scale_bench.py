@@ -15,8 +15,9 @@ and time.
    move's first event, and the figures by move size and by instance, are
    reported too. Target: p99 under 20 ms. In the same run, a bare Redis
    publish-to-subscriber round trip (redis-py, this process) gives the
-   floor, and the ratio. The subscribers are lean clients (a time stamp and
-   the seq per frame), so the client's own work hardly delays the stamps.
+   floor, and the ratio. The subscribers are lean clients
+   (``tests/bench/lean_ws.py``: bare RFC 6455 framing, a time stamp and the
+   seq per frame), so the client's own work hardly delays the stamps.
 2. Idle subscriptions: one instance on a private ``redis-server`` holds
    2,000 ``gameEvents`` subscriptions (2,000 WebSocket connections, on 25
    games x 5 audiences = 125 channels) through exactly one Redis pub/sub
@@ -41,11 +42,9 @@ from typing import Any
 import httpx
 import pytest
 import redis.asyncio as aioredis
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
-from websockets.typing import Subprotocol
 
-from tests.bench.http_load import gather_limited, run
+from tests.bench.http_load import RATE_LIMITS_OFF, gather_limited, run
+from tests.bench.lean_ws import LeanSocket
 from tests.e2e.client import SUBSCRIBE_EVENTS, Api, Person
 from tests.e2e.cluster import Instance, cluster, fresh_backend
 from tests.e2e.play import subscribe_events
@@ -96,70 +95,21 @@ class Progress:
 
     def __init__(self) -> None:
         self.target = 0
-        self.pending: set[TimedSocket] = set()
+        self.pending: set[LeanSocket] = set()
         self.done = asyncio.Event()
 
-    def expect(self, target: int, sockets: Sequence[TimedSocket]) -> None:
+    def expect(self, target: int, sockets: Sequence[LeanSocket]) -> None:
         self.target = target
         self.pending = {s for s in sockets if s.last_seq < target}
         self.done.clear()
         if not self.pending:
             self.done.set()
 
-    def arrived(self, socket: TimedSocket) -> None:
+    def arrived(self, socket: LeanSocket) -> None:
         if socket in self.pending and socket.last_seq >= self.target:
             self.pending.discard(socket)
             if not self.pending:
                 self.done.set()
-
-
-class TimedSocket:
-    """A lean ``gameEvents`` subscriber (``graphql-transport-ws`` or the
-    legacy protocol): notes when each event (by seq) arrived, nothing else,
-    so that the client's own work hardly delays the time stamps."""
-
-    def __init__(self, url: str, protocol: str, progress: Progress, instance: str) -> None:
-        self.url, self.protocol, self.progress, self.instance = url, protocol, progress, instance
-        self.arrivals: dict[int, float] = {}
-        self.last_seq = 0
-        self.ws: ClientConnection | None = None
-        self.reader: asyncio.Task[None] | None = None
-
-    async def open(self, token: str | None, game_id: str) -> None:
-        self.ws = ws = await connect(
-            self.url, subprotocols=[Subprotocol(self.protocol)], proxy=None, open_timeout=10
-        )
-        init: dict[str, Any] = {"type": "connection_init"}
-        if token is not None:
-            init["payload"] = {"authorization": f"Bearer {token}"}
-        await ws.send(json.dumps(init))
-        while json.loads(await asyncio.wait_for(ws.recv(), 10))["type"] != "connection_ack":
-            pass
-        kind = "subscribe" if self.protocol == TRANSPORT_WS else "start"
-        body = {"query": SUBSCRIBE_EVENTS, "variables": {"gameId": game_id, "afterSeq": 0}}
-        await ws.send(json.dumps({"type": kind, "id": "1", "payload": body}))
-        self.reader = asyncio.create_task(self._read(ws))
-
-    async def _read(self, ws: ClientConnection) -> None:
-        clock, arrivals, progress = time.perf_counter, self.arrivals, self.progress
-        with contextlib.suppress(ConnectionClosed):
-            async for text in ws:
-                now = clock()
-                if not isinstance(text, str) or (at := text.find(SEQ)) < 0:
-                    continue  # ka, pong, ...
-                start = at + len(SEQ)
-                seq = int(text[start : text.index(",", start)])
-                arrivals[seq] = now
-                if seq > self.last_seq:
-                    self.last_seq = seq
-                    progress.arrived(self)
-
-    async def close(self) -> None:
-        if self.ws is not None:
-            await self.ws.close()
-        if self.reader is not None:
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.reader
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,7 +173,7 @@ async def _bare_redis(url: str, prefix: str, payload: bytes) -> list[float]:
 async def _fanout(a: Instance, b: Instance, redis_url: str, prefix: str) -> FanoutFigures:
     figures = FanoutFigures()
     progress = Progress()
-    sockets: list[TimedSocket] = []
+    sockets: list[LeanSocket] = []
     async with (
         httpx.AsyncClient(base_url=a.base_url, timeout=10, trust_env=False) as http,
         contextlib.AsyncExitStack() as stack,
@@ -235,9 +185,10 @@ async def _fanout(a: Instance, b: Instance, redis_url: str, prefix: str) -> Fano
             await api.join(p, game_id)
 
         async def subscribe(on: Instance, protocol: str, who: Person | None) -> None:
-            ws = TimedSocket(on.ws_url, protocol, progress, on.name)
+            ws = LeanSocket(on.ws_url, protocol, progress, on.name)
             stack.push_async_callback(ws.close)
-            await ws.open(None if who is None else who.token, game_id)
+            await ws.open(None if who is None else who.token, game_id, SUBSCRIBE_EVENTS)
+            assert ws.error is None, ws.error
             sockets.append(ws)
 
         for seat, person in enumerate(people):
@@ -288,7 +239,7 @@ def test_fanout_latency_across_two_instances(
     database_url: str, redis_url: str, tmp_path: Path
 ) -> None:
     with (
-        fresh_backend(database_url, redis_url, "bench-fanout") as backend,
+        fresh_backend(database_url, redis_url, "bench-fanout", **RATE_LIMITS_OFF) as backend,
         cluster(backend, tmp_path) as (a, b),
     ):
         figures = run(_fanout(a, b, redis_url, backend.prefix))
@@ -430,7 +381,7 @@ def test_idle_subscriptions_memory_and_one_pubsub_connection(
     private.start()
     try:
         with (
-            fresh_backend(database_url, private.url, "bench-idle") as backend,
+            fresh_backend(database_url, private.url, "bench-idle", **RATE_LIMITS_OFF) as backend,
             cluster(backend, tmp_path, names=["S"]) as (server,),
         ):
             figures = run(_idle(server, private.url, backend.prefix))

@@ -1,0 +1,258 @@
+"""Rate limits per bearer token and per client IP (issue #6, API.md
+``RATE_LIMITED``): GCRA, the generic cell rate algorithm.
+
+Each key keeps one number, its *theoretical arrival time* (TAT). A rate of
+``limit`` per ``period`` spaces requests ``period / limit`` apart and lets a
+burst of up to ``limit`` through at once: a request of cost ``n`` at ``now``
+moves the TAT to ``max(TAT, now) + n * interval`` and is allowed when that is
+at most ``now + period``. A refused request changes nothing and learns how
+long to wait. A request checks its IP key and its token key together: it is
+allowed, and charged to both, only when both allow it.
+
+:class:`LocalLimiter` keeps the TATs in a dict (one process);
+:class:`RedisLimiter` keeps them in Redis, checked and charged by one Lua
+script (atomic, one round trip, Redis' own clock), so that every server
+instance shares the limits. [decision] When Redis fails, the limits stay on,
+per process (the local limiter) for a few seconds before Redis is tried
+again: a Redis outage neither stops play nor lifts the limits.
+
+[decision] A token is keyed by a digest of it (no secret in memory or in
+Redis keys; no database lookup before the limit); an IPv6 client by its /64
+(one subscriber line), an IPv4 client by its address. pyrate-limiter (a
+schemathesis dependency) was not used: its Redis bucket logs every request
+in a sorted set (memory per key grows with the limit), checks one key per
+call and gives no retry time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Final, Literal, Protocol
+
+import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import RedisError
+
+log = logging.getLogger("mmk.rate_limit")
+
+PERIOD = 60.0  # seconds: limits are set per minute
+REDIS_TIMEOUT = 0.5  # seconds for one check before Redis counts as down
+FALLBACK_SECONDS = 5.0  # per-process limits this long after a Redis failure
+
+
+Kind = Literal["m", "s"]
+"""What is limited; each kind has its own budgets (plain strings: cheap)."""
+MUTATION: Final = "m"
+SUBSCRIPTION: Final = "s"
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Requests per minute, per token and per IP, by kind; 0 is off."""
+
+    mutations_per_token: int = 0
+    mutations_per_ip: int = 0
+    subscriptions_per_token: int = 0
+    subscriptions_per_ip: int = 0
+
+    @property
+    def off(self) -> bool:
+        return not (
+            self.mutations_per_token
+            or self.mutations_per_ip
+            or self.subscriptions_per_token
+            or self.subscriptions_per_ip
+        )
+
+    def of(self, kind: Kind) -> tuple[int, int]:
+        """(per IP, per token) of ``kind``."""
+        if kind == MUTATION:
+            return self.mutations_per_ip, self.mutations_per_token
+        return self.subscriptions_per_ip, self.subscriptions_per_token
+
+
+class RateLimiter(Protocol):
+    """Checks and charges one request; returns 0.0 when it may go, else the
+    seconds to wait before it would be allowed."""
+
+    async def check(
+        self, kind: Kind, ip: str | None, token: str | None, cost: int = 1
+    ) -> float: ...
+
+    async def aclose(self) -> None: ...
+
+
+def token_key(token: str) -> str:
+    """A short digest of a bearer token, never the token itself."""
+    return hashlib.blake2b(token.encode(), digest_size=12).hexdigest()
+
+
+def ip_key(ip: str) -> str:
+    """The client's address; an IPv6 one as its /64."""
+    if ":" not in ip:
+        return ip
+    try:
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    except ValueError:
+        return ip
+
+
+Budget = tuple[str, int]  # (key, limit per PERIOD)
+
+
+def budgets(
+    limits: Limits, kind: Kind, ip: str | None, token: str | None, digest: bool = True
+) -> list[Budget]:
+    """The keys one request is charged to (the IP's, the token's), with their
+    limits; ``digest=False`` keys a token by itself (in process memory only)."""
+    per_ip, per_token = limits.of(kind)
+    out: list[Budget] = []
+    if per_ip:
+        out.append((kind + ":ip:" + ip_key(ip or "-"), per_ip))
+    if per_token and token:
+        out.append((kind + ":tk:" + (token_key(token) if digest else token), per_token))
+    return out
+
+
+class LocalLimiter:
+    """GCRA in one process; ``clock`` is monotonic seconds (tests pass a fake)."""
+
+    SWEEP_AT = 50_000  # keys kept before expired ones are dropped
+
+    def __init__(self, limits: Limits, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limits = limits
+        self._clock = clock
+        self._tats: dict[str, float] = {}
+        self._sweep_at = self.SWEEP_AT
+
+    async def check(self, kind: Kind, ip: str | None, token: str | None, cost: int = 1) -> float:
+        return self.check_now(kind, ip, token, cost)
+
+    def check_now(self, kind: Kind, ip: str | None, token: str | None, cost: int = 1) -> float:
+        """:meth:`check` without a coroutine (the API's in-process fast path)."""
+        return self.hit(budgets(self.limits, kind, ip, token, digest=False), cost)
+
+    def hit(self, keys: Sequence[Budget], cost: int) -> float:
+        """Charge ``cost`` to every key if all allow it; else the wait, in seconds."""
+        now = self._clock()
+        tats = self._tats
+        wait = 0.0
+        new: list[float] = []
+        for key, limit in keys:
+            tat = tats.get(key, now)
+            if tat < now:
+                tat = now
+            tat += (cost if cost < limit else limit) * PERIOD / limit
+            if tat - now - PERIOD > wait:
+                wait = tat - now - PERIOD
+            new.append(tat)
+        if wait > 0:
+            return wait
+        for (key, _), tat in zip(keys, new, strict=True):
+            tats[key] = tat
+        if len(tats) > self._sweep_at:
+            self._sweep(now)
+        return 0.0
+
+    def _sweep(self, now: float) -> None:
+        """Drop keys whose TAT has passed (they act as new ones)."""
+        self._tats = {k: t for k, t in self._tats.items() if t > now}
+        self._sweep_at = max(self.SWEEP_AT, 2 * len(self._tats))
+
+    def __len__(self) -> int:
+        return len(self._tats)
+
+    async def aclose(self) -> None:
+        self._tats.clear()
+
+
+# KEYS: the budgets' keys. ARGV[1]: the cost; ARGV[1 + i]: key i's limit per
+# period. Times in microseconds, Redis' clock; returns 0 (allowed and
+# charged) or the microseconds to wait (nothing charged).
+_GCRA = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local period = tonumber(ARGV[2 + #KEYS])
+local cost = tonumber(ARGV[1])
+local wait = 0
+local tats = {}
+for i, key in ipairs(KEYS) do
+  local limit = tonumber(ARGV[1 + i])
+  local interval = period / limit
+  local tat = tonumber(redis.call('GET', key) or now)
+  if tat < now then tat = now end
+  tat = tat + math.min(cost, limit) * interval
+  if tat - now - period > wait then wait = tat - now - period end
+  tats[i] = tat
+end
+if wait > 0 then return math.ceil(wait) end
+for i, key in ipairs(KEYS) do
+  redis.call('SET', key, string.format('%.0f', tats[i]), 'PX', math.ceil((tats[i] - now) / 1000))
+end
+return 0
+"""
+
+
+class RedisLimiter:
+    """GCRA in Redis, shared by every server instance on it: one script call
+    (one round trip) per checked request. Keys: ``<prefix>rl:<kind>:ip:..``
+    and ``<prefix>rl:<kind>:tk:..``, each expiring when its budget is full
+    again."""
+
+    def __init__(
+        self,
+        url: str,
+        prefix: str,
+        limits: Limits,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.limits = limits
+        self._prefix = f"{prefix}rl:"
+        self._client = aioredis.from_url(
+            url,
+            socket_timeout=REDIS_TIMEOUT,
+            socket_connect_timeout=REDIS_TIMEOUT,
+            retry=Retry(NoBackoff(), 0),
+        )
+        self._script = self._client.register_script(_GCRA)
+        self._period_us = str(int(PERIOD * 1_000_000))
+        self.fallback = LocalLimiter(limits, clock)
+        self._clock = clock
+        self._down_until = 0.0
+
+    async def check(self, kind: Kind, ip: str | None, token: str | None, cost: int = 1) -> float:
+        keys = budgets(self.limits, kind, ip, token)
+        if not keys:
+            return 0.0
+        if self._down_until and self._clock() < self._down_until:
+            return self.fallback.hit(keys, cost)
+        args = [str(cost), *(str(limit) for _, limit in keys), self._period_us]
+        try:
+            wait_us = await self._script(keys=[self._prefix + k for k, _ in keys], args=args)
+        except (RedisError, OSError) as e:
+            if not self._down_until:
+                log.warning("rate limits: Redis failed (%s); per-process limits for now", e)
+            self._down_until = self._clock() + FALLBACK_SECONDS
+            return self.fallback.hit(keys, cost)
+        if self._down_until:
+            log.info("rate limits: Redis is back")
+            self._down_until = 0.0
+        return int(wait_us) / 1_000_000
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+def build_limiter(limits: Limits, redis_url: str | None, prefix: str) -> RateLimiter | None:
+    """None when every limit is off (the API then pays nothing)."""
+    if limits.off:
+        return None
+    if redis_url:
+        return RedisLimiter(redis_url, prefix, limits)
+    return LocalLimiter(limits)

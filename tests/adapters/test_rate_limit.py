@@ -1,0 +1,164 @@
+"""The in-process rate limiter (GCRA, infra.rate_limit), its settings and
+the composition root's choice of limiter."""
+
+from __future__ import annotations
+
+import pytest
+
+from infra.bootstrap import limits_of
+from infra.rate_limit import (
+    MUTATION,
+    SUBSCRIPTION,
+    Limits,
+    LocalLimiter,
+    RedisLimiter,
+    budgets,
+    build_limiter,
+    ip_key,
+    token_key,
+)
+from infra.settings import ENV_VARS, Settings, SettingsError
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def limiter(**limits: int) -> tuple[LocalLimiter, FakeClock]:
+    clock = FakeClock()
+    return LocalLimiter(Limits(**limits), clock), clock
+
+
+async def test_a_burst_of_the_limit_then_one_per_interval() -> None:
+    rl, clock = limiter(mutations_per_token=6)  # 6 a minute: one per 10 s
+    for _ in range(6):
+        assert await rl.check(MUTATION, "1.2.3.4", "tok") == 0.0
+    assert await rl.check(MUTATION, "1.2.3.4", "tok") == pytest.approx(10.0)
+    clock.now += 9.0
+    assert await rl.check(MUTATION, "1.2.3.4", "tok") == pytest.approx(1.0)
+    clock.now += 1.0
+    assert await rl.check(MUTATION, "1.2.3.4", "tok") == 0.0
+    assert await rl.check(MUTATION, "1.2.3.4", "tok") == pytest.approx(10.0)
+    clock.now += 60.0  # a full minute later the whole burst is back
+    for _ in range(6):
+        assert await rl.check(MUTATION, "1.2.3.4", "tok") == 0.0
+
+
+async def test_a_refused_request_is_not_charged() -> None:
+    rl, clock = limiter(mutations_per_token=2)
+    assert await rl.check(MUTATION, None, "t") == 0.0
+    assert await rl.check(MUTATION, None, "t") == 0.0
+    for _ in range(100):  # hammering does not push the wait further out
+        assert await rl.check(MUTATION, None, "t") == pytest.approx(30.0)
+    clock.now += 30.0
+    assert await rl.check(MUTATION, None, "t") == 0.0
+
+
+async def test_tokens_and_kinds_have_their_own_budgets() -> None:
+    rl, _ = limiter(mutations_per_token=1, subscriptions_per_token=1)
+    assert await rl.check(MUTATION, "ip", "a") == 0.0
+    assert await rl.check(MUTATION, "ip", "a") > 0
+    assert await rl.check(MUTATION, "ip", "b") == 0.0
+    assert await rl.check(SUBSCRIPTION, "ip", "a") == 0.0
+    assert await rl.check(SUBSCRIPTION, "ip", "a") > 0
+
+
+async def test_the_ip_budget_is_shared_by_its_tokens_and_anonymous_callers() -> None:
+    rl, _ = limiter(mutations_per_ip=3, mutations_per_token=100)
+    assert await rl.check(MUTATION, "9.9.9.9", "a") == 0.0
+    assert await rl.check(MUTATION, "9.9.9.9", "b") == 0.0
+    assert await rl.check(MUTATION, "9.9.9.9", None) == 0.0
+    assert await rl.check(MUTATION, "9.9.9.9", "c") > 0
+    assert await rl.check(MUTATION, "8.8.8.8", "c") == 0.0
+
+
+async def test_a_request_is_charged_to_both_keys_or_to_none() -> None:
+    rl, _ = limiter(mutations_per_ip=10, mutations_per_token=2)
+    for _ in range(2):
+        assert await rl.check(MUTATION, "ip", "a") == 0.0
+    for _ in range(5):  # refused by the token's budget: the IP's is not spent
+        assert await rl.check(MUTATION, "ip", "a") > 0
+    for i in range(8):
+        assert await rl.check(MUTATION, "ip", f"b{i}") == 0.0
+    assert await rl.check(MUTATION, "ip", "c") > 0
+
+
+async def test_cost_counts_several_moves_and_is_capped_at_the_burst() -> None:
+    rl, clock = limiter(mutations_per_token=10)
+    assert await rl.check(MUTATION, None, "t", cost=7) == 0.0
+    assert await rl.check(MUTATION, None, "t", cost=4) == pytest.approx(6.0)
+    assert await rl.check(MUTATION, None, "t", cost=3) == 0.0
+    clock.now += 120
+    # A cost above the whole burst would never pass: it costs the burst.
+    assert await rl.check(MUTATION, None, "t", cost=50) == 0.0
+    assert await rl.check(MUTATION, None, "t") == pytest.approx(6.0)
+
+
+async def test_a_limit_of_zero_is_off() -> None:
+    rl, _ = limiter(mutations_per_ip=0, mutations_per_token=0, subscriptions_per_ip=1)
+    for _ in range(1000):
+        assert await rl.check(MUTATION, "ip", "t") == 0.0
+    assert len(rl) == 0
+    assert await rl.check(SUBSCRIPTION, "ip", "t") == 0.0
+    assert await rl.check(SUBSCRIPTION, "ip", "t") > 0
+
+
+async def test_expired_keys_are_swept() -> None:
+    rl, clock = limiter(mutations_per_token=5)
+    rl.SWEEP_AT = rl._sweep_at = 100
+    for i in range(100):
+        assert await rl.check(MUTATION, None, f"t{i}") == 0.0
+    clock.now += 13  # one request's interval (12 s) has passed for all of them
+    assert await rl.check(MUTATION, None, "fresh") == 0.0
+    assert len(rl) == 1
+
+
+def test_keys_hold_no_token_and_group_ipv6_by_64() -> None:
+    keys = budgets(Limits(1, 1, 1, 1), MUTATION, "2001:db8:1:2:aaaa::1", "secret-token")
+    assert all("secret-token" not in k for k, _ in keys)
+    assert keys[1][0] == f"m:tk:{token_key('secret-token')}"
+    assert ip_key("2001:db8:1:2:aaaa::1") == ip_key("2001:db8:1:2:ffff::9") == "2001:db8:1:2::/64"
+    assert ip_key("2001:db8:1:3::1") != ip_key("2001:db8:1:2::1")
+    assert ip_key("10.0.0.1") == "10.0.0.1" and ip_key("not:an:ip") == "not:an:ip"
+
+
+def test_settings_read_the_limits_and_zero_is_off() -> None:
+    assert {
+        "MMK_RATE_MUTATIONS_TOKEN",
+        "MMK_RATE_MUTATIONS_IP",
+        "MMK_RATE_SUBSCRIPTIONS_TOKEN",
+        "MMK_RATE_SUBSCRIPTIONS_IP",
+        "MMK_FORWARDED_ALLOW_IPS",
+    } <= set(ENV_VARS)
+    default = Settings.from_env({})
+    assert limits_of(default) == Limits(600, 3000, 120, 600)
+    assert default.forwarded_allow_ips is None
+    s = Settings.from_env(
+        {
+            "MMK_RATE_MUTATIONS_TOKEN": "0",
+            "MMK_RATE_MUTATIONS_IP": "0",
+            "MMK_RATE_SUBSCRIPTIONS_TOKEN": "0",
+            "MMK_RATE_SUBSCRIPTIONS_IP": "0",
+            "MMK_FORWARDED_ALLOW_IPS": "10.0.0.2",
+        }
+    )
+    assert limits_of(s).off and s.forwarded_allow_ips == "10.0.0.2"
+    assert build_limiter(limits_of(s), None, "mmk:") is None
+
+
+@pytest.mark.parametrize("value", ["-1", "lots", "1.5"])
+def test_a_bad_limit_stops_the_server(value: str) -> None:
+    with pytest.raises(SettingsError, match="MMK_RATE_MUTATIONS_IP"):
+        Settings.from_env({"MMK_RATE_MUTATIONS_IP": value})
+
+
+async def test_the_limiter_follows_the_bus() -> None:
+    local = build_limiter(Limits(1, 0, 0, 0), None, "mmk:")
+    assert isinstance(local, LocalLimiter)
+    shared = build_limiter(Limits(1, 0, 0, 0), "redis://127.0.0.1:1/0", "mmk:")
+    assert isinstance(shared, RedisLimiter)
+    await shared.aclose()

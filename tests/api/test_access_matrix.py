@@ -1,0 +1,275 @@
+"""The access matrix (API.md "Identity and roles"): every operation of the
+schema, as every kind of caller, against a game in a state where the
+operation means something: the outcome (success, or the code) is the one
+listed, and a refused call changes nothing (game version, event log, stored
+state, idempotency records).
+
+Callers: ``anonymous`` (no token), ``unknown`` (a well-formed token of
+nobody), ``malformed`` (not ``Bearer <token>``), ``other`` (a player seated
+in the game who is not the host, not the Rat and not to act) and
+``spectator`` (a player not seated in it). The operations are read from the
+schema, so a new operation without an entry here fails the test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from starlette.requests import Request
+from starlette.websockets import WebSocket
+
+from api.graphql.context import Context
+from api.graphql.schema import schema
+from infra.settings import Settings
+from tests.api.conftest import Client
+from tests.api.support import mark, mutation_text, new_game, ok, players, start
+
+OK = "ok"
+CALLERS = ("anonymous", "unknown", "malformed", "other", "spectator")
+BAD_AUTHORIZATION = {"unknown": "Bearer not-the-token-of-anyone", "malformed": "Basic bm8="}
+UNAUTH = "UNAUTHENTICATED"
+
+
+@dataclass
+class Table:
+    """A game and its people: host (seat 0, the Rat, to lead), other (seat 1),
+    spectator (not seated); in a started game seat 2 is a third player and
+    ``other`` has a pending message to it."""
+
+    game_id: str
+    tokens: dict[str, str]
+    cards: list[str] = field(default_factory=list)
+    message_id: str = ""
+
+
+async def lobby_table(client: Client) -> Table:
+    host, other, spectator = await players(client, 3)
+    game_id = await new_game(client, host, seatCount=3, ratSeat=0)
+    await ok(client, other, "joinGame", gameId=game_id)
+    return Table(game_id, {"host": host, "other": other, "spectator": spectator})
+
+
+async def started_table(client: Client) -> Table:
+    host, other, third, spectator = await players(client, 4)
+    game_id = await start(client, [host, other, third], ratSeat=0)
+    await ok(client, other, "sendMessage", gameId=game_id, to=2, text="psst")
+    state = client.h.store.games[game_id].state
+    assert state is not None and state.rat == 0 and state.turn == 0
+    tokens = {"host": host, "other": other, "spectator": spectator}
+    return Table(game_id, tokens, sorted(state.seats[0].hand), state.messages[0].id)
+
+
+Args = Callable[[Table], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Op:
+    """How to call one operation and what each caller gets (missing callers:
+    ``UNAUTHENTICATED``, the rule for ``unknown`` and ``malformed``)."""
+
+    text: str
+    args: Args
+    started: bool
+    expect: dict[str, str]
+
+
+def game_arg(t: Table) -> dict[str, Any]:
+    return {"gameId": t.game_id}
+
+
+def mutation(name: str, args: Args, started: bool, **expect: str) -> Op:
+    return Op(mutation_text(name, args(EXAMPLE)), args, started, expect)
+
+
+EXAMPLE = Table("g", {}, ["c1", "c2"], "m1")
+EVERYONE = {"anonymous": OK, "other": OK, "spectator": OK}
+PLAYERS = {"other": OK, "spectator": OK}
+CRAZY = "CRAZY_SECOND_CARD"
+
+OPS: dict[tuple[str, str], Op] = {
+    # ------------------------------------------------------------ mutations
+    ("mutation", "createPlayer"): mutation(
+        "createPlayer", lambda t: {"name": "eve"}, False, **EVERYONE
+    ),
+    ("mutation", "createGame"): mutation(
+        "createGame", lambda t: {"input": {"seatCount": 3}}, False, **PLAYERS
+    ),
+    ("mutation", "openBoosterPack"): mutation("openBoosterPack", lambda t: {}, False, **PLAYERS),
+    ("mutation", "joinGame"): mutation(
+        "joinGame", game_arg, False, other="ILLEGAL_ACTION", spectator=OK
+    ),
+    # Not seated, so nothing to leave: refused by the rules rather than the role.
+    ("mutation", "leaveGame"): mutation(
+        "leaveGame", game_arg, False, other=OK, spectator="ILLEGAL_ACTION"
+    ),
+    ("mutation", "addBot"): mutation(
+        "addBot",
+        lambda t: {"gameId": t.game_id, "strategy": "RANDOM"},
+        False,
+        other="FORBIDDEN",
+        spectator="FORBIDDEN",
+    ),
+    ("mutation", "startGame"): mutation(
+        "startGame", game_arg, False, other="FORBIDDEN", spectator="FORBIDDEN"
+    ),
+    ("mutation", "sendMessage"): mutation(
+        "sendMessage",
+        lambda t: {"gameId": t.game_id, "to": 0, "text": "hello"},
+        True,
+        other=OK,
+        spectator="FORBIDDEN",
+    ),
+    ("mutation", "deliverMessage"): mutation(
+        "deliverMessage",
+        lambda t: {"gameId": t.game_id, "messageId": t.message_id},
+        True,
+        other="ILLEGAL_ACTION",
+        spectator="FORBIDDEN",
+    ),
+    ("mutation", "declineMessage"): mutation(
+        "declineMessage",
+        lambda t: {"gameId": t.game_id, "messageId": t.message_id},
+        True,
+        other="ILLEGAL_ACTION",
+        spectator="FORBIDDEN",
+    ),
+    # The host's card, played with another token: not that player's turn.
+    ("mutation", "playCard"): mutation(
+        "playCard",
+        lambda t: {"gameId": t.game_id, "card": t.cards[0]},
+        True,
+        other="NOT_YOUR_TURN",
+        spectator="FORBIDDEN",
+    ),
+    ("mutation", "pass"): mutation(
+        "pass", game_arg, True, other="NOT_YOUR_TURN", spectator="FORBIDDEN"
+    ),
+    ("mutation", "discardAndPlay"): mutation(
+        "discardAndPlay",
+        lambda t: {"gameId": t.game_id, "discard": t.cards[0], "card": t.cards[1]},
+        True,
+        other="NOT_YOUR_TURN",
+        spectator="FORBIDDEN",
+    ),
+    ("mutation", "resolveDecision"): mutation(
+        "resolveDecision",
+        lambda t: {"gameId": t.game_id, "decision": {"kind": CRAZY, "card": t.cards[0]}},
+        True,
+        other="ILLEGAL_ACTION",
+        spectator="FORBIDDEN",
+    ),
+    # --------------------------------------------------------------- queries
+    ("query", "me"): Op("{ r: me { player { id } } }", lambda t: {}, True, PLAYERS),
+    ("query", "game"): Op(
+        "query($gameId: ID!) { r: game(id: $gameId) { __typename "
+        "... on Refusal { code } ... on Game { version viewer { seat hand { id } } } } }",
+        game_arg,
+        True,
+        EVERYONE,
+    ),
+    ("query", "games"): Op(
+        "{ r: games { __typename ... on Refusal { code } } }", lambda t: {}, True, EVERYONE
+    ),
+    ("query", "cardCatalog"): Op("{ r: cardCatalog { id } }", lambda t: {}, True, EVERYONE),
+    ("query", "gameEvents"): Op(
+        "query($gameId: ID!) { r: gameEvents(gameId: $gameId) { __typename "
+        "... on Refusal { code } ... on GameEventPage { lastSeq } } }",
+        game_arg,
+        True,
+        EVERYONE,
+    ),
+    # ---------------------------------------------------------- subscriptions
+    ("subscription", "gameEvents"): Op(
+        "subscription($gameId: ID!) { gameEvents(gameId: $gameId) { seq data } }",
+        game_arg,
+        True,
+        EVERYONE,
+    ),
+    ("subscription", "lobby"): Op(
+        "subscription { lobby { gameId } }", lambda t: {}, True, EVERYONE
+    ),
+}
+
+
+def schema_operations() -> set[tuple[str, str]]:
+    s = schema._schema
+    roots = {
+        "query": s.query_type,
+        "mutation": s.mutation_type,
+        "subscription": s.subscription_type,
+    }
+    return {(kind, name) for kind, t in roots.items() if t is not None for name in t.fields}
+
+
+def test_every_operation_of_the_schema_has_an_entry() -> None:
+    assert set(OPS) == schema_operations()
+
+
+def context(client: Client, t: Table, caller: str, websocket: bool = False) -> Context:
+    authorization = BAD_AUTHORIZATION.get(caller)
+    if caller in t.tokens:
+        authorization = f"Bearer {t.tokens[caller]}"
+    if websocket:
+        ws = WebSocket({"type": "websocket", "path": "/graphql", "headers": []}, _never, _never)
+        params = {} if authorization is None else {"authorization": authorization}
+        return Context(client.h.deps, Settings(), ws, None, connection_params=params)
+    headers = [] if authorization is None else [(b"authorization", authorization.encode())]
+    request = Request({"type": "http", "method": "POST", "path": "/graphql", "headers": headers})
+    return Context(client.h.deps, Settings(), request, None)
+
+
+async def _never(*_: Any) -> Any:
+    raise AssertionError("no socket I/O in schema-level tests")
+
+
+def outcome(result: Any) -> str:
+    """``ok``, or the code of the GraphQL error or of the ``Refusal``."""
+    if result.errors:
+        assert result.data is None or result.data.get("r") is None, result
+        return str(result.errors[0].extensions["code"])
+    r = result.data["r"] if "r" in result.data else next(iter(result.data.values()))
+    if isinstance(r, dict) and r.get("__typename") == "Refusal":
+        return str(r["code"])
+    return OK
+
+
+async def run(client: Client, op: Op, t: Table, caller: str) -> tuple[str, Any]:
+    variables = op.args(t)
+    if not op.text.startswith("subscription"):
+        ctx = context(client, t, caller)
+        result = await schema.execute(op.text, variable_values=variables, context_value=ctx)
+        return outcome(result), result.data
+    ctx = context(client, t, caller, websocket=True)
+    stream: Any = await schema.subscribe(op.text, variable_values=variables, context_value=ctx)
+    try:
+        first = await asyncio.wait_for(anext(stream), 0.5)
+    except TimeoutError:  # live and quiet (the lobby): subscribed, no error
+        return OK, None
+    finally:
+        await stream.aclose()
+    return outcome(first), first.data
+
+
+@pytest.mark.parametrize("caller", CALLERS)
+@pytest.mark.parametrize(("kind", "name"), sorted(OPS))
+async def test_access(client: Client, kind: str, name: str, caller: str) -> None:
+    op = OPS[(kind, name)]
+    t = await (started_table(client) if op.started else lobby_table(client))
+    before = mark(client, t.game_id)
+    seen, data = await run(client, op, t, caller)
+    expected = op.expect.get(caller, UNAUTH)
+    assert seen == expected, (kind, name, caller, data)
+    if seen != OK or kind != "mutation" or name in ("createPlayer", "createGame"):
+        assert mark(client, t.game_id) == before
+    if seen != OK:
+        return
+    if (kind, name) == ("query", "game"):  # the viewer is the caller's own seat, or none
+        viewer = data["r"]["viewer"]
+        assert viewer is None if caller != "other" else viewer["seat"] == 1
+        if viewer is not None:
+            hand = client.h.store.games[t.game_id].state.seats[1].hand  # type: ignore[union-attr]
+            assert sorted(c["id"] for c in viewer["hand"]) == sorted(hand)

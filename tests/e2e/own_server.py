@@ -1,0 +1,77 @@
+"""A server process of a test's own: ``mmk serve`` (as in ``conftest.py``)
+with the database and extra environment the test chooses, for fault tests
+that need settings (or a database link) the shared session server has not."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from tests.e2e.client import ISSUED_TOKENS
+from tests.e2e.conftest import (
+    ROOT,
+    START_ATTEMPTS,
+    Server,
+    _free_port,
+    _stop,
+    _wait_healthy,
+)
+
+
+@contextmanager
+def own_server(
+    directory: Path, database_url: str, redis_url: str | None = None, **extra_env: str
+) -> Iterator[tuple[Server, subprocess.Popen[bytes]]]:
+    """``mmk serve`` on a free port (the in-process bus unless ``redis_url``);
+    stopped on exit."""
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "MMK_WORKERS": "1",
+        "MMK_LOG_LEVEL": "info",
+        **extra_env,
+    }
+    env.pop("REDIS_URL", None)
+    log = directory / "server.log"
+    for attempt in range(1, START_ATTEMPTS + 1):
+        port = _free_port()
+        cmd = [sys.executable, "-m", "api.cli", "serve", "--host", "127.0.0.1"]
+        cmd += ["--port", str(port), "--database", database_url]
+        cmd += ["--redis", redis_url] if redis_url else []
+        srv = Server(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}/graphql", log)
+        with log.open("ab") as out:
+            proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            _wait_healthy(proc, srv.base_url, srv)
+        except RuntimeError:
+            _stop(proc)
+            if attempt == START_ATTEMPTS:
+                raise
+            continue
+        try:
+            yield srv, proc
+        finally:
+            _stop(proc)
+        return
+
+
+def log_records(server: Server) -> list[dict[str, Any]]:
+    """The server's JSON log lines (other lines, e.g. the banner, skipped)."""
+    out = []
+    for line in server.log.read_text(errors="replace").splitlines():
+        if line.startswith("{"):
+            out.append(json.loads(line))
+    return out
+
+
+def assert_no_leak(server: Server) -> None:
+    """No token the tests were given appears in the log, and no ASGI crash."""
+    text = server.log.read_text(errors="replace")
+    for sign in ("Exception in ASGI", *ISSUED_TOKENS):
+        assert sign not in text, f"the server log shows {sign!r}"

@@ -1,0 +1,84 @@
+"""The Redis rate limiter (infra.rate_limit.RedisLimiter) on a real Redis:
+limits shared by server instances, atomic under concurrency, keys that
+expire and hold no token, and per-process limits while Redis is away."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Callable
+
+import pytest
+import redis.asyncio as aioredis
+
+from infra.rate_limit import MUTATION, SUBSCRIPTION, Limits, RedisLimiter
+
+Make = Callable[..., RedisLimiter]
+
+
+@pytest.fixture
+async def make(redis_url: str) -> AsyncIterator[Make]:
+    """Limiters on one fresh key prefix (as instances of one deployment)."""
+    prefix = f"mmk-test-rl-{uuid.uuid4().hex[:12]}:"
+    made: list[RedisLimiter] = []
+
+    def factory(url: str = redis_url, **limits: int) -> RedisLimiter:
+        limiter = RedisLimiter(url, prefix, Limits(**limits))
+        made.append(limiter)
+        return limiter
+
+    factory.prefix = prefix  # type: ignore[attr-defined]
+    yield factory
+    admin = aioredis.from_url(redis_url)
+    keys = [k async for k in admin.scan_iter(f"{prefix}*")]
+    if keys:
+        await admin.delete(*keys)
+    await admin.aclose()
+    for limiter in made:
+        await limiter.aclose()
+
+
+async def test_instances_share_one_budget(make: Make) -> None:
+    a, b = make(mutations_per_token=4), make(mutations_per_token=4)
+    results = [await x.check(MUTATION, "1.1.1.1", "tok") for x in (a, b, a, b)]
+    assert results == [0.0, 0.0, 0.0, 0.0]
+    wait = await b.check(MUTATION, "1.1.1.1", "tok")
+    assert 14.0 < wait <= 15.0  # 4 a minute: one every 15 s
+    assert await a.check(MUTATION, "1.1.1.1", "other") == 0.0
+
+
+async def test_concurrent_requests_never_pass_more_than_the_limit(make: Make) -> None:
+    limiters = [make(mutations_per_ip=10) for _ in range(3)]
+    checks = [limiters[i % 3].check(MUTATION, "2.2.2.2", None) for i in range(60)]
+    waits = await asyncio.gather(*checks)
+    assert sum(w == 0.0 for w in waits) == 10
+
+
+async def test_both_keys_or_none_and_the_cost(make: Make, redis_url: str) -> None:
+    rl = make(mutations_per_ip=10, mutations_per_token=3)
+    assert await rl.check(MUTATION, "3.3.3.3", "a", cost=3) == 0.0
+    assert await rl.check(MUTATION, "3.3.3.3", "a") > 0  # the token's budget is spent
+    for i in range(7):  # ... and the refusal took nothing from the IP's
+        assert await rl.check(MUTATION, "3.3.3.3", f"t{i}") == 0.0
+    assert await rl.check(MUTATION, "3.3.3.3", "z") > 0
+
+
+async def test_keys_expire_and_hold_no_token(make: Make, redis_url: str) -> None:
+    rl = make(subscriptions_per_token=2, subscriptions_per_ip=100)
+    token = "a-secret-bearer-token"
+    assert await rl.check(SUBSCRIPTION, "4.4.4.4", token) == 0.0
+    admin = aioredis.from_url(redis_url, decode_responses=True)
+    try:
+        keys = [k async for k in admin.scan_iter(f"{make.prefix}*")]  # type: ignore[attr-defined]
+        assert len(keys) == 2 and not any(token in k for k in keys), keys
+        for key in keys:
+            assert 0 < await admin.pttl(key) <= 60_000
+    finally:
+        await admin.aclose()
+
+
+async def test_without_redis_the_limits_hold_per_process(make: Make) -> None:
+    rl = make("redis://127.0.0.1:1/0", mutations_per_token=2)
+    assert await rl.check(MUTATION, None, "t") == 0.0
+    assert await rl.check(MUTATION, None, "t") == 0.0
+    assert await rl.check(MUTATION, None, "t") > 0

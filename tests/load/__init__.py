@@ -1,0 +1,1 @@
+"""Load test (``make load``): not collected by ``make test`` (no test files)."""
