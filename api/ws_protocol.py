@@ -12,6 +12,11 @@ unsent, abort the connection (a TCP reset): its subscriptions end (their
 ``finally`` releases the bus) and the client, if alive, reconnects and
 resumes with ``afterSeq``. Other connections are never waited on: the bus
 hands each subscriber a bounded queue and drops the ones that fall behind.
+
+It also coalesces writes: the data frames sent to one connection within one
+turn of the event loop go out in one ``transport.write`` at its end (a move
+that ends a trick brings ~10 events to every subscriber: one system call per
+subscriber instead of ten, and the client wakes once).
 """
 
 from __future__ import annotations
@@ -21,7 +26,9 @@ import functools
 import logging
 from typing import Any
 
+from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.exceptions import InvalidState
 
 from infra.settings import Settings
 
@@ -40,6 +47,44 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._stalled: asyncio.TimerHandle | None = None
+        self._unsent: list[bytes] = []
+        self._flush_soon: asyncio.Handle | None = None
+
+    async def send(self, message: Any) -> None:
+        """A data frame joins the ones waiting for the end of this loop turn;
+        anything else (accept, close) goes after them, as uvicorn sends it."""
+        if (
+            message["type"] != "websocket.send"
+            or not self.handshake_complete
+            or self.close_sent
+            or self.initial_response is not None
+        ):
+            self._flush()
+            await super().send(message)
+            return
+        await self.writable.wait()
+        if self.disconnected:
+            raise ClientDisconnected()
+        try:
+            data = message.get("bytes")
+            if data is not None:
+                self.conn.send_binary(data)
+            else:
+                self.conn.send_text(message["text"].encode())
+        except InvalidState:
+            raise ClientDisconnected() from None
+        self._unsent.extend(self.conn.data_to_send())
+        if self._flush_soon is None:
+            self._flush_soon = self.loop.call_soon(self._flush)
+
+    def _flush(self) -> None:
+        if self._flush_soon is not None:
+            self._flush_soon.cancel()
+            self._flush_soon = None
+        if self._unsent:
+            data, self._unsent = b"".join(self._unsent), []
+            if not self.transport.is_closing():
+                self.transport.write(data)
 
     def pause_writing(self) -> None:
         """The transport's buffer is over its high-water mark: the kernel's
@@ -59,6 +104,7 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel()
+        self._unsent.clear()
         super().connection_lost(exc)
 
     def _abort(self, why: str) -> None:

@@ -22,6 +22,7 @@ from graphql import (
     ExecutionResult,
     FieldNode,
     FragmentDefinitionNode,
+    GraphQLSchema,
     OperationDefinitionNode,
     VariableNode,
     Visitor,
@@ -29,6 +30,8 @@ from graphql import (
 )
 from graphql.pyutils import AwaitableOrValue
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+
+from api.graphql.plain_selection import PlainSelection, plain_selection
 
 FRAMES_KEPT = 4096
 """Results kept: a move brings at most ~a dozen events per audience, read by
@@ -68,6 +71,7 @@ class FrameCache:
         self._size = size
         self._results: OrderedDict[_Key, ExecutionResult] = OrderedDict()
         self._operations: dict[int, tuple[OperationDefinitionNode, frozenset[str]]] = {}
+        self._plain: dict[int, tuple[OperationDefinitionNode, PlainSelection | None]] = {}
         self.hits = 0
 
     def key(
@@ -85,6 +89,18 @@ class FrameCache:
             self._operations[id(operation)] = known  # keeps the node, so the id stays its own
         used = tuple(sorted((n, repr(variables.get(n))) for n in known[1]))
         return id(operation), used, frame
+
+    def plain(
+        self, schema: GraphQLSchema, operation: OperationDefinitionNode
+    ) -> PlainSelection | None:
+        """The operation's plain selection, if it is one (worked out once)."""
+        known = self._plain.get(id(operation))
+        if known is None or known[0] is not operation:
+            known = (operation, plain_selection(schema, operation))
+            if len(self._plain) >= self._size:
+                self._plain.clear()
+            self._plain[id(operation)] = known
+        return known[1]
 
     def get(self, key: _Key) -> ExecutionResult | None:
         result = self._results.get(key)
@@ -119,6 +135,10 @@ class SharedFrames(StrawberryGraphQLCoreExecutionContext):
         cached = self.frames.get(key)
         if cached is not None:
             return _Built(cached)
+        plain = self.frames.plain(self.schema, self.operation)
+        if plain is not None and (built := plain.frame(payload)) is not None:
+            self.frames.put(key, built)
+            return _Built(built)
         executor = super().build_per_event_executor(payload)
         assert isinstance(executor, SharedFrames)
         executor.frame = key

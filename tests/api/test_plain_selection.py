@@ -1,0 +1,99 @@
+"""Plain subscription selections framed without the executor
+(api/graphql/plain_selection.py): byte for byte what graphql-core's executor
+frames, for any mix of fields, aliases and repeats; anything else is left to
+the executor."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+from graphql import OperationDefinitionNode, parse, validate
+from hypothesis import given
+from hypothesis import strategies as st
+from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+
+from api.graphql.plain_selection import plain_selection
+from api.graphql.schema import schema
+from api.graphql.types.events import GameEvent
+from domain.services.results import EventView
+
+FIELDS = ["gameId", "seq", "type", "at", "data", "__typename"]
+JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+def _operation(text: str) -> OperationDefinitionNode:
+    node = parse(text).definitions[0]
+    assert isinstance(node, OperationDefinitionNode)
+    return node
+
+
+def _by_executor(text: str, payload: GameEvent) -> Any:
+    built = StrawberryGraphQLCoreExecutionContext.build(schema._schema, parse(text))
+    assert not isinstance(built, list), built
+    return built.build_per_event_executor(payload).execute_operation(False)
+
+
+@given(
+    picks=st.lists(
+        st.tuples(st.sampled_from(FIELDS), st.none() | st.sampled_from(["a", "b", "seq", "x1"])),
+        min_size=1,
+        max_size=8,
+    ),
+    root_alias=st.none() | st.just("events"),
+    seq=st.integers(1, 2**31 - 1),
+    kind=st.text(min_size=1, max_size=12),
+    data=st.dictionaries(st.text(max_size=6), JSONISH, max_size=4),
+    seat=st.none() | st.integers(0, 7),
+)
+def test_a_plain_selection_frames_what_the_executor_frames(
+    picks: list[tuple[str, str | None]],
+    root_alias: str | None,
+    seq: int,
+    kind: str,
+    data: dict[str, Any],
+    seat: int | None,
+) -> None:
+    fields = " ".join(f"{alias}: {name}" if alias else name for name, alias in picks)
+    root = f"{root_alias}: gameEvents" if root_alias else "gameEvents"
+    text = f'subscription {{ {root}(gameId: "g1", afterSeq: 3) {{ {fields} }} }}'
+    audience = "game:g1:public" if seat is None else f"game:g1:seat:{seat}"
+    view = EventView("g1", seq, kind, "2026-11-29T10:00:00.123000+00:00", data, audience)
+    payload = GameEvent.from_domain(view)
+    if validate(schema._schema, parse(text)):  # e.g. one alias for two fields: never run
+        return
+    expected = _by_executor(text, payload)
+    assert expected.errors is None, expected.errors
+    plain = plain_selection(schema._schema, _operation(text))
+    assert plain is not None
+    framed = plain.frame(payload)
+    assert framed is not None and framed.errors is None
+    assert orjson.dumps(framed.data) == orjson.dumps(expected.data)
+
+
+@pytest.mark.parametrize(
+    "selection",
+    [
+        "gameEvents(gameId: $g) { seq ... on GameEvent { type } }",
+        "gameEvents(gameId: $g) { seq ...F }",
+        "gameEvents(gameId: $g) { seq type @include(if: $x) }",
+        "gameEvents(gameId: $g) @skip(if: $x) { seq }",
+        "gameEvents(gameId: $g) { seq } lobby { gameId }",
+        "lobby { gameId status }",  # an enum: not a scalar
+    ],
+)
+def test_anything_else_is_left_to_the_executor(selection: str) -> None:
+    text = f"subscription($g: ID!, $x: Boolean!) {{ {selection} }} fragment F on GameEvent {{ at }}"
+    assert plain_selection(schema._schema, _operation(text)) is None
+
+
+def test_queries_and_mutations_are_not_subscription_frames() -> None:
+    op = _operation('query { game(id: "g") { __typename } }')
+    assert plain_selection(schema._schema, op) is None
