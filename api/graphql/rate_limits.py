@@ -16,6 +16,7 @@ never reads ``X-Forwarded-For`` itself.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from functools import partial
@@ -38,6 +39,8 @@ from api.graphql.context import Context
 from domain.errors import DomainError, ErrorCode
 from domain.services.auth import bearer_token
 from infra.rate_limit import MUTATION, SUBSCRIPTION, Kind, LocalLimiter, RateLimiter
+
+log = logging.getLogger("mmk.api")
 
 
 def rate_limited(wait: float) -> GraphQLError:
@@ -93,11 +96,15 @@ class LocalRateLimits(SchemaExtension):
         self.limiter = limiter
 
     def on_execute(self) -> Iterator[None]:
-        charge = charge_of(self.execution_context)
-        if charge is not None:
-            wait = self.limiter.check_now(*charge)
-            if wait > 0:
-                raise _refuse(self.execution_context, wait)
+        wait = 0.0
+        try:
+            charge = charge_of(self.execution_context)
+            if charge is not None:
+                wait = self.limiter.check_now(*charge)
+        except Exception:  # an extension's error would reach the client unmasked
+            log.exception("rate limit check failed; the request goes on unlimited")
+        if wait > 0:
+            raise _refuse(self.execution_context, wait)
         yield
 
 
@@ -108,11 +115,15 @@ class RateLimits(SchemaExtension):
         self.limiter = limiter
 
     async def on_execute(self) -> AsyncIterator[None]:
-        charge = charge_of(self.execution_context)
-        if charge is not None:
-            wait = await self.limiter.check(*charge)
-            if wait > 0:
-                raise _refuse(self.execution_context, wait)
+        wait = 0.0
+        try:
+            charge = charge_of(self.execution_context)
+            if charge is not None:
+                wait = await self.limiter.check(*charge)
+        except Exception:  # an extension's error would reach the client unmasked
+            log.exception("rate limit check failed; the request goes on unlimited")
+        if wait > 0:
+            raise _refuse(self.execution_context, wait)
         yield
 
 

@@ -141,3 +141,19 @@ def test_without_limits_the_schema_has_no_rate_limit_extension() -> None:
     assert not {RateLimits, LocalRateLimits} & set(factories(build_schema()))
     limiter = LocalLimiter(Limits(mutations_per_ip=1))
     assert LocalRateLimits in factories(build_schema(rate_limiter=limiter))
+
+
+class BrokenLimiter(LocalLimiter):
+    """A limiter whose check fails (a bug, a lost connection)."""
+
+    def check_now(self, *_: Any) -> float:
+        raise RuntimeError("secret detail of the failure")
+
+
+async def test_a_failing_limiter_lets_the_request_through_and_leaks_nothing(
+    client: Client,
+) -> None:
+    schema = build_schema(rate_limiter=BrokenLimiter(Limits(mutations_per_token=1)))
+    result = await schema.execute(CREATE, context_value=context(client, None))
+    assert result.errors is None, result.errors
+    assert result.data == {"createPlayer": {"__typename": "NewPlayer"}}
