@@ -170,12 +170,18 @@ class RedisBus:
             self._reader = asyncio.get_running_loop().create_task(self._read_forever())
 
     async def _connect(self) -> None:
+        """Subscribe every channel wanted, including those first wanted while
+        this was under way (their subscribers left it to this reader: until
+        ``connected`` is set, nobody else subscribes), then count as
+        connected."""
         self._pubsub = self._client.pubsub()
         await self._pubsub.ping()
-        if self._subs:
-            await self._pubsub.subscribe(*(self._prefix + c for c in self._subs))
-            await self._await_confirmations(len(self._subs))
-        self.connected = True
+        sent: set[str] = set()
+        while missing := [c for c in self._subs if c not in sent]:
+            await self._pubsub.subscribe(*(self._prefix + c for c in missing))
+            sent.update(missing)
+            await self._await_confirmations(len(missing))
+        self.connected = True  # no await since the last check: nothing was missed
         await self._flush_outbox()
 
     async def _await_confirmations(self, count: int) -> None:

@@ -459,3 +459,28 @@ async def test_aclose_closes_local_subscriptions_and_releases_the_connection(
 
 async def _no_client_named(admin: aioredis.Redis, name: str) -> bool:
     return not [c for c in await admin.client_list() if c.get("name") == name]
+
+
+async def test_channels_first_wanted_while_the_bus_connects_are_subscribed_too(
+    redis_url: str, make_bus: BusFactory, admin: aioredis.Redis, prefix: str
+) -> None:
+    """A fresh process gets many subscriptions at once (a worker just started):
+    the ones that arrive while its pub/sub connection is being set up are left
+    to that set-up, which must subscribe them all (it once subscribed only
+    those wanted when it began, and the others never heard a live message)."""
+    publisher, subscriber = make_bus(redis_url), make_bus(redis_url)
+    channels = [f"game:{i}:public" for i in range(20)]
+    async with AsyncExitStack() as stack:
+
+        async def enter(ch: str, delay: float) -> Collector:
+            await asyncio.sleep(delay)
+            return Collector(await stack.enter_async_context(subscriber.subscribe(ch)))
+
+        collectors = await asyncio.gather(*(enter(ch, i * 0.0005) for i, ch in enumerate(channels)))
+        counts = await _numsub(admin, [prefix + ch for ch in channels])
+        assert set(counts.values()) == {1}, counts
+        await publisher.publish([(ch, {"ch": ch}) for ch in channels])
+        for ch, c in zip(channels, collectors, strict=True):
+            assert await c.wait_data(1) == [{"ch": ch}]
+        for c in collectors:
+            await c.stop()
