@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import Any
 
 import orjson
@@ -12,7 +13,9 @@ from starlette.responses import Response
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError
+from strawberry.http.exceptions import WebSocketDisconnected
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL
+from strawberry.subscriptions.protocols.graphql_ws.handlers import BaseGraphQLWSHandler
 
 from api.graphql.context import Context
 from api.graphql.player_cache import PlayerCache
@@ -23,7 +26,25 @@ from infra.metrics import Metrics
 MAX_SUBSCRIPTIONS_PER_CONNECTION = 20
 
 
+class LegacyWSHandler(BaseGraphQLWSHandler[Context, None]):
+    """The ``graphql-ws`` handler, quiet when its client has gone: a frame
+    sent just after the client left raised out of the operation's task,
+    which asyncio then logged as an error with its traceback."""
+
+    async def handle_async_results(
+        self,
+        operation_id: str,
+        query: str,
+        operation_name: str | None,
+        variables: dict[str, object] | None,
+    ) -> None:
+        with suppress(WebSocketDisconnected):
+            await super().handle_async_results(operation_id, query, operation_name, variables)
+
+
 class GameGraphQL(GraphQL[Context, None]):
+    graphql_ws_handler_class = LegacyWSHandler
+
     def __init__(self, container: Container, metrics: Metrics | None = None) -> None:
         s = container.settings
         super().__init__(
