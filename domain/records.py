@@ -164,8 +164,36 @@ class BoosterRecord:
 
 
 @dataclass(frozen=True, slots=True)
-class Page:
-    """A cursor-paginated slice of games, newest first."""
+class GameSummary:
+    """What the lobby listing shows of a game (no state: a listing never
+    reads or decodes a game's state)."""
 
-    items: list[GameRecord] = field(default_factory=list)
+    id: str
+    host: str
+    status: GameStatus
+    seat_count: int
+    seats_taken: int
+    options: GameOptions
+    version: int
+    created_at: datetime
+
+    @classmethod
+    def of(cls, game: GameRecord) -> GameSummary:
+        return cls(
+            game.id,
+            game.host,
+            game.status,
+            game.seat_count,
+            game.seats_taken,
+            game.options,
+            game.version,
+            game.created_at,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """A cursor-paginated slice of the lobby listing, newest first."""
+
+    items: list[GameSummary] = field(default_factory=list)
     has_next: bool = False

@@ -23,6 +23,7 @@ from domain.records import (
     BoosterRecord,
     GameRecord,
     GameStatus,
+    GameSummary,
     IdempotencyRecord,
     Page,
     Player,
@@ -170,7 +171,7 @@ class _Games:
         games = [g for g in games if status is None or g.status is status]
         if before is not None:
             games = [g for g in games if (g.created_at, g.id) < before]
-        return Page([g.clone() for g in games[:limit]], len(games) > limit)
+        return Page([GameSummary.of(g) for g in games[:limit]], len(games) > limit)
 
 
 class _Events:

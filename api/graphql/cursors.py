@@ -6,7 +6,7 @@ import base64
 from datetime import UTC, datetime
 
 from domain.errors import BadRequest
-from domain.services.queries import GameSummary
+from domain.records import GameSummary
 
 
 def encode_cursor(g: GameSummary) -> str:

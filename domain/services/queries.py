@@ -11,10 +11,9 @@ from domain.bots.strategy import Strategy
 from domain.errors import BadRequest, NotFound
 from domain.game.commands import Command
 from domain.game.legal import legal_actions
-from domain.game.options import GameOptions
 from domain.game.views import PlayerView, PublicView, player_view, spectator_view
 from domain.ports import UnitOfWork
-from domain.records import GameRecord, GameStatus
+from domain.records import GameRecord, GameStatus, GameSummary
 from domain.services.deps import Deps
 from domain.services.results import EventView
 
@@ -27,20 +26,6 @@ class SeatInfo:
     player_id: str | None
     name: str | None
     bot: Strategy | None
-
-
-@dataclass(frozen=True, slots=True)
-class GameSummary:
-    """What the lobby listing shows of a game."""
-
-    id: str
-    host: str
-    status: GameStatus
-    seat_count: int
-    seats_taken: int
-    options: GameOptions
-    version: int
-    created_at: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,16 +44,7 @@ class GameSnapshot:
 
 
 def summary(game: GameRecord) -> GameSummary:
-    return GameSummary(
-        game.id,
-        game.host,
-        game.status,
-        game.seat_count,
-        game.seats_taken,
-        game.options,
-        game.version,
-        game.created_at,
-    )
+    return GameSummary.of(game)
 
 
 def load_game(uow: UnitOfWork, game_id: str) -> GameRecord:
@@ -123,7 +99,7 @@ async def list_games(
     def tx() -> tuple[list[GameSummary], bool]:
         with deps.uow() as uow:
             page = uow.games.page(status, before, limit)
-            return [summary(g) for g in page.items], page.has_next
+            return page.items, page.has_next
 
     return await deps.run(tx)
 

@@ -19,6 +19,7 @@ from domain.records import (
     BoosterRecord,
     GameRecord,
     GameStatus,
+    GameSummary,
     IdempotencyRecord,
     Occupant,
     Player,
@@ -144,6 +145,36 @@ def _game(r: Row) -> GameRecord:
 
 def game_from_row(row: Row) -> GameRecord:
     return _read("games", row, _game)
+
+
+def _summary(r: Row) -> GameSummary:
+    return GameSummary(
+        r["id"],
+        r["host"],
+        GameStatus(r["status"]),
+        r["seat_count"],
+        sum(seat_from_json(s) is not None for s in r["seats"]),
+        options_from_json(r["options"]),
+        r["version"],
+        r["created_at"],
+    )
+
+
+def summary_from_row(row: Row) -> GameSummary:
+    """A listing's row: no state is read (SUMMARY_COLUMNS)."""
+    return _read("games", row, _summary)
+
+
+SUMMARY_COLUMNS = (
+    "id",
+    "host",
+    "status",
+    "seat_count",
+    "seats",
+    "options",
+    "version",
+    "created_at",
+)
 
 
 # ---------------------------------------------------------------- events

@@ -43,7 +43,9 @@ _STALLED_BOTS = (
     .order_by(_G.updated_at)
     .limit(sa.bindparam("n"))
 )
-_GAME_NEWEST = sa.select(games).order_by(_G.created_at.desc(), _G.id.desc())
+_GAME_NEWEST = sa.select(*(games.c[n] for n in m.SUMMARY_COLUMNS)).order_by(
+    _G.created_at.desc(), _G.id.desc()
+)
 _EVENTS_AFTER = (
     sa.select(game_events)
     .where(_E.game_id == sa.bindparam("g"), _E.seq > sa.bindparam("after"))
@@ -156,7 +158,7 @@ class SqlGameRepository(_Repo):
             at, game_id = sa.literal(before[0], _G.created_at.type), sa.literal(before[1])
             stmt = stmt.where(sa.tuple_(_G.created_at, _G.id) < sa.tuple_(at, game_id))
         rows = self._c.execute(stmt.limit(limit + 1)).all()
-        return Page([m.game_from_row(r._mapping) for r in rows[:limit]], len(rows) > limit)
+        return Page([m.summary_from_row(r._mapping) for r in rows[:limit]], len(rows) > limit)
 
 
 class SqlEventLog(_Repo):

@@ -5,8 +5,10 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+import sqlalchemy as sa
 
-from domain.records import GameRecord, GameStatus
+from domain.records import GameRecord, GameStatus, GameSummary
+from infra.db.mappers import CorruptRow
 from infra.db.uow import SqlUnitOfWorkFactory
 from tests.integration import records as r
 
@@ -29,10 +31,15 @@ def seven_games(uow: SqlUnitOfWorkFactory) -> list[GameRecord]:
     return sorted(games, key=lambda g: (g.created_at, g.id), reverse=True)
 
 
+def _listed(games: list[GameRecord]) -> list[GameSummary]:
+    """What the listing shows of ``games``."""
+    return [GameSummary.of(g) for g in games]
+
+
 def _walk(
     uow: SqlUnitOfWorkFactory, status: GameStatus | None, limit: int
-) -> tuple[list[GameRecord], list[bool]]:
-    items: list[GameRecord] = []
+) -> tuple[list[GameSummary], list[bool]]:
+    items: list[GameSummary] = []
     flags: list[bool] = []
     cursor = None
     with uow() as u:
@@ -51,17 +58,17 @@ def test_pages_are_newest_first_and_cursor_is_strictly_before(
 ) -> None:
     with uow() as u:
         first = u.games.page(None, None, 3)
-        assert first.items == seven_games[:3] and first.has_next
+        assert first.items == _listed(seven_games[:3]) and first.has_next
         g = seven_games[2]
         after = u.games.page(None, (g.created_at, g.id), 100)
-        assert after.items == seven_games[3:] and not after.has_next
+        assert after.items == _listed(seven_games[3:]) and not after.has_next
         # A cursor in another time zone means the same instant.
         tz_cursor = (g.created_at.astimezone(r.PLUS_TWO), g.id)
-        assert u.games.page(None, tz_cursor, 100).items == seven_games[3:]
+        assert u.games.page(None, tz_cursor, 100).items == _listed(seven_games[3:])
         exact = u.games.page(None, None, 7)
-        assert exact.items == seven_games and not exact.has_next
+        assert exact.items == _listed(seven_games) and not exact.has_next
     items, flags = _walk(uow, None, 2)
-    assert items == seven_games
+    assert items == _listed(seven_games)
     assert flags == [True, True, True, False]
 
 
@@ -70,7 +77,7 @@ def test_status_filter(
     uow: SqlUnitOfWorkFactory, seven_games: list[GameRecord], status: GameStatus
 ) -> None:
     items, _ = _walk(uow, status, 1)
-    assert items == [g for g in seven_games if g.status is status]
+    assert items == _listed([g for g in seven_games if g.status is status])
 
 
 def test_empty_and_zero_limit_pages(
@@ -142,3 +149,18 @@ def test_stalled_bot_games_are_found_by_bot_turn_and_age(uow: SqlUnitOfWorkFacto
         assert u.games.stalled_bot_games(r.T0 + timedelta(minutes=5), 10) == [old_bots.id]
         assert u.games.stalled_bot_games(r.T0 + timedelta(minutes=10), 1) == [old_bots.id]
         assert u.games.stalled_bot_games(r.T0, 10) == []
+
+
+def test_the_listing_never_reads_a_state(
+    uow: SqlUnitOfWorkFactory, seven_games: list[GameRecord]
+) -> None:
+    """A game whose stored state is garbage still lists (the listing shows no
+    state, so it reads none): one bad row cannot take the lobby down."""
+    bad = seven_games[1]
+    with uow.engine.begin() as conn:
+        garbage = {"s": '"not a state"', "id": bad.id}  # JSON, as PostgreSQL's json type wants
+        conn.execute(sa.text("UPDATE games SET state = :s WHERE id = :id"), garbage)
+    with uow() as u, pytest.raises(CorruptRow):
+        u.games.get(bad.id)  # the state is garbage indeed
+    items, _ = _walk(uow, None, 3)
+    assert items == _listed(seven_games)

@@ -44,8 +44,7 @@ from domain.game.serialization import StateDecodeError, decode, encode
 from domain.game.setup import new_game
 from domain.game.state import GameState
 from domain.game.views import player_view, spectator_view
-from domain.records import GameStatus
-from domain.services.queries import GameSummary
+from domain.records import GameStatus, GameSummary
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "0")) or None
 """``make fuzz`` raises the example counts; else the Hypothesis profile's."""

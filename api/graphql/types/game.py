@@ -11,8 +11,8 @@ from api.graphql.types.table import Table
 from api.graphql.types.viewer import Viewer
 from domain.bots.strategy import Strategy
 from domain.game.options import AbilityTrigger, Format
-from domain.records import GameStatus
-from domain.services.queries import GameSnapshot, GameSummary, SeatInfo
+from domain.records import GameStatus, GameSummary
+from domain.services.queries import GameSnapshot, SeatInfo
 
 
 @strawberry.type(description="Rule variants of a game (R3, R7.0, R8.3).")
