@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from graphql import (
@@ -36,8 +37,6 @@ from api.graphql.plain_selection import PlainSelection, plain_selection
 FRAMES_KEPT = 4096
 """Results kept: a move brings at most ~a dozen events per audience, read by
 every subscriber within milliseconds."""
-
-_Key = tuple[int, tuple[tuple[str, str], ...], tuple[str, int]]
 
 
 def _selection_variables(
@@ -64,43 +63,46 @@ def _selection_variables(
     return frozenset(names)
 
 
+@dataclass(frozen=True, eq=False)
+class _Operation:
+    """What is worked out once per operation (hashed by identity: a cached
+    result's key keeps its operation, so an id is never reused under it)."""
+
+    node: OperationDefinitionNode
+    variables: frozenset[str]  # those that can shape a frame
+    plain: PlainSelection | None
+
+
+_Key = tuple[_Operation, tuple[tuple[str, str], ...], tuple[str, int]]
+
+
 class FrameCache:
     """The last results by (operation, selection variables, frame key)."""
 
     def __init__(self, size: int = FRAMES_KEPT) -> None:
         self._size = size
         self._results: OrderedDict[_Key, ExecutionResult] = OrderedDict()
-        self._operations: dict[int, tuple[OperationDefinitionNode, frozenset[str]]] = {}
-        self._plain: dict[int, tuple[OperationDefinitionNode, PlainSelection | None]] = {}
+        self._operations: dict[int, _Operation] = {}
         self.hits = 0
 
-    def key(
+    def operation(
         self,
-        operation: OperationDefinitionNode,
+        schema: GraphQLSchema,
+        node: OperationDefinitionNode,
         fragments: Iterable[FragmentDefinitionNode],
-        variables: dict[str, Any],
-        frame: tuple[str, int],
-    ) -> _Key:
-        known = self._operations.get(id(operation))
-        if known is None or known[0] is not operation:
-            known = (operation, _selection_variables(operation, fragments))
+    ) -> _Operation:
+        known = self._operations.get(id(node))
+        if known is None or known.node is not node:
+            variables = _selection_variables(node, fragments)
+            known = _Operation(node, variables, plain_selection(schema, node))
             if len(self._operations) >= self._size:
                 self._operations.clear()
-            self._operations[id(operation)] = known  # keeps the node, so the id stays its own
-        used = tuple(sorted((n, repr(variables.get(n))) for n in known[1]))
-        return id(operation), used, frame
+            self._operations[id(node)] = known  # keeps the node, so the id stays its own
+        return known
 
-    def plain(
-        self, schema: GraphQLSchema, operation: OperationDefinitionNode
-    ) -> PlainSelection | None:
-        """The operation's plain selection, if it is one (worked out once)."""
-        known = self._plain.get(id(operation))
-        if known is None or known[0] is not operation:
-            known = (operation, plain_selection(schema, operation))
-            if len(self._plain) >= self._size:
-                self._plain.clear()
-            self._plain[id(operation)] = known
-        return known[1]
+    def key(self, operation: _Operation, variables: dict[str, Any], frame: tuple[str, int]) -> _Key:
+        used = tuple(sorted((n, repr(variables.get(n))) for n in operation.variables))
+        return operation, used, frame
 
     def get(self, key: _Key) -> ExecutionResult | None:
         result = self._results.get(key)
@@ -129,14 +131,14 @@ class SharedFrames(StrawberryGraphQLCoreExecutionContext):
         frame = getattr(payload, "frame_key", None)
         if frame is None:
             return super().build_per_event_executor(payload)
-        key = self.frames.key(
-            self.operation, self.fragment_definitions.values(), self.variable_values.coerced, frame
+        operation = self.frames.operation(
+            self.schema, self.operation, self.fragment_definitions.values()
         )
+        key = self.frames.key(operation, self.variable_values.coerced, frame)
         cached = self.frames.get(key)
         if cached is not None:
             return _Built(cached)
-        plain = self.frames.plain(self.schema, self.operation)
-        if plain is not None and (built := plain.frame(payload)) is not None:
+        if operation.plain is not None and (built := operation.plain.frame(payload)) is not None:
             self.frames.put(key, built)
             return _Built(built)
         executor = super().build_per_event_executor(payload)

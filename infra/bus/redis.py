@@ -194,14 +194,8 @@ class RedisBus:
             msg = await self._pubsub.get_message(timeout=max(0.0, deadline - loop.time()))
             if msg is None:
                 continue
-            kind = msg.get("type")
-            if kind == "message":
-                self._deliver(msg["channel"], msg["data"])
-            elif kind == "subscribe":
+            if self._handle(msg) == "subscribe":
                 count -= 1
-                ready = self._ready.get(_text(msg["channel"]).removeprefix(self._prefix))
-                if ready is not None:
-                    ready.set()
 
     async def _read_forever(self) -> None:
         backoff = BACKOFF_MIN
@@ -219,13 +213,7 @@ class RedisBus:
                 msg = await self._pubsub.get_message(timeout=1.0)
                 if msg is None:
                     continue
-                kind = msg.get("type")
-                if kind == "message":
-                    self._deliver(msg["channel"], msg["data"])
-                elif kind == "subscribe":
-                    ready = self._ready.get(_text(msg["channel"]).removeprefix(self._prefix))
-                    if ready is not None:
-                        ready.set()
+                self._handle(msg)
             except asyncio.CancelledError:
                 raise
             except DISCONNECTS as e:
@@ -237,6 +225,17 @@ class RedisBus:
                 await self._drop_pubsub()
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, BACKOFF_MAX)
+
+    def _handle(self, msg: dict[str, Any]) -> object:
+        """A message is delivered, a subscription confirmed; returns the kind."""
+        kind = msg.get("type")
+        if kind == "message":
+            self._deliver(msg["channel"], msg["data"])
+        elif kind == "subscribe":
+            ready = self._ready.get(_text(msg["channel"]).removeprefix(self._prefix))
+            if ready is not None:
+                ready.set()
+        return kind
 
     def _deliver(self, raw_channel: bytes | str, raw: bytes | str) -> None:
         name = _text(raw_channel)

@@ -7,22 +7,29 @@ import pytest
 import sqlalchemy as sa
 
 from domain.ports import WriteConflict
+from domain.records import GameRecord
 from infra.db.game_cache import GameCache
 from infra.db.uow import SqlUnitOfWorkFactory
 from tests.integration import records as r
 from tests.integration.databases import empty_tables
 
 
-def test_a_committed_game_is_served_from_memory_at_its_version(engine: sa.Engine) -> None:
-    empty_tables(engine)
-    cache = GameCache()
-    uow = SqlUnitOfWorkFactory(engine, cache)
+def _committed(uow: SqlUnitOfWorkFactory) -> GameRecord:
+    """A started game of a new host, committed through ``uow``."""
     host = r.player()
     game = r.started_game(host.id)
     with uow() as u:
         u.players.add(host, "h")
         u.games.add(game)
         u.commit()
+    return game
+
+
+def test_a_committed_game_is_served_from_memory_at_its_version(engine: sa.Engine) -> None:
+    empty_tables(engine)
+    cache = GameCache()
+    uow = SqlUnitOfWorkFactory(engine, cache)
+    game = _committed(uow)
     with uow() as u:
         first = u.games.get(game.id)
     assert first == game and cache.hits == 1
@@ -36,12 +43,7 @@ def test_an_uncommitted_write_is_never_served(engine: sa.Engine) -> None:
     empty_tables(engine)
     cache = GameCache()
     uow = SqlUnitOfWorkFactory(engine, cache)
-    host = r.player()
-    game = r.started_game(host.id)
-    with uow() as u:
-        u.players.add(host, "h")
-        u.games.add(game)
-        u.commit()
+    game = _committed(uow)
     changed = game.clone()
     changed.version += 1
     changed.last_seq += 5
@@ -55,12 +57,7 @@ def test_another_writer_makes_the_cached_copy_stale(engine: sa.Engine) -> None:
     empty_tables(engine)
     cache = GameCache()
     cached_uow, plain_uow = SqlUnitOfWorkFactory(engine, cache), SqlUnitOfWorkFactory(engine)
-    host = r.player()
-    game = r.started_game(host.id)
-    with cached_uow() as u:
-        u.players.add(host, "h")
-        u.games.add(game)
-        u.commit()
+    game = _committed(cached_uow)
     other = game.clone()
     other.version += 1
     other.last_seq += 2
@@ -75,13 +72,9 @@ def test_an_optimistic_read_serves_the_copy_and_says_it_may_be_behind(engine: sa
     empty_tables(engine)
     cache = GameCache()
     cached_uow, plain_uow = SqlUnitOfWorkFactory(engine, cache), SqlUnitOfWorkFactory(engine)
-    host = r.player()
-    game = r.started_game(host.id)
     with cached_uow() as u:
-        u.players.add(host, "h")
-        assert u.games.get_known(game.id) == (None, False)
-        u.games.add(game)
-        u.commit()
+        assert u.games.get_known("no-such-game") == (None, False)
+    game = _committed(cached_uow)
     other = game.clone()
     other.version += 1
     with plain_uow() as u:  # another process moves the game on
