@@ -164,8 +164,10 @@ def _change(
 
 
 async def mutate(deps: Deps, req: Request, game_id: str, change: Change) -> MutationResult:
-    """Run ``change`` on the game in a transaction, publish, wake the bots."""
-    fresh, attempt = False, 0
+    """Run ``change`` on the game in a transaction, publish, wake the bots.
+    ``expectedVersion`` is judged on a fresh read: on this process's copy, a
+    copy behind the game would turn STALE_STATE into CONFLICT."""
+    fresh, attempt = req.expected_version is not None, 0
     while True:
         try:
             result, done = await deps.run(partial(_transaction, deps, req, game_id, change, fresh))
@@ -175,14 +177,14 @@ async def mutate(deps: Deps, req: Request, game_id: str, change: Change) -> Muta
         except WriteConflict as e:
             attempt += fresh  # a conflict on the copy may only mean it was behind
             fresh = True
+            if req.expected_version is None and attempt < ATTEMPTS:
+                continue  # the next try replays a twin's result first, if one won
             stored = None
             if req.idempotency_key is not None:  # did a twin with our key win?
                 stored = await deps.run(lambda: _replayed(deps, req))
             if stored is not None:
                 return MutationResult.from_dict(stored)
-            if req.expected_version is not None or attempt >= ATTEMPTS:
-                raise Conflict("another change to this game came first; reload and retry") from e
-            continue
+            raise Conflict("another change to this game came first; reload and retry") from e
         if done is not None:
             await after_commit(deps, done)
         return result
@@ -205,13 +207,7 @@ async def publish(deps: Deps, done: Committed) -> None:
     public_channel = game_channel(game.id, None)
     out: list[tuple[str, dict[str, Any]]] = []
     for e in done.events:
-        public = {
-            "gameId": e.game_id,
-            "seq": e.seq,
-            "type": e.type,
-            "at": e.at.isoformat(),
-            "data": e.public,
-        }
+        public = EventView.of(e, None).to_message()
         out.append((public_channel, public))
         for seat, channel in enumerate(channels):
             own = e.private.get(seat)

@@ -8,11 +8,10 @@ import uuid
 from dataclasses import dataclass
 
 from domain.errors import BadRequest, NotFound
-from domain.ports import WriteConflict
 from domain.records import BoosterRecord, Player
 from domain.services.auth import player_for_token, token_hash
 from domain.services.deps import Deps
-from domain.services.mutation import Request, remember, replay
+from domain.services.mutation import Request, remember, replay, run_keyed
 
 MAX_NAME = 40
 MIN_PLAYER_KEY = 16  # [decision] the key recovers the token: it must be hard to guess
@@ -40,19 +39,20 @@ def _keyed_id(key: str) -> str:
     return str(uuid.uuid5(_KEYED_PLAYERS, key))
 
 
+def _xor_pad(data: bytes, key: str, player_id: str) -> bytes:
+    pad = hashlib.shake_256(f"mmk-token-seal|{key}|{player_id}".encode()).digest(len(data))
+    return bytes(a ^ b for a, b in zip(data, pad, strict=True))
+
+
 def _seal(token: str, key: str, player_id: str) -> str:
     """[decision] A retried ``createPlayer`` must return the same token, yet the
     token is never stored: the idempotency record keeps it XORed with a pad
     derived from the client's key, so only a caller holding the key recovers it."""
-    data = token.encode()
-    pad = hashlib.shake_256(f"mmk-token-seal|{key}|{player_id}".encode()).digest(len(data))
-    return base64.b64encode(bytes(a ^ b for a, b in zip(data, pad, strict=True))).decode()
+    return base64.b64encode(_xor_pad(token.encode(), key, player_id)).decode()
 
 
 def _unseal(sealed: str, key: str, player_id: str) -> str:
-    data = base64.b64decode(sealed)
-    pad = hashlib.shake_256(f"mmk-token-seal|{key}|{player_id}".encode()).digest(len(data))
-    return bytes(a ^ b for a, b in zip(data, pad, strict=True)).decode()
+    return _xor_pad(base64.b64decode(sealed), key, player_id).decode()
 
 
 async def create_player(deps: Deps, name: str, idempotency_key: str | None = None) -> NewPlayer:
@@ -81,13 +81,7 @@ async def create_player(deps: Deps, name: str, idempotency_key: str | None = Non
             uow.commit()
         return NewPlayer(player, token)
 
-    for attempt in range(2):  # a racing twin with the same key: the retry replays
-        try:
-            return await deps.run(tx)
-        except WriteConflict:
-            if attempt:
-                raise
-    raise AssertionError("unreachable")
+    return await run_keyed(deps, req, tx)  # a racing twin with the same key: replayed
 
 
 async def authenticate(deps: Deps, token: str) -> Player:

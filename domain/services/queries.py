@@ -43,10 +43,6 @@ class GameSnapshot:
     legal_actions: tuple[Command, ...]
 
 
-def summary(game: GameRecord) -> GameSummary:
-    return GameSummary.of(game)
-
-
 def load_game(uow: UnitOfWork, game_id: str) -> GameRecord:
     game = uow.games.get(game_id)
     if game is None:
@@ -66,7 +62,7 @@ def snapshot(uow: UnitOfWork, game: GameRecord, player_id: str | None) -> GameSn
     seat = game.seat_of(player_id)
     state = game.state
     return GameSnapshot(
-        summary=summary(game),
+        summary=GameSummary.of(game),
         seats=tuple(seats),
         rat_seat=state.rat if state else game.rat_choice,
         last_seq=game.last_seq,

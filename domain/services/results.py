@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from domain.records import StoredEvent
@@ -22,12 +22,8 @@ class EventView:
     audience: str | None = field(default=None, compare=False)
 
     @classmethod
-    def of(cls, e: StoredEvent, seat: int | None) -> EventView:
-        return cls(e.game_id, e.seq, e.type, e.at.isoformat(), e.for_seat(seat))
-
-    def heard_by(self, audience: str) -> EventView:
-        """This view, marked as the projection of ``audience``."""
-        return replace(self, audience=audience)
+    def of(cls, e: StoredEvent, seat: int | None, audience: str | None = None) -> EventView:
+        return cls(e.game_id, e.seq, e.type, e.at.isoformat(), e.for_seat(seat), audience)
 
     def to_message(self) -> dict[str, Any]:
         return {

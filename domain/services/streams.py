@@ -37,7 +37,7 @@ async def _backlog(
                 for e in rows:
                     if upto is not None and e.seq > upto:
                         return out
-                    out.append(EventView.of(e, seat).heard_by(audience))
+                    out.append(EventView.of(e, seat, audience))
                     last = e.seq
                 if len(rows) < MAX_PAGE:
                     return out

@@ -83,23 +83,19 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait(STOP_TIMEOUT)
 
 
-def _start(tmp: Path) -> tuple[subprocess.Popen[bytes], Server]:
+def launch(
+    directory: Path, env: dict[str, str], database_url: str, redis_url: str | None = None
+) -> tuple[subprocess.Popen[bytes], Server]:
     """``mmk serve`` (the production entry point, as `make run`: JSON logs,
-    uvicorn with websockets-sansio) on a free port; a port taken in between
-    by someone else just means another try."""
-    env = {
-        **os.environ,
-        "DATABASE_URL": f"sqlite:///{tmp}/e2e.sqlite3",
-        "MMK_WORKERS": "1",
-        "MMK_LOG_LEVEL": "info",
-        "MMK_GRAPHIQL": "true",
-    }
-    env.pop("REDIS_URL", None)  # the embedded default: in-process bus
-    log = tmp / "server.log"
+    uvicorn with the project's WebSocket protocol) on a free port, logging to
+    ``directory``/server.log; a port taken in between by someone else just
+    means another try."""
+    log = directory / "server.log"
     for attempt in range(1, START_ATTEMPTS + 1):
         port = _free_port()
         cmd = [sys.executable, "-m", "api.cli", "serve", "--host", "127.0.0.1"]
-        cmd += ["--port", str(port), "--database", env["DATABASE_URL"]]
+        cmd += ["--port", str(port), "--database", database_url]
+        cmd += ["--redis", redis_url] if redis_url else []
         srv = Server(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}/graphql", log)
         with log.open("ab") as out:
             proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
@@ -115,6 +111,19 @@ def _start(tmp: Path) -> tuple[subprocess.Popen[bytes], Server]:
             raise
         return proc, srv
     raise AssertionError("unreachable")
+
+
+def _start(tmp: Path) -> tuple[subprocess.Popen[bytes], Server]:
+    """The session's server: the embedded default (SQLite, in-process bus)."""
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{tmp}/e2e.sqlite3",
+        "MMK_WORKERS": "1",
+        "MMK_LOG_LEVEL": "info",
+        "MMK_GRAPHIQL": "true",
+    }
+    env.pop("REDIS_URL", None)  # the embedded default: in-process bus
+    return launch(tmp, env, env["DATABASE_URL"])
 
 
 @pytest.fixture(scope="session")

@@ -7,21 +7,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from tests.e2e.client import ISSUED_TOKENS
-from tests.e2e.conftest import (
-    ROOT,
-    START_ATTEMPTS,
-    Server,
-    _free_port,
-    _stop,
-    _wait_healthy,
-)
+from tests.e2e.conftest import Server, _stop, launch
 
 
 @contextmanager
@@ -38,27 +30,11 @@ def own_server(
         **extra_env,
     }
     env.pop("REDIS_URL", None)
-    log = directory / "server.log"
-    for attempt in range(1, START_ATTEMPTS + 1):
-        port = _free_port()
-        cmd = [sys.executable, "-m", "api.cli", "serve", "--host", "127.0.0.1"]
-        cmd += ["--port", str(port), "--database", database_url]
-        cmd += ["--redis", redis_url] if redis_url else []
-        srv = Server(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}/graphql", log)
-        with log.open("ab") as out:
-            proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-        try:
-            _wait_healthy(proc, srv.base_url, srv)
-        except RuntimeError:
-            _stop(proc)
-            if attempt == START_ATTEMPTS:
-                raise
-            continue
-        try:
-            yield srv, proc
-        finally:
-            _stop(proc)
-        return
+    proc, srv = launch(directory, env, database_url, redis_url)
+    try:
+        yield srv, proc
+    finally:
+        _stop(proc)
 
 
 def log_records(server: Server) -> list[dict[str, Any]]:

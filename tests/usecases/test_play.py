@@ -260,3 +260,12 @@ async def test_expected_version_is_judged_on_a_fresh_read(h: Harness) -> None:
     assert result.version == now + 1
     old_req = Request(pid, "playCard", {"again": True}, expected_version=now)  # behind by one
     await _refused(ErrorCode.STALE_STATE, act(h.deps, old_req, gid, command))
+
+
+async def test_expected_version_of_a_stale_copy_is_stale_state_not_conflict(h: Harness) -> None:
+    gid, seat, pid = await _person_to_act(h)
+    copied = h.store.games[gid].version
+    _stale_copy(h, gid)
+    _elsewhere(h, gid, pid, SendMessage(1, "hello"))  # the copy stays at `copied`
+    behind = Request(pid, "playCard", {}, expected_version=copied)
+    await _refused(ErrorCode.STALE_STATE, act(h.deps, behind, gid, _first_play(h, gid, seat)))
