@@ -20,7 +20,6 @@ from api import ws_logging
 from api.graphql.view import GameGraphQL
 from api.middleware import RequestContext
 from infra.bootstrap import Container, build
-from infra.bus.redis import RedisBus
 from infra.metrics import Metrics
 from infra.settings import Settings
 
@@ -123,7 +122,7 @@ def create_app(settings: Settings | None = None, container: Container | None = N
         except Exception as e:  # any failure means "not ready"
             log.warning("readiness: database unreachable: %s", e)
             database = "down"
-        bus = "up" if not isinstance(c.bus, RedisBus) or await c.bus.ping() else "down"
+        bus = "up" if await c.bus.ping() else "down"
         ready = database == bus == "up"
         return JSONResponse(
             {"status": "ready" if ready else "unavailable", "database": database, "bus": bus},

@@ -17,7 +17,7 @@ from infra.bus.memory import InProcessBus
 from infra.bus.redis import RedisBus
 from infra.clock import SystemClock
 from infra.db.checkpoint import Checkpointer
-from infra.db.engine import make_engine
+from infra.db.engine import in_memory, make_engine
 from infra.db.game_cache import GameCache
 from infra.db.migrate import upgrade
 from infra.db.uow import SqlUnitOfWorkFactory
@@ -100,7 +100,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
     bots.bind(lambda game_id: drive_bots(deps, game_id))
     sweeper = StalledBotSweeper(lambda idle: resume_stalled_bots(deps, idle))
     checkpointer = None
-    if engine.dialect.name == "sqlite" and engine.url.database not in (None, "", ":memory:"):
+    if engine.dialect.name == "sqlite" and not in_memory(engine.url):
         checkpointer = Checkpointer(str(engine.url.database))
         checkpointer.start()
     limiter = build_limiter(limits_of(settings), settings.redis_url, settings.channel_prefix)

@@ -53,48 +53,77 @@ class QueueSubscription:
             await self._wake.wait()
 
 
-class InProcessBus:
+class LocalSubscribers:
+    """This process's subscribers by channel, each with a bounded queue (both
+    buses): a message is offered to every one; one that is too far behind is
+    dropped (``dropped``)."""
+
+    def __init__(self, queue_limit: int) -> None:
+        self._queue_limit = queue_limit
+        self._subs: dict[str, set[QueueSubscription]] = {}
+        self.dropped = 0
+
+    def _add(self, channel: str) -> tuple[QueueSubscription, set[QueueSubscription]]:
+        sub = QueueSubscription(self._queue_limit)
+        subs = self._subs.setdefault(channel, set())
+        subs.add(sub)
+        return sub, subs
+
+    def _offer(self, channel: str, message: Message) -> None:
+        for sub in tuple(self._subs.get(channel, ())):
+            if not sub.offer(message):
+                self._remove(channel, sub)
+                self.dropped += 1
+
+    def _remove(self, channel: str, sub: QueueSubscription) -> None:
+        subs = self._subs.get(channel)
+        if subs is None:
+            return
+        subs.discard(sub)
+        if not subs:
+            del self._subs[channel]
+            self._emptied(channel)
+
+    def _emptied(self, channel: str) -> None:
+        """The channel's last local subscriber left."""
+
+    def _close_all(self) -> None:
+        for subs in self._subs.values():
+            for sub in subs:
+                sub.close("the server is shutting down")
+        self._subs.clear()
+
+    def subscriber_count(self, channel: str | None = None) -> int:
+        if channel is not None:
+            return len(self._subs.get(channel, ()))
+        return sum(len(s) for s in self._subs.values())
+
+
+class InProcessBus(LocalSubscribers):
     """Channels live in this process only (one server process)."""
 
     def __init__(self, queue_limit: int = 1000) -> None:
-        self._queue_limit = queue_limit
-        self._channels: dict[str, set[QueueSubscription]] = {}
+        super().__init__(queue_limit)
         self.published = 0
-        self.dropped = 0
         self.reconnects = 0  # counted like the Redis bus's; never happens here
         self.publish_failures = 0
 
     async def publish(self, messages: Sequence[tuple[str, Message]]) -> None:
         self.published += len(messages)
         for channel, message in messages:
-            for sub in tuple(self._channels.get(channel, ())):
-                if not sub.offer(message):
-                    self._remove(channel, sub)
-                    self.dropped += 1
+            self._offer(channel, message)
 
     @asynccontextmanager
     async def subscribe(self, channel: str) -> AsyncIterator[QueueSubscription]:
-        sub = QueueSubscription(self._queue_limit)
-        self._channels.setdefault(channel, set()).add(sub)
+        sub, _ = self._add(channel)
         try:
             yield sub
         finally:
             self._remove(channel, sub)
 
-    def _remove(self, channel: str, sub: QueueSubscription) -> None:
-        subs = self._channels.get(channel)
-        if subs is not None:
-            subs.discard(sub)
-            if not subs:
-                del self._channels[channel]
-
-    def subscriber_count(self, channel: str | None = None) -> int:
-        if channel is not None:
-            return len(self._channels.get(channel, ()))
-        return sum(len(s) for s in self._channels.values())
+    async def ping(self) -> bool:
+        """Always reachable (readiness asks every bus)."""
+        return True
 
     async def aclose(self) -> None:
-        for subs in self._channels.values():
-            for sub in subs:
-                sub.close("the server is shutting down")
-        self._channels.clear()
+        self._close_all()

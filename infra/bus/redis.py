@@ -26,7 +26,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
-from infra.bus.memory import QueueSubscription
+from infra.bus.memory import LocalSubscribers, QueueSubscription
 
 log = logging.getLogger("mmk.bus")
 Message = dict[str, Any]
@@ -37,26 +37,25 @@ CONFIRM_TIMEOUT = 2.0
 DISCONNECTS = (RedisError, ConnectionError, OSError, TimeoutError)
 
 
-class RedisBus:
+class RedisBus(LocalSubscribers):
     def __init__(self, url: str, prefix: str = "mmk:", queue_limit: int = 1000) -> None:
+        super().__init__(queue_limit)
         # No retries inside redis-py: its pub/sub would reconnect and subscribe
         # again by itself, silently, and nobody would resync; this class does it.
         self._client = aioredis.from_url(url, health_check_interval=10, retry=Retry(NoBackoff(), 0))
         self._prefix = prefix
-        self._queue_limit = queue_limit
-        self._subs: dict[str, set[QueueSubscription]] = {}
         self._pubsub: Any = None
         self._reader: asyncio.Task[None] | None = None
         self._outbox: deque[tuple[str, str]] = deque(maxlen=OUTBOX_LIMIT)
         self._flush_lock = asyncio.Lock()
         self._flusher: asyncio.Task[None] | None = None
         self._ready: dict[str, asyncio.Event] = {}
+        self._unsubscribing: set[asyncio.Task[None]] = set()
         self._ever_connected = False
         self.connected = False
         self.reconnects = 0
         self.published = 0
         self.publish_failures = 0
-        self.dropped = 0
 
     # ------------------------------------------------------------ publishing
     async def publish(self, messages: Sequence[tuple[str, Message]]) -> None:
@@ -114,9 +113,7 @@ class RedisBus:
         """Entered once Redis confirmed the subscription (or, with Redis away,
         at once: the resync after the reconnect covers the gap; the first
         connection is waited for, within ``CONFIRM_TIMEOUT``)."""
-        sub = QueueSubscription(self._queue_limit)
-        subs = self._subs.setdefault(channel, set())
-        subs.add(sub)
+        sub, subs = self._add(channel)
         self._ensure_reader()
         if len(subs) == 1:
             await self._redis_subscribe(channel)
@@ -127,16 +124,12 @@ class RedisBus:
         finally:
             self._remove(channel, sub)
 
-    def _remove(self, channel: str, sub: QueueSubscription) -> None:
-        subs = self._subs.get(channel)
-        if subs is None:
-            return
-        subs.discard(sub)
-        if not subs:
-            del self._subs[channel]
-            self._ready.pop(channel, None)
-            if self._pubsub is not None and self.connected:
-                asyncio.get_running_loop().create_task(self._redis_unsubscribe(channel))
+    def _emptied(self, channel: str) -> None:
+        self._ready.pop(channel, None)
+        if self._pubsub is not None and self.connected:
+            task = asyncio.get_running_loop().create_task(self._redis_unsubscribe(channel))
+            self._unsubscribing.add(task)  # a reference until it ends
+            task.add_done_callback(self._unsubscribing.discard)
 
     async def _redis_subscribe(self, channel: str) -> None:
         self._ready[channel] = asyncio.Event()
@@ -238,22 +231,13 @@ class RedisBus:
         return kind
 
     def _deliver(self, raw_channel: bytes | str, raw: bytes | str) -> None:
-        name = _text(raw_channel)
-        subs = self._subs.get(name.removeprefix(self._prefix))
-        if not subs:
-            return
-        message = orjson.loads(raw)
-        for sub in tuple(subs):
-            if not sub.offer(message):
-                self._remove(name.removeprefix(self._prefix), sub)
-                self.dropped += 1
+        channel = _text(raw_channel).removeprefix(self._prefix)
+        if channel in self._subs:
+            self._offer(channel, orjson.loads(raw))
 
     def _fan_out_all(self, message: Message) -> None:
-        for channel, subs in list(self._subs.items()):
-            for sub in tuple(subs):
-                if not sub.offer(message):
-                    self._remove(channel, sub)
-                    self.dropped += 1
+        for channel in list(self._subs):
+            self._offer(channel, message)
 
     async def _drop_pubsub(self) -> None:
         if self._pubsub is not None:
@@ -268,22 +252,14 @@ class RedisBus:
         except DISCONNECTS:
             return False
 
-    def subscriber_count(self, channel: str | None = None) -> int:
-        if channel is not None:
-            return len(self._subs.get(channel, ()))
-        return sum(len(s) for s in self._subs.values())
-
     async def aclose(self) -> None:
-        for task in (self._reader, self._flusher):
+        for task in (self._reader, self._flusher, *self._unsubscribing):
             if task is not None:
                 task.cancel()
                 with suppress(asyncio.CancelledError):
                     await task
         self.connected = False
-        for subs in self._subs.values():
-            for sub in subs:
-                sub.close("the server is shutting down")
-        self._subs.clear()
+        self._close_all()
         await self._drop_pubsub()
         await self._client.aclose()
 

@@ -48,12 +48,13 @@ def make_engine(url: str | URL, *, pool_size: int | None = None, echo: bool = Fa
     raise ValueError(f"unsupported database URL: {u.render_as_string(hide_password=True)}")
 
 
-def _in_memory(u: URL) -> bool:
-    return u.database in (None, "", ":memory:") or "mode=memory" in str(u.query)
+def in_memory(u: URL) -> bool:
+    """An SQLite URL of a database in memory (nothing to checkpoint)."""
+    return u.database in (None, "", ":memory:") or u.query.get("mode") == "memory"
 
 
 def _sqlite(u: URL, pool_size: int | None, echo: bool) -> Engine:
-    memory = _in_memory(u)
+    memory = in_memory(u)
     common: dict[str, Any] = {
         "echo": echo,
         "hide_parameters": True,  # logs and errors never show a row's values (hands)

@@ -63,3 +63,25 @@ def test_settings_come_from_the_environment() -> None:
 def test_bad_settings_are_refused_clearly(env: dict[str, str]) -> None:
     with pytest.raises(SettingsError):
         Settings.from_env(env)
+
+
+@pytest.mark.parametrize(
+    ("url", "checkpoints"),
+    [
+        ("sqlite:///{dir}/mmk.sqlite3", True),
+        ("sqlite://", False),
+        ("sqlite:///file:mem-{dir.name}?mode=memory&cache=shared&uri=true", False),
+    ],
+)
+async def test_only_a_database_file_gets_a_checkpointer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, url: str, checkpoints: bool
+) -> None:
+    """An in-memory SQLite database, however it is named, has no WAL: no
+    checkpoint thread, and no stray file named after it."""
+    monkeypatch.chdir(tmp_path)
+    c = build(Settings(database_url=url.format(dir=tmp_path)))
+    try:
+        assert (c.checkpointer is not None) is checkpoints
+    finally:
+        await c.aclose()
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("file:")]
