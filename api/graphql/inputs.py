@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import strawberry
 
 from domain.errors import BadRequest
@@ -52,6 +54,15 @@ class GiftInput:
     card: strawberry.ID
 
 
+_ONE_CARD: dict[DecisionKind, Callable[[str], Command]] = {
+    DecisionKind.CRAZY_SECOND_CARD: PlaySecondCard,
+    DecisionKind.HUNGRY_DISCARD: HungryDiscard,
+    DecisionKind.HUNGRY_TAKE: HungryTake,
+    DecisionKind.NEEDY_GIFT: GiveCard,
+}
+"""The decisions answered with one card, and their commands."""
+
+
 @strawberry.input(
     description="The answer to your pending decision: ``kind`` and the "
     "field it needs (card, cards, seat or gifts)."
@@ -65,20 +76,10 @@ class DecisionInput:
 
     def to_domain(self) -> Command:
         k = self.kind
-        if k in (
-            DecisionKind.CRAZY_SECOND_CARD,
-            DecisionKind.HUNGRY_DISCARD,
-            DecisionKind.HUNGRY_TAKE,
-            DecisionKind.NEEDY_GIFT,
-        ):
+        if (one_card := _ONE_CARD.get(k)) is not None:
             if self.card is None:
                 raise BadRequest(f"{k.name} needs card")
-            card = str(self.card)
-            if k is DecisionKind.CRAZY_SECOND_CARD:
-                return PlaySecondCard(card)
-            if k is DecisionKind.HUNGRY_DISCARD:
-                return HungryDiscard(card)
-            return HungryTake(card) if k is DecisionKind.HUNGRY_TAKE else GiveCard(card)
+            return one_card(str(self.card))
         if k is DecisionKind.NEEDY_NEIGHBOUR:
             if self.seat is None:
                 raise BadRequest("NEEDY_NEIGHBOUR needs seat")

@@ -22,7 +22,6 @@ class Checkpointer:
         self._path, self._interval = path, interval
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="sqlite-checkpoint", daemon=True)
-        self.checkpoints = 0
 
     def start(self) -> None:
         self._thread.start()
@@ -39,7 +38,6 @@ class Checkpointer:
     def _checkpoint(self, conn: sqlite3.Connection, mode: str) -> None:
         try:
             conn.execute(f"PRAGMA wal_checkpoint({mode})").fetchall()
-            self.checkpoints += 1
         except sqlite3.Error as e:  # busy or locked: the next round tries again
             log.debug("checkpoint (%s) skipped: %s", mode, e)
 

@@ -21,13 +21,12 @@ class GameCache:
         self._size = size
         self._games: OrderedDict[str, GameRecord] = OrderedDict()
         self._lock = threading.Lock()
-        self.hits = self.misses = 0
+        self.hits = 0
 
     def get(self, game_id: str, version: int) -> GameRecord | None:
         with self._lock:
             game = self._games.get(game_id)
             if game is None or game.version != version:
-                self.misses += 1
                 return None
             self._games.move_to_end(game_id)
             self.hits += 1
@@ -38,7 +37,6 @@ class GameCache:
         with self._lock:
             game = self._games.get(game_id)
             if game is None:
-                self.misses += 1
                 return None
             self._games.move_to_end(game_id)
             self.hits += 1
