@@ -45,7 +45,7 @@ import redis.asyncio as aioredis
 
 from tests.bench.http_load import RATE_LIMITS_OFF, gather_limited, run
 from tests.bench.lean_ws import LeanSocket
-from tests.e2e.client import SUBSCRIBE_EVENTS, Api, Person
+from tests.e2e.client import SUBSCRIBE_EVENTS, Api, Person, metric
 from tests.e2e.cluster import Instance, cluster, fresh_backend
 from tests.e2e.play import subscribe_events
 from tests.e2e.wsclient import LEGACY_WS, TRANSPORT_WS, GraphQLWebSocket, Operation
@@ -296,15 +296,6 @@ class IdleFigures:
     live_check: int = 0
 
 
-async def _metric(http: httpx.AsyncClient, name: str, labels: str = "") -> float:
-    text = (await http.get("/metrics")).text
-    key = f"{name}{{{labels}}}" if labels else name
-    for line in text.splitlines():
-        if line.startswith(key + " "):
-            return float(line.split()[-1])
-    return 0.0
-
-
 async def _idle(server: Instance, redis_url: str, prefix: str) -> IdleFigures:
     figures = IdleFigures()
     async with (
@@ -348,9 +339,7 @@ async def _idle(server: Instance, redis_url: str, prefix: str) -> IdleFigures:
         figures.connect_s = time.perf_counter() - started
         await asyncio.sleep(SETTLE_S)
         figures.rss_after = rss_mb(server.pid)
-        figures.active = await _metric(
-            http, "mmk_subscriptions_active", 'subscription="gameEvents"'
-        )
+        figures.active = await metric(http, "mmk_subscriptions_active", 'subscription="gameEvents"')
         admin = aioredis.from_url(redis_url, decode_responses=True)
         try:
             figures.pubsub_clients = await admin.client_list(_type="pubsub")

@@ -203,3 +203,18 @@ class Api:
         body = "gameId: $gameId" + (f", {passed}" if passed else "")
         query = f"mutation({head}) {{ {mutation}({body}) {{ {CHANGE} }} }}"
         return await self.ok(mutation, query, {"gameId": game_id, **args}, person.token)
+
+
+async def metric(
+    http: httpx.AsyncClient, name: str, labels: str = "", default: float | None = 0.0
+) -> float:
+    """One sample of the server's /metrics: ``name`` with exactly ``labels``
+    (empty: the unlabelled sample); else ``default`` (None: fail)."""
+    r = await http.get("/metrics")
+    assert r.status_code == 200, r.text
+    key = f"{name}{{{labels}}} " if labels else f"{name} "
+    for line in r.text.splitlines():
+        if line.startswith(key):
+            return float(line.split()[-1])
+    assert default is not None, f"no {key.strip()} in /metrics"
+    return default

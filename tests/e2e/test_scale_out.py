@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -39,6 +38,7 @@ from tests.e2e.client import (
     SECRET_PREFIX,
     Api,
     Person,
+    metric,
 )
 from tests.e2e.cluster import Instance, cluster, fresh_backend
 from tests.e2e.play import (
@@ -239,12 +239,7 @@ async def wait_seq(api: Api, game_id: str, seq: int) -> dict[str, Any]:
         await asyncio.sleep(POLL)
 
 
-async def metric(node: Node, name: str, labels: str = "") -> float:
-    """One sample of the node's /metrics (0 when absent)."""
-    text = (await node.api.http.get("/metrics")).text
-    pattern = rf"^{re.escape(name)}{re.escape('{' + labels + '}') if labels else ''} (\S+)$"
-    found = re.search(pattern, text, re.MULTILINE)
-    return float(found.group(1)) if found else 0.0
+PLAY_CARD = 'mutation="playCard"'  # the label of the moves counter
 
 
 async def wait_ready(node: Node, ready: bool) -> dict[str, Any]:
@@ -345,7 +340,8 @@ async def test_moves_through_both_instances_reach_every_audience_on_both(
             await follow(stack, b, "sam@B", sam, game_id),
         ]
         moves_before = [
-            await metric(n, "mmk_moves_accepted_total", 'mutation="playCard"') for n in (a, b)
+            await metric(n.api.http, "mmk_moves_accepted_total", 'mutation="playCard"')
+            for n in (a, b)
         ]
         await a.api.start(people[0], game_id)
         # Trick 1's message window (the Rat, a person, leads): one message
@@ -374,7 +370,8 @@ async def test_moves_through_both_instances_reach_every_audience_on_both(
                     if update["status"] == "FINISHED":
                         break
         moves_after = [
-            await metric(n, "mmk_moves_accepted_total", 'mutation="playCard"') for n in (a, b)
+            await metric(n.api.http, "mmk_moves_accepted_total", 'mutation="playCard"')
+            for n in (a, b)
         ]
 
     assert made > 20 and last > made
@@ -608,8 +605,8 @@ async def _redis_restart(pair: list[Instance], private: PrivateRedis) -> None:
         await asyncio.gather(*(assert_quiet(f.op) for f in followers if f.op))
         await final_views(a.api, people, game_id, seen)
         await check_streams(a.api, game_id, followers, people, seen)
-        reconnects = [await metric(n, "mmk_bus_reconnects_total") for n in (a, b)]
-        failures = [await metric(n, "mmk_bus_publish_failures_total") for n in (a, b)]
+        reconnects = [await metric(n.api.http, "mmk_bus_reconnects_total") for n in (a, b)]
+        failures = [await metric(n.api.http, "mmk_bus_publish_failures_total") for n in (a, b)]
     assert all(r >= 1 for r in reconnects), reconnects
     # Each instance made 4 of the 8 moves while Redis was away: each publish was kept.
     assert all(f >= 4 for f in failures), failures

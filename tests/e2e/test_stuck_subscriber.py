@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import time
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.e2e.client import Api, Person
+from tests.e2e.client import Api, Person, metric
 from tests.e2e.conftest import Server
 from tests.e2e.own_server import assert_no_leak, own_server
 from tests.e2e.play import read_until, subscribe_events
@@ -42,13 +41,6 @@ def bots_only_env() -> dict[str, str]:
         "MMK_RATE_MUTATIONS_TOKEN": "0",
         "MMK_RATE_MUTATIONS_IP": "0",
     }
-
-
-async def metric(http: httpx.AsyncClient, name: str) -> float:
-    text = (await http.get("/metrics")).text
-    found = re.search(rf"^{name}(?:{{[^}}]*}})? (\S+)$", text, re.M)
-    assert found, f"no {name} in /metrics"
-    return float(found.group(1))
 
 
 async def bots_game(api: Api, seed: str) -> tuple[str, Person]:
@@ -82,7 +74,7 @@ async def _scenario(srv: Server) -> None:
         while (await api.game(done))["status"] != "FINISHED":
             assert time.monotonic() < deadline, "the bots-only game does not end"
             await asyncio.sleep(0.1)
-        rss_before = await metric(http, "process_resident_memory_bytes")
+        rss_before = await metric(http, "process_resident_memory_bytes", default=None)
 
         live, host = await bots_game(api, "stuck-live")
         watcher = GraphQLWebSocket(srv.ws_url, TRANSPORT_WS)
@@ -117,16 +109,19 @@ async def _scenario(srv: Server) -> None:
             # The stuck connection is dropped: its subscriptions end, on the
             # bus too; only the watcher's remains, untouched.
             deadline = time.monotonic() + SEND_TIMEOUT + 15
-            while await metric(http, "mmk_subscriptions_active") > 1:
+            while (
+                await metric(http, "mmk_subscriptions_active", 'subscription="gameEvents"', None)
+                > 1
+            ):
                 assert time.monotonic() < deadline, "the stuck subscriber was never dropped"
                 with contextlib.suppress(OSError):  # more pressure (larger kernel buffers)
                     stuck.complete(replays.pop(0))
                     replays.append(stuck.subscribe(done))
                 await asyncio.sleep(0.2)
-            assert await metric(http, "mmk_bus_subscribers") <= 1
+            assert await metric(http, "mmk_bus_subscribers", default=None) <= 1
             assert stuck.dropped(), "the server should have reset the stuck connection"
             assert not watcher.closed.is_set(), "the healthy watcher was dropped too"
-            rss_after = await metric(http, "process_resident_memory_bytes")
+            rss_after = await metric(http, "process_resident_memory_bytes", default=None)
             assert rss_after - rss_before < 64 * 2**20, (rss_before, rss_after)
         finally:
             stuck.close()

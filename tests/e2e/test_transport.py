@@ -14,7 +14,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
-from tests.e2e.client import GAME, Api
+from tests.e2e.client import GAME, Api, metric
 from tests.e2e.conftest import Server
 from tests.e2e.play import EVENT_TIMEOUT, POLL, event_of, new_game, subscribe_events
 from tests.e2e.wsclient import (
@@ -205,18 +205,9 @@ async def test_metrics_in_prometheus_text_format(http: httpx.AsyncClient) -> Non
     assert "# TYPE mmk_bus_subscribers gauge" in r.text
 
 
-async def _bus_subscribers(http: httpx.AsyncClient) -> float:
-    r = await http.get("/metrics")
-    assert r.status_code == 200, r.text
-    for line in r.text.splitlines():
-        if line.startswith("mmk_bus_subscribers "):
-            return float(line.split()[1])
-    raise AssertionError(f"no mmk_bus_subscribers in {r.text[:500]}")
-
-
 async def _until_subscribers(http: httpx.AsyncClient, want: float) -> None:
     deadline = time.monotonic() + EVENT_TIMEOUT
-    while (got := await _bus_subscribers(http)) != want:
+    while (got := await metric(http, "mmk_bus_subscribers", default=None)) != want:
         assert time.monotonic() < deadline, f"{got} bus subscribers, not {want}"
         await asyncio.sleep(POLL)
 
