@@ -54,6 +54,7 @@ from tests.bench.http_load import (
     run_phase,
     uvicorn_server,
 )
+from tests.e2e.client import action_document
 
 CLIENTS = 32
 SEATS = 4
@@ -63,15 +64,6 @@ POOL_HEADROOM = 0.6  # of the trivial rate: twice the 30% target
 MAX_GAMES_PER_CLIENT = 40
 TRIVIAL = json.dumps({"query": "{ __typename }"}).encode()
 TRIVIAL_ANSWER = {"data": {"__typename": "Query"}}
-VARIABLE_TYPES = {
-    "gameId": "ID!",
-    "card": "ID!",
-    "discard": "ID!",
-    "messageId": "ID!",
-    "to": "Int!",
-    "text": "String!",
-    "decision": "DecisionInput!",
-}
 
 
 # ---------------------------------------------------------------- phase A
@@ -111,13 +103,10 @@ class Seats:
 def move_document(mutation: str, arguments: tuple[str, ...]) -> str:
     """The mutation with variables (so the server's parse and validation
     caches hit) and the smallest selection that tells a refusal."""
-    names = ("gameId", *arguments)
-    declared = ", ".join(f"${a}: {VARIABLE_TYPES[a]}" for a in names)
-    passed = ", ".join(f"{a}: ${a}" for a in names)
-    return (
-        f"mutation Move({declared}) {{ {mutation}({passed}) "
-        "{ __typename ... on Refusal { code message } } }"
-    )
+    return action_document(mutation, arguments, selection=REFUSAL_ONLY)
+
+
+REFUSAL_ONLY = "__typename ... on Refusal { code message }"
 
 
 class GameClient:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,6 +95,20 @@ ARGUMENT_TYPES = {
     "text": "String!",
     "decision": "DecisionInput!",
 }
+
+
+def action_document(
+    mutation: str,
+    arguments: Iterable[str],
+    extra: dict[str, str] | None = None,
+    selection: str = CHANGE,
+) -> str:
+    """A game mutation whose arguments are all variables: ``$gameId``, the
+    ``extra`` ones (name: GraphQL type) and the listed action's ``arguments``."""
+    declared = {"gameId": "ID!", **(extra or {}), **{a: ARGUMENT_TYPES[a] for a in arguments}}
+    head = ", ".join(f"${name}: {kind}" for name, kind in declared.items())
+    body = ", ".join(f"{name}: ${name}" for name in declared)
+    return f"mutation({head}) {{ {mutation}({body}) {{ {selection} }} }}"
 
 
 # Every token the tests were given, and the prefix of every private message
@@ -197,11 +212,7 @@ class Api:
         """Send a legal action as listed: ``mutation`` with its ``arguments``."""
         mutation: str = action["mutation"]
         args: dict[str, Any] = action["arguments"]
-        params = ", ".join(f"${k}: {ARGUMENT_TYPES[k]}" for k in args)
-        passed = ", ".join(f"{k}: ${k}" for k in args)
-        head = "$gameId: ID!" + (f", {params}" if params else "")
-        body = "gameId: $gameId" + (f", {passed}" if passed else "")
-        query = f"mutation({head}) {{ {mutation}({body}) {{ {CHANGE} }} }}"
+        query = action_document(mutation, args)
         return await self.ok(mutation, query, {"gameId": game_id, **args}, person.token)
 
 

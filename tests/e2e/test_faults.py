@@ -27,7 +27,7 @@ from domain.game.serialization import encode
 from domain.replay import replay_state
 from infra.db.engine import make_engine
 from infra.db.uow import SqlUnitOfWorkFactory
-from tests.e2e.client import ARGUMENT_TYPES, CHANGE, GAME, Api, Person
+from tests.e2e.client import GAME, Api, Person, action_document
 from tests.e2e.conftest import Server
 from tests.e2e.own_server import assert_no_leak, log_records, own_server
 from tests.e2e.play import new_game
@@ -44,20 +44,14 @@ UNAVAILABLE = "Service temporarily unavailable"
 
 # ------------------------------------------------------------------ helpers
 def keyed_mutation(action: dict[str, Any]) -> str:
-    """A listed legal action as a mutation that also takes ``$key``."""
-    args: dict[str, Any] = action["arguments"]
-    params = "".join(f", ${k}: {ARGUMENT_TYPES[k]}" for k in args)
-    passed = "".join(f", {k}: ${k}" for k in args)
-    return (
-        f"mutation($gameId: ID!, $key: String{params}) {{ {action['mutation']}"
-        f"(gameId: $gameId, idempotencyKey: $key{passed}) {{ {CHANGE} }} }}"
-    )
+    """A listed legal action as a mutation that also takes ``$idempotencyKey``."""
+    return action_document(action["mutation"], action["arguments"], {"idempotencyKey": "String"})
 
 
 def keyed_body(game_id: str, action: dict[str, Any], key: str) -> dict[str, Any]:
     return {
         "query": keyed_mutation(action),
-        "variables": {"gameId": game_id, "key": key, **action["arguments"]},
+        "variables": {"gameId": game_id, "idempotencyKey": key, **action["arguments"]},
     }
 
 

@@ -33,11 +33,11 @@ import redis
 
 from tests.e2e.audiences import first_seq_with, framed, leaks, public_at
 from tests.e2e.client import (
-    ARGUMENT_TYPES,
     CHANGE,
     SECRET_PREFIX,
     Api,
     Person,
+    action_document,
     metric,
 )
 from tests.e2e.cluster import Instance, cluster, fresh_backend
@@ -389,14 +389,10 @@ async def test_moves_through_both_instances_reach_every_audience_on_both(
 
 # ---------------------------------------------------------------- 2. races
 def move_document(action: dict[str, Any]) -> str:
-    args: dict[str, Any] = action["arguments"]
-    params = "".join(f", ${k}: {ARGUMENT_TYPES[k]}" for k in args)
-    passed = "".join(f", {k}: ${k}" for k in args)
-    mutation = action["mutation"]
-    return (
-        f"mutation($gameId: ID!, $expectedVersion: Int, $idempotencyKey: String{params}) {{ "
-        f"{mutation}(gameId: $gameId, expectedVersion: $expectedVersion, "
-        f"idempotencyKey: $idempotencyKey{passed}) {{ {CHANGE} }} }}"
+    return action_document(
+        action["mutation"],
+        action["arguments"],
+        {"expectedVersion": "Int", "idempotencyKey": "String"},
     )
 
 

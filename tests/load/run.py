@@ -42,7 +42,7 @@ import httpx
 
 from infra.db.engine import make_engine
 from infra.db.uow import SqlUnitOfWorkFactory
-from tests.e2e.client import ARGUMENT_TYPES, CHANGE, Api, Person
+from tests.e2e.client import Api, Person
 from tests.e2e.conftest import Server
 from tests.e2e.own_server import own_server
 from tests.e2e.wsclient import TRANSPORT_WS, GraphQLWebSocket, Operation
@@ -152,14 +152,7 @@ async def play_seat(api: Api, person: Person, game_id: str) -> None:
             await asyncio.sleep(POLL)
             continue
         action = rng.choice(actions)
-        args: dict[str, Any] = action["arguments"]
-        params = "".join(f", ${k}: {ARGUMENT_TYPES[k]}" for k in args)
-        passed = "".join(f", {k}: ${k}" for k in args)
-        query = (
-            f"mutation($gameId: ID!{params}) {{ {action['mutation']}"
-            f"(gameId: $gameId{passed}) {{ {CHANGE} }} }}"
-        )
-        await api.ok(action["mutation"], query, {"gameId": game_id, **args}, person.token)
+        await api.act(person, game_id, action)
 
 
 async def one_game(
