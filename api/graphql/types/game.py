@@ -11,6 +11,7 @@ from api.graphql.types.table import Table
 from api.graphql.types.viewer import Viewer
 from domain.bots.strategy import Strategy
 from domain.game.options import AbilityTrigger, Format
+from domain.game.options import GameOptions as DomainOptions
 from domain.records import GameStatus, GameSummary
 from domain.services.queries import GameSnapshot, SeatInfo
 
@@ -20,6 +21,10 @@ class GameOptions:
     format: Format
     ability_trigger: AbilityTrigger
     refill_hands: bool
+
+    @classmethod
+    def from_domain(cls, o: DomainOptions) -> GameOptions:
+        return cls(format=o.format, ability_trigger=o.ability_trigger, refill_hands=o.refill_hands)
 
 
 @strawberry.type(description="Who sits in a seat (lobby facts, public).")
@@ -52,16 +57,13 @@ class GameSummaryType:
 
     @classmethod
     def from_domain(cls, g: GameSummary) -> GameSummaryType:
-        o = g.options
         return cls(
             id=strawberry.ID(g.id),
             status=g.status,
             host_id=strawberry.ID(g.host),
             seat_count=g.seat_count,
             seats_taken=g.seats_taken,
-            options=GameOptions(
-                format=o.format, ability_trigger=o.ability_trigger, refill_hands=o.refill_hands
-            ),
+            options=GameOptions.from_domain(g.options),
             version=g.version,
             created_at=g.created_at,
         )
@@ -88,7 +90,6 @@ class Game:
     @classmethod
     def from_domain(cls, s: GameSnapshot) -> Game:
         g = s.summary
-        o = g.options
         viewer = None if s.viewer is None else Viewer.from_domain(s.viewer, s.legal_actions)
         return cls(
             id=strawberry.ID(g.id),
@@ -97,9 +98,7 @@ class Game:
             seat_count=g.seat_count,
             seats=[SeatSlot.from_domain(x) for x in s.seats],
             rat_seat=s.rat_seat,
-            options=GameOptions(
-                format=o.format, ability_trigger=o.ability_trigger, refill_hands=o.refill_hands
-            ),
+            options=GameOptions.from_domain(g.options),
             version=g.version,
             last_seq=s.last_seq,
             created_at=g.created_at,
