@@ -149,6 +149,7 @@ def serve(args: argparse.Namespace) -> int:
         # whose X-Forwarded-For gives the client IP (rate limits); None: uvicorn's default
         forwarded_allow_ips=settings.forwarded_allow_ips,
         lifespan="on",
+        loop=settings.event_loop,
     )
     return 0
 

@@ -49,7 +49,10 @@ class PlayerRepository(Protocol):
 
 
 class GameRepository(Protocol):
-    def add(self, game: GameRecord) -> None: ...
+    def add(self, game: GameRecord) -> None:
+        """Store a new game; once committed, ``game`` is final (as for :meth:`save`)."""
+        ...
+
     def get(self, game_id: str) -> GameRecord | None: ...
     def get_known(self, game_id: str) -> tuple[GameRecord | None, bool]:
         """The game as this process last committed or read it, when it has
@@ -61,7 +64,8 @@ class GameRepository(Protocol):
 
     def save(self, game: GameRecord, expected_version: int) -> None:
         """Store ``game`` if the stored version is still ``expected_version``,
-        else raise :class:`WriteConflict`."""
+        else raise :class:`WriteConflict`. Once committed, ``game`` is final:
+        read it, never change it (an adapter may keep it as its copy)."""
         ...
 
     def stalled_bot_games(self, before: datetime, limit: int) -> list[str]:

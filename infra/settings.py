@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 DEFAULT_DATABASE_URL = "sqlite:///var/mmk.sqlite3"
+EVENT_LOOPS = ("asyncio", "uvloop")
 # Every variable ``Settings.from_env`` reads; tests/test_docker_files.py keeps
 # this list and the deployment files (docker/) in step with it.
 ENV_VARS: tuple[str, ...] = (
@@ -26,6 +27,7 @@ ENV_VARS: tuple[str, ...] = (
     "MMK_RATE_SUBSCRIPTIONS_TOKEN",
     "MMK_RATE_SUBSCRIPTIONS_IP",
     "MMK_FORWARDED_ALLOW_IPS",
+    "MMK_EVENT_LOOP",
 )
 
 
@@ -78,6 +80,9 @@ class Settings:
     rate_subscriptions_token: int = 120
     rate_subscriptions_ip: int = 600
     forwarded_allow_ips: str | None = None
+    # [decision] asyncio, not uvloop: under load uvloop starved some keep-alive
+    # connections for whole rounds of the others (README "Benchmarks").
+    event_loop: str = "asyncio"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -87,6 +92,9 @@ class Settings:
             raise SettingsError(
                 f"MMK_LOG_LEVEL must be debug, info, warning or error, not {level!r}"
             )
+        loop = e.get("MMK_EVENT_LOOP", "asyncio").lower() or "asyncio"
+        if loop not in EVENT_LOOPS:
+            raise SettingsError(f"MMK_EVENT_LOOP must be asyncio or uvloop, not {loop!r}")
         return cls(
             database_url=e.get("DATABASE_URL") or DEFAULT_DATABASE_URL,
             redis_url=e.get("REDIS_URL") or None,
@@ -104,4 +112,5 @@ class Settings:
             rate_subscriptions_token=_int(e, "MMK_RATE_SUBSCRIPTIONS_TOKEN", 120, 0, 10**9),
             rate_subscriptions_ip=_int(e, "MMK_RATE_SUBSCRIPTIONS_IP", 600, 0, 10**9),
             forwarded_allow_ips=e.get("MMK_FORWARDED_ALLOW_IPS") or None,
+            event_loop=loop,
         )

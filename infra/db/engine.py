@@ -2,7 +2,7 @@
 
 SQLite: WAL, ``synchronous=NORMAL``, a busy timeout, foreign keys, and every
 transaction starts with ``BEGIN IMMEDIATE`` (the pysqlite recipe: the driver's
-own BEGIN is disabled and SQLAlchemy's ``begin`` event emits ours), so writers
+own BEGIN is disabled and the dialect's ``do_begin`` emits ours), so writers
 queue on the lock instead of failing to upgrade a read lock. [decision] Reads
 take the write lock too: a unit of work does not know up front whether it will
 write, and the lock is held only for one short transaction.
@@ -95,9 +95,17 @@ def _sqlite_hooks(engine: Engine, *, wal: bool) -> None:
         finally:
             cur.close()
 
-    @event.listens_for(engine, "begin")
-    def _on_begin(conn: sa.Connection) -> None:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+    # The dialect's BEGIN (a no-op for pysqlite) is ours: Core calls it on
+    # every transaction's start and wraps its errors as it does a statement's.
+    engine.dialect.do_begin = _begin_immediate  # type: ignore[method-assign,assignment]
+
+
+def _begin_immediate(dbapi_conn: Any) -> None:
+    cursor = dbapi_conn.cursor()
+    try:
+        cursor.execute("BEGIN IMMEDIATE")
+    finally:
+        cursor.close()
 
 
 def _postgresql(u: URL, pool_size: int | None, echo: bool) -> Engine:

@@ -1,8 +1,9 @@
 """Repositories over one SQLAlchemy ``Connection`` (one transaction), in Core SQL.
 
-Statements are built once at import time so that each call only binds values
-(SQLAlchemy's compiled cache does the rest). A ``Session``'s transaction works
-too: pass ``session.connection()``.
+Statements are built once at import time so that each call only binds values:
+reads go through Core (its compiled cache does the rest), writes through
+:class:`~infra.db.direct.DirectStatement` (compiled once, run on the DBAPI
+cursor). A ``Session``'s transaction works too: pass ``session.connection()``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from domain.records import (
     StoredEvent,
 )
 from infra.db import mappers as m
+from infra.db.direct import DirectStatement
 from infra.db.errors import conflicts_as_write_conflict
 from infra.db.game_cache import GameCache
 from infra.db.tables import booster_packs, game_events, games, idempotency_keys, players
@@ -34,8 +36,15 @@ _PLAYER_BY_ID = sa.select(players).where(_P.id == sa.bindparam("id"))
 _PLAYER_BY_HASH = sa.select(players).where(_P.token_hash == sa.bindparam("h"))
 _GAME_BY_ID = sa.select(games).where(_G.id == sa.bindparam("id"))
 _GAME_VERSION = sa.select(_G.version).where(_G.id == sa.bindparam("id"))
-_SAVE_GAME = sa.update(games).where(
-    _G.id == sa.bindparam("w_id"), _G.version == sa.bindparam("w_version")
+# Set at creation, never changed: left out of the per-move UPDATE, so it
+# writes (and re-indexes) only what a move can change.
+_IMMUTABLE_GAME_COLUMNS = frozenset(
+    {"id", "created_at", "host", "seat_count", "options", "seed", "rat_choice"}
+)
+_MOVE_COLUMNS = [c.key for c in games.columns if c.key not in _IMMUTABLE_GAME_COLUMNS]
+_SAVE_GAME = DirectStatement(
+    sa.update(games).where(_G.id == sa.bindparam("w_id"), _G.version == sa.bindparam("w_version")),
+    _MOVE_COLUMNS,
 )
 _STALLED_BOTS = (
     sa.select(_G.id)
@@ -58,13 +67,9 @@ _KEY = sa.select(idempotency_keys).where(
 _PACKS_OF = (
     sa.select(booster_packs).where(_B.player_id == sa.bindparam("p")).order_by(_B.opened_at, _B.id)
 )
-# Set at creation, never changed: left out of the per-move UPDATE, so it
-# writes (and re-indexes) only what a move can change.
-_IMMUTABLE_GAME_COLUMNS = frozenset(
-    {"id", "created_at", "host", "seat_count", "options", "seed", "rat_choice"}
-)
 _INSERT = {
-    t.name: sa.insert(t) for t in (players, games, game_events, idempotency_keys, booster_packs)
+    t.name: DirectStatement(sa.insert(t), [c.key for c in t.columns])
+    for t in (players, games, game_events, idempotency_keys, booster_packs)
 }
 
 
@@ -76,7 +81,7 @@ class _Repo:
         if not rows:
             return
         with conflicts_as_write_conflict(what):
-            self._c.execute(_INSERT[table.name], rows)
+            _INSERT[table.name].run(self._c, rows)
 
 
 class SqlPlayerRepository(_Repo):
@@ -118,7 +123,7 @@ class SqlGameRepository(_Repo):
             return None
         game = m.game_from_row(row._mapping)
         if self._cache is not None:
-            self._cache.put(game)  # committed data: safe to keep
+            self._cache.put(game.clone())  # committed data; the caller may change its own
         return game
 
     def get_known(self, game_id: str) -> tuple[GameRecord | None, bool]:
@@ -127,11 +132,10 @@ class SqlGameRepository(_Repo):
         return self.get(game_id), False
 
     def save(self, game: GameRecord, expected_version: int) -> None:
-        values = {k: v for k, v in m.game_to_row(game).items() if k not in _IMMUTABLE_GAME_COLUMNS}
-        values |= {"w_id": game.id, "w_version": expected_version}
+        values = m.game_to_row(game) | {"w_id": game.id, "w_version": expected_version}
         with conflicts_as_write_conflict(f"game {game.id}"):
-            result = self._c.execute(_SAVE_GAME, values)
-        if result.rowcount != 1:
+            matched = _SAVE_GAME.run(self._c, [values])
+        if matched != 1:
             raise WriteConflict(f"game {game.id} is no longer at version {expected_version}")
         self._written.append(game)
 

@@ -45,20 +45,29 @@ def test_settings_come_from_the_environment() -> None:
             "REDIS_URL": "redis://r",
             "MMK_PORT": "9000",
             "MMK_GRAPHIQL": "false",
+            "MMK_EVENT_LOOP": "uvloop",
         }
     )
-    assert (s.database_url, s.redis_url, s.port, s.graphiql) == (
+    assert (s.database_url, s.redis_url, s.port, s.graphiql, s.event_loop) == (
         "postgresql+psycopg://db/x",
         "redis://r",
         9000,
         False,
+        "uvloop",
     )
     assert Settings.from_env({}) == Settings()
+    assert Settings().event_loop == "asyncio"
 
 
 @pytest.mark.parametrize(
     "env",
-    [{"MMK_PORT": "x"}, {"MMK_PORT": "0"}, {"MMK_GRAPHIQL": "maybe"}, {"MMK_LOG_LEVEL": "loud"}],
+    [
+        {"MMK_PORT": "x"},
+        {"MMK_PORT": "0"},
+        {"MMK_GRAPHIQL": "maybe"},
+        {"MMK_LOG_LEVEL": "loud"},
+        {"MMK_EVENT_LOOP": "trio"},
+    ],
 )
 def test_bad_settings_are_refused_clearly(env: dict[str, str]) -> None:
     with pytest.raises(SettingsError):

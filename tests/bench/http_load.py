@@ -25,8 +25,6 @@ from typing import Any, Protocol, TypeVar
 
 import httpx
 
-from api.app import MAX_WS_MESSAGE_BYTES
-
 ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"
 START_TIMEOUT_S = 30.0
@@ -82,8 +80,8 @@ RATE_LIMITS_OFF = {
 
 @contextmanager
 def uvicorn_server(directory: Path) -> Iterator[Server]:
-    """One uvicorn process on a fresh SQLite file under ``directory``, serving
-    once /healthz answers; always stopped on exit."""
+    """One ``mmk serve`` process (uvicorn) on a fresh SQLite file under
+    ``directory``, serving once /healthz answers; always stopped on exit."""
     port = free_port()
     env = {
         **os.environ,
@@ -91,11 +89,10 @@ def uvicorn_server(directory: Path) -> Iterator[Server]:
         **RATE_LIMITS_OFF,
     }
     env.pop("REDIS_URL", None)
-    cmd = [
-        sys.executable, "-m", "uvicorn", "api.app:create_app", "--factory",
-        "--host", HOST, "--port", str(port), "--no-access-log", "--log-level", "warning",
-        "--ws-max-size", str(MAX_WS_MESSAGE_BYTES),  # as `mmk serve`
-    ]  # fmt: skip
+    # `mmk serve` as deployed (its event loop, WebSocket protocol, limits),
+    # without the per-request log lines
+    env["MMK_LOG_LEVEL"] = "warning"
+    cmd = [sys.executable, "-m", "api.cli", "serve", "--host", HOST, "--port", str(port)]
     log = directory / "server.log"
     with log.open("wb") as out:
         process = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
