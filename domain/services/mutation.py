@@ -157,7 +157,8 @@ def _change(
     uow.games.save(game, read_version)
     seat = game.seat_of(req.player_id)
     result = MutationResult(game.id, game.version, tuple(EventView.of(e, seat) for e in events))
-    remember(uow, deps, req, result.to_dict())
+    if req.idempotency_key is not None:
+        remember(uow, deps, req, result.to_dict())
     uow.commit()
     changed = status is not game.status or taken != game.seats_taken
     return result, Committed(game, events, changed)

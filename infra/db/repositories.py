@@ -127,7 +127,7 @@ class SqlGameRepository(_Repo):
         return game
 
     def get_known(self, game_id: str) -> tuple[GameRecord | None, bool]:
-        if self._cache is not None and (known := self._cache.latest(game_id)) is not None:
+        if self._cache is not None and (known := self._cache.take(game_id)) is not None:
             return known, True
         return self.get(game_id), False
 

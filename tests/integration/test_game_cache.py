@@ -88,3 +88,26 @@ def test_an_optimistic_read_serves_the_copy_and_says_it_may_be_behind(engine: sa
             u.games.save(stale, expected_version=game.version)
     with plain_uow() as u:
         assert u.games.get_known(game.id) == (other, False), "no cache: a plain read"
+
+
+def test_an_optimistic_read_hands_the_copy_over(engine: sa.Engine) -> None:
+    """``take``: changed by its taker, the copy is never served unless committed."""
+    empty_tables(engine)
+    cache = GameCache()
+    uow = SqlUnitOfWorkFactory(engine, cache)
+    game = _committed(uow).clone()  # the committed record itself is the cache's now
+    with uow() as u:
+        taken, known = u.games.get_known(game.id)
+        assert known and taken == game
+        assert taken is not None and taken.state is not None
+        taken.state.seats[0].hand.clear()  # a refused or rolled-back change
+    with uow() as u:
+        assert u.games.get_known(game.id) == (game, False), "read afresh, not the changed copy"
+    with uow() as u:
+        moved, known = u.games.get_known(game.id)
+        assert known and moved is not None
+        moved.version += 1
+        u.games.save(moved, expected_version=game.version)
+        u.commit()
+    with uow() as u:
+        assert u.games.get_known(game.id) == (moved, True), "the committed change is kept"
