@@ -209,6 +209,19 @@ class PhaseResult:
     def count(self) -> int:
         return len(self.latencies)
 
+    @classmethod
+    def merged(cls, parts: Sequence[PhaseResult]) -> PhaseResult:
+        """Several timed slices of one kind as one result."""
+        cpu = [p.server_cpu for p in parts]
+        out = cls(sum(p.seconds for p in parts))
+        for p in parts:
+            out.latencies += p.latencies
+            out.labels += p.labels
+            out.ran_dry += p.ran_dry
+            out.client_cpu += p.client_cpu
+        out.server_cpu = None if None in cpu else sum(c for c in cpu if c is not None)
+        return out
+
     @property
     def rate(self) -> float:
         return self.count / self.seconds
