@@ -50,7 +50,8 @@ class PlayerRepository(Protocol):
 
 class GameRepository(Protocol):
     def add(self, game: GameRecord) -> None:
-        """Store a new game; once committed, ``game`` is final (as for :meth:`save`)."""
+        """Store a new game; once committed, ``game`` is the repository's (as
+        for :meth:`save`)."""
         ...
 
     def get(self, game_id: str) -> GameRecord | None: ...
@@ -64,8 +65,9 @@ class GameRepository(Protocol):
 
     def save(self, game: GameRecord, expected_version: int) -> None:
         """Store ``game`` if the stored version is still ``expected_version``,
-        else raise :class:`WriteConflict`. Once committed, ``game`` is final:
-        read it, never change it (an adapter may keep it as its copy)."""
+        else raise :class:`WriteConflict`. Once committed, ``game`` is the
+        repository's: the caller neither reads nor changes it afterwards (an
+        adapter may keep it, and hand it to a later change)."""
         ...
 
     def stalled_bot_games(self, before: datetime, limit: int) -> list[str]:

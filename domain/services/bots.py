@@ -44,8 +44,9 @@ def _step(deps: Deps, game_id: str) -> Committed | None:
         events = record_events(deps, game, engine_batch(game, seat, choose(game, seat)))
         uow.events.append(events)
         uow.games.save(game, read_version)
+        done = Committed.of(game, events, game.status is GameStatus.FINISHED)
         uow.commit()
-    return Committed(game, events, game.status is GameStatus.FINISHED)
+    return done
 
 
 async def drive_bots(deps: Deps, game_id: str, max_moves: int = MAX_MOVES_PER_RUN) -> int:

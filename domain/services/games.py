@@ -85,8 +85,9 @@ async def create_game(deps: Deps, req: Request, spec: NewGame) -> MutationResult
                 game.id, game.version, tuple(EventView.of(e, seat) for e in events)
             )
             remember(uow, deps, req, result.to_dict())
+            done = Committed.of(game, events, True)
             uow.commit()
-        return result, Committed(game, events, True)
+        return result, done
 
     result, done = await run_keyed(deps, req, tx)
     if done is not None:

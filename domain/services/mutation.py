@@ -56,11 +56,21 @@ class Request:
 
 @dataclass(frozen=True, slots=True)
 class Committed:
-    """A committed change, to publish."""
+    """A committed change, to publish: what the work after the commit needs,
+    taken from the record before the commit (then the record is the
+    repository's: ``GameRepository.save``)."""
 
-    game: GameRecord
+    game_id: str
+    seat_count: int
     events: list[StoredEvent]
-    lobby_changed: bool
+    lobby: dict[str, Any] | None  # the lobby's message, if the listing changed
+    bot_turn: bool  # a bot must act next
+
+    @classmethod
+    def of(cls, game: GameRecord, events: list[StoredEvent], lobby_changed: bool) -> Committed:
+        """Call before ``uow.commit()``."""
+        lobby = lobby_message(game) if lobby_changed else None
+        return cls(game.id, game.seat_count, events, lobby, bot_to_act(game) is not None)
 
 
 def replay(uow: UnitOfWork, req: Request) -> dict[str, Any] | None:
@@ -159,9 +169,9 @@ def _change(
     result = MutationResult(game.id, game.version, tuple(EventView.of(e, seat) for e in events))
     if req.idempotency_key is not None:
         remember(uow, deps, req, result.to_dict())
+    done = Committed.of(game, events, status is not game.status or taken != game.seats_taken)
     uow.commit()
-    changed = status is not game.status or taken != game.seats_taken
-    return result, Committed(game, events, changed)
+    return result, done
 
 
 async def mutate(deps: Deps, req: Request, game_id: str, change: Change) -> MutationResult:
@@ -203,9 +213,8 @@ def lobby_message(game: GameRecord) -> dict[str, Any]:
 
 async def publish(deps: Deps, done: Committed) -> None:
     """Each audience gets its own projection on its own channel (R11)."""
-    game = done.game
-    channels = [game_channel(game.id, seat) for seat in range(game.seat_count)]
-    public_channel = game_channel(game.id, None)
+    channels = [game_channel(done.game_id, seat) for seat in range(done.seat_count)]
+    public_channel = game_channel(done.game_id, None)
     out: list[tuple[str, dict[str, Any]]] = []
     for e in done.events:
         public = EventView.of(e, None).to_message()
@@ -213,12 +222,12 @@ async def publish(deps: Deps, done: Committed) -> None:
         for seat, channel in enumerate(channels):
             own = e.private.get(seat)
             out.append((channel, public if own is None else {**public, "data": own}))
-    if done.lobby_changed:
-        out.append((LOBBY, lobby_message(game)))
+    if done.lobby is not None:
+        out.append((LOBBY, done.lobby))
     await deps.bus.publish(out)
 
 
 async def after_commit(deps: Deps, done: Committed) -> None:
     await publish(deps, done)
-    if bot_to_act(done.game) is not None:
-        deps.schedule_bots(done.game.id)
+    if done.bot_turn:
+        deps.schedule_bots(done.game_id)

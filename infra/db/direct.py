@@ -8,10 +8,12 @@ UPDATE, the events' INSERT): SQLAlchemy's per-statement work (compiled-cache
 lookup, execution context, result set-up, event dispatch) cost about 150 us
 of a ~900 us move on SQLite, as much as SQLite's own work.
 
-What Core would do on a failure is kept: the driver's error is raised as
-SQLAlchemy's (``IntegrityError``, ``OperationalError``, ... with the driver's
-error as ``orig``, parameters hidden) and a lost connection invalidates the
-``Connection``. Statements run here are not echoed by ``echo=True``.
+On a failure, what the rest of the server relies on is kept: the driver's
+error is raised as SQLAlchemy's (``IntegrityError``, ``OperationalError``,
+... with the driver's error as ``orig``, parameters hidden) and a lost
+connection invalidates its ``Connection``. Unlike Core, the pool's other
+connections are not marked stale at once: its pre-ping finds them out on
+checkout (PostgreSQL). Statements run here are not echoed by ``echo=True``.
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ class DirectStatement:
         self._by_dialect: WeakKeyDictionary[Dialect, _Compiled] = WeakKeyDictionary()
 
     def compiled(self, dialect: Dialect) -> _Compiled:
+        # Two threads may compile at once: the same result, either one kept.
         found = self._by_dialect.get(dialect)
         if found is None:
             found = self._by_dialect[dialect] = self._compile(dialect)
@@ -95,8 +98,9 @@ class DirectStatement:
         if not conn.in_transaction():
             conn.begin()  # as Core's autobegin would (and SQLite's BEGIN IMMEDIATE)
         dbapi = conn.connection
-        cursor = dbapi.cursor()
+        cursor = None
         try:
+            cursor = dbapi.cursor()
             if len(params) == 1:
                 cursor.execute(compiled.sql, params[0])
             else:
@@ -118,6 +122,7 @@ class DirectStatement:
                 conn.invalidate(e)
             raise error from e
         finally:
-            with suppress(dialect.loaded_dbapi.Error):
-                cursor.close()
+            if cursor is not None:
+                with suppress(dialect.loaded_dbapi.Error):
+                    cursor.close()
         return count

@@ -15,10 +15,10 @@ DEFAULT_SIZE = 2_048
 
 
 class GameCache:
-    """A bounded, thread-safe LRU of committed game records. Out, a copy
-    (``get``) or the record itself, no longer kept (``take``); in, it keeps
-    the record it is given, which nobody may change afterwards (a record
-    saved and committed is final: ``GameRepository.save``)."""
+    """A bounded, thread-safe LRU of committed game records. In, it keeps the
+    record it is given, which its giver no longer touches (a record saved
+    and committed is the repository's: ``GameRepository.save``); out, a copy
+    (``get``) or the record itself, no longer kept (``take``)."""
 
     def __init__(self, size: int = DEFAULT_SIZE) -> None:
         self._size = size
@@ -33,7 +33,9 @@ class GameCache:
                 return None
             self._games.move_to_end(game_id)
             self.hits += 1
-        return game.clone()
+            # Under the lock: once released, a ``take`` may hand the record
+            # to a change that alters it while it is being copied.
+            return game.clone()
 
     def take(self, game_id: str) -> GameRecord | None:
         """Whatever version is kept (maybe behind the stored one), handed over

@@ -3,6 +3,9 @@ by committed writes."""
 
 from __future__ import annotations
 
+import dataclasses
+import threading
+
 import pytest
 import sqlalchemy as sa
 
@@ -18,11 +21,12 @@ def _committed(uow: SqlUnitOfWorkFactory) -> GameRecord:
     """A started game of a new host, committed through ``uow``."""
     host = r.player()
     game = r.started_game(host.id)
+    snapshot = game.clone()  # once committed, the record is the repository's
     with uow() as u:
         u.players.add(host, "h")
         u.games.add(game)
         u.commit()
-    return game
+    return snapshot
 
 
 def test_a_committed_game_is_served_from_memory_at_its_version(engine: sa.Engine) -> None:
@@ -95,7 +99,7 @@ def test_an_optimistic_read_hands_the_copy_over(engine: sa.Engine) -> None:
     empty_tables(engine)
     cache = GameCache()
     uow = SqlUnitOfWorkFactory(engine, cache)
-    game = _committed(uow).clone()  # the committed record itself is the cache's now
+    game = _committed(uow)
     with uow() as u:
         taken, known = u.games.get_known(game.id)
         assert known and taken == game
@@ -111,3 +115,33 @@ def test_an_optimistic_read_hands_the_copy_over(engine: sa.Engine) -> None:
         u.commit()
     with uow() as u:
         assert u.games.get_known(game.id) == (moved, True), "the committed change is kept"
+
+
+def test_a_copy_being_made_is_never_handed_over_half_made() -> None:
+    """``get`` copies under the lock: a ``take`` (whose taker changes the
+    record) waits until the copy is done, so no copy mixes two versions."""
+    copying, release = threading.Event(), threading.Event()
+
+    class SlowToCopy(GameRecord):
+        def clone(self) -> GameRecord:
+            copying.set()
+            release.wait(5)
+            return GameRecord.clone(self)
+
+    game = r.started_game("host")
+    slow = SlowToCopy(**{f.name: getattr(game, f.name) for f in dataclasses.fields(game)})
+    cache = GameCache()
+    cache.put(slow)
+    copies: list[GameRecord | None] = []
+    reader = threading.Thread(target=lambda: copies.append(cache.get(game.id, game.version)))
+    reader.start()
+    assert copying.wait(5)
+    taken: list[GameRecord | None] = []
+    taker = threading.Thread(target=lambda: taken.append(cache.take(game.id)))
+    taker.start()
+    taker.join(0.2)
+    assert taker.is_alive(), "take handed the record over while it was being copied"
+    release.set()
+    reader.join(5)
+    taker.join(5)
+    assert copies == [game] and taken == [slow]
