@@ -171,6 +171,10 @@ class HttpConnection:
         body = await self.reader.readexactly(int(lower[at + 17 : end]))
         return status, body
 
+    @property
+    def closed(self) -> bool:
+        return self.writer.is_closing()
+
     async def close(self) -> None:
         self.writer.close()
         with suppress(ConnectionError):

@@ -226,28 +226,23 @@ async def _connections(server: Server) -> list[HttpConnection]:
 
 
 async def _bench(server: Server) -> Figures:
-    trivial_conns, move_conns = await _connections(server), await _connections(server)
-    try:
-        trivial_clients = [TrivialClient(c) for c in trivial_conns]
-        calibration = await _slice(server, trivial_clients, warmup=1.0)
-        needed = math.ceil(
-            POOL_HEADROOM * calibration.rate * SLICES * (WARMUP_S + SLICE_S) / CLIENTS
-        )
-        limits = httpx.Limits(max_connections=CLIENTS)
-        started = time.perf_counter()
-        async with httpx.AsyncClient(base_url=server.url, limits=limits, timeout=30) as client:
-            jobs = [lambda i=i: prepare(client, i, needed) for i in range(CLIENTS)]
-            pools = await gather_limited(CLIENTS, jobs)
-            await check_mirror(client, pools[0])
-        setup_s = time.perf_counter() - started
-        game_clients = [GameClient(c, s) for c, s in zip(move_conns, pools, strict=True)]
-        trivial, moves = [], []
-        for _ in range(SLICES):
-            trivial.append(await _slice(server, trivial_clients))
-            moves.append(await _slice(server, game_clients))
-    finally:
-        for c in (*trivial_conns, *move_conns):
-            await c.close()
+    trivial_clients = [TrivialClient(c) for c in await _connections(server)]
+    calibration = await _slice(server, trivial_clients, warmup=1.0)
+    needed = math.ceil(POOL_HEADROOM * calibration.rate * SLICES * (WARMUP_S + SLICE_S) / CLIENTS)
+    limits = httpx.Limits(max_connections=CLIENTS)
+    started = time.perf_counter()
+    async with httpx.AsyncClient(base_url=server.url, limits=limits, timeout=30) as client:
+        jobs = [lambda i=i: prepare(client, i, needed) for i in range(CLIENTS)]
+        pools = await gather_limited(CLIENTS, jobs)
+        await check_mirror(client, pools[0])
+    setup_s = time.perf_counter() - started
+    game_clients = [
+        GameClient(c, s) for c, s in zip(await _connections(server), pools, strict=True)
+    ]
+    trivial, moves = [], []
+    for _ in range(SLICES):
+        trivial.append(await _slice(server, trivial_clients))
+        moves.append(await _slice(server, game_clients))
     games = sum(len(p.games) for p in pools)
     return Figures(PhaseResult.merged(trivial), PhaseResult.merged(moves), games, setup_s)
 
@@ -255,7 +250,20 @@ async def _bench(server: Server) -> Figures:
 async def _slice(
     server: Server, clients: Sequence[Driver], warmup: float = WARMUP_S
 ) -> PhaseResult:
-    return await run_phase(clients, warmup=warmup, duration=SLICE_S, server_cpu=server.cpu_seconds)
+    """One timed slice, on connections opened in its warm-up and closed after
+    it: the server closes a keep-alive connection idle for 5 s, and the game
+    set-up takes about as long."""
+    for client in clients:
+        if not client.conn.closed:
+            await client.conn.close()
+        client.conn = await HttpConnection.open(server.port)
+    try:
+        return await run_phase(
+            clients, warmup=warmup, duration=SLICE_S, server_cpu=server.cpu_seconds
+        )
+    finally:
+        for client in clients:
+            await client.conn.close()
 
 
 @pytest.mark.timeout(180)
