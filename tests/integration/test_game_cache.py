@@ -17,6 +17,13 @@ from tests.integration import records as r
 from tests.integration.databases import empty_tables
 
 
+def _cached(engine: sa.Engine) -> tuple[GameCache, SqlUnitOfWorkFactory]:
+    """Empty tables, and units of work over a new game cache."""
+    empty_tables(engine)
+    cache = GameCache()
+    return cache, SqlUnitOfWorkFactory(engine, cache)
+
+
 def _committed(uow: SqlUnitOfWorkFactory) -> GameRecord:
     """A started game of a new host, committed through ``uow``."""
     host = r.player()
@@ -30,9 +37,7 @@ def _committed(uow: SqlUnitOfWorkFactory) -> GameRecord:
 
 
 def test_a_committed_game_is_served_from_memory_at_its_version(engine: sa.Engine) -> None:
-    empty_tables(engine)
-    cache = GameCache()
-    uow = SqlUnitOfWorkFactory(engine, cache)
+    cache, uow = _cached(engine)
     game = _committed(uow)
     with uow() as u:
         first = u.games.get(game.id)
@@ -44,9 +49,7 @@ def test_a_committed_game_is_served_from_memory_at_its_version(engine: sa.Engine
 
 
 def test_an_uncommitted_write_is_never_served(engine: sa.Engine) -> None:
-    empty_tables(engine)
-    cache = GameCache()
-    uow = SqlUnitOfWorkFactory(engine, cache)
+    _, uow = _cached(engine)
     game = _committed(uow)
     changed = game.clone()
     changed.version += 1
@@ -58,9 +61,8 @@ def test_an_uncommitted_write_is_never_served(engine: sa.Engine) -> None:
 
 
 def test_another_writer_makes_the_cached_copy_stale(engine: sa.Engine) -> None:
-    empty_tables(engine)
-    cache = GameCache()
-    cached_uow, plain_uow = SqlUnitOfWorkFactory(engine, cache), SqlUnitOfWorkFactory(engine)
+    _, cached_uow = _cached(engine)
+    plain_uow = SqlUnitOfWorkFactory(engine)
     game = _committed(cached_uow)
     other = game.clone()
     other.version += 1
@@ -73,9 +75,8 @@ def test_another_writer_makes_the_cached_copy_stale(engine: sa.Engine) -> None:
 
 
 def test_an_optimistic_read_serves_the_copy_and_says_it_may_be_behind(engine: sa.Engine) -> None:
-    empty_tables(engine)
-    cache = GameCache()
-    cached_uow, plain_uow = SqlUnitOfWorkFactory(engine, cache), SqlUnitOfWorkFactory(engine)
+    _, cached_uow = _cached(engine)
+    plain_uow = SqlUnitOfWorkFactory(engine)
     with cached_uow() as u:
         assert u.games.get_known("no-such-game") == (None, False)
     game = _committed(cached_uow)
@@ -96,9 +97,7 @@ def test_an_optimistic_read_serves_the_copy_and_says_it_may_be_behind(engine: sa
 
 def test_an_optimistic_read_hands_the_copy_over(engine: sa.Engine) -> None:
     """``take``: changed by its taker, the copy is never served unless committed."""
-    empty_tables(engine)
-    cache = GameCache()
-    uow = SqlUnitOfWorkFactory(engine, cache)
+    _, uow = _cached(engine)
     game = _committed(uow)
     with uow() as u:
         taken, known = u.games.get_known(game.id)
