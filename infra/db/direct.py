@@ -4,9 +4,10 @@ A Core statement is compiled once per dialect, its bind processors looked up
 once (``TypeEngine.bind_processor``: UTC datetimes, JSON through the engine's
 serializer); a call only binds values and runs one ``execute`` or
 ``executemany``. [decision] For the writes every move makes (the game's
-UPDATE, the events' INSERT): SQLAlchemy's per-statement work (compiled-cache
-lookup, execution context, result set-up, event dispatch) cost about 150 us
-of a ~900 us move on SQLite, as much as SQLite's own work.
+UPDATE, the events' INSERT) and the idempotency key's look-up: SQLAlchemy's
+per-statement work (compiled-cache lookup, execution context, result set-up,
+event dispatch) cost about 150 us of a ~900 us move on SQLite, as much as
+SQLite's own work, and the key's look-up ~50 us more.
 
 On a failure, what the rest of the server relies on is kept: the driver's
 error is raised as SQLAlchemy's (``IntegrityError``, ``OperationalError``,
@@ -21,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from weakref import WeakKeyDictionary
 
 import sqlalchemy as sa
@@ -30,18 +31,21 @@ from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.expression import ClauseElement
 
 Processor = Callable[[Any], Any] | None
+R = TypeVar("R")
 
 
 _FROM_ROW = object()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Compiled:
     sql: str
     names: tuple[str, ...]
     processors: tuple[Processor, ...]
     fixed: tuple[Any, ...]  # a value the statement carries, or _FROM_ROW
     positional: bool
+    # a SELECT's column keys and result processors, found on its first run
+    result: tuple[tuple[str, ...], tuple[Processor, ...]] | None = None
 
     def bind(self, values: Mapping[str, Any]) -> Sequence[Any] | dict[str, Any]:
         """The DBAPI parameters for one row of ``values`` (by bind name)."""
@@ -60,11 +64,11 @@ class _Compiled:
 
 
 class DirectStatement:
-    """``statement`` (an INSERT or UPDATE) with the column values ``keys``
-    (every row passes each of them, and each ``bindparam`` without a value);
-    values written in the statement itself are bound as they are."""
+    """``statement`` (an INSERT, UPDATE or SELECT) with the column values
+    ``keys`` (every row passes each of them, and each ``bindparam`` without
+    a value); values written in the statement itself are bound as they are."""
 
-    def __init__(self, statement: ClauseElement, keys: Sequence[str]) -> None:
+    def __init__(self, statement: ClauseElement, keys: Sequence[str] = ()) -> None:
         self._statement = statement
         self._keys = list(keys)
         self._by_dialect: WeakKeyDictionary[Dialect, _Compiled] = WeakKeyDictionary()
@@ -92,6 +96,43 @@ class DirectStatement:
         """Run for each row (one ``executemany`` for several); the rows matched."""
         if not rows:
             return 0
+        count: int = self._execute(conn, rows, lambda cursor: cursor.rowcount)
+        return count
+
+    def first(self, conn: sa.Connection, values: Mapping[str, Any]) -> dict[str, Any] | None:
+        """For a SELECT: its first row by column key, values as Core reads
+        them (``TypeEngine.result_processor``), or None."""
+
+        def fetch(cursor: Any) -> dict[str, Any] | None:
+            raw = cursor.fetchone()
+            if raw is None:
+                return None
+            keys, processors = self._result_shape(conn.dialect, cursor.description)
+            return {
+                k: v if p is None else p(v) for k, p, v in zip(keys, processors, raw, strict=True)
+            }
+
+        found: dict[str, Any] | None = self._execute(conn, [values], fetch)
+        return found
+
+    def _result_shape(
+        self, dialect: Dialect, description: Sequence[Sequence[Any]]
+    ) -> tuple[tuple[str, ...], tuple[Processor, ...]]:
+        compiled = self.compiled(dialect)
+        if compiled.result is None:  # once per dialect: the type codes never change
+            columns = list(self._statement.selected_columns)  # type: ignore[attr-defined]
+            processors = tuple(
+                c.type.dialect_impl(dialect).result_processor(dialect, d[1])
+                for c, d in zip(columns, description, strict=True)
+            )
+            compiled.result = (tuple(c.key for c in columns), processors)
+        return compiled.result
+
+    def _execute(
+        self, conn: sa.Connection, rows: Sequence[Mapping[str, Any]], then: Callable[[Any], R]
+    ) -> R:
+        """Bind, run (``executemany`` for several rows), then ``then(cursor)``,
+        in the Connection's transaction; driver errors raised as Core's."""
         dialect = conn.dialect
         compiled = self.compiled(dialect)
         params = [compiled.bind(r) for r in rows]
@@ -105,7 +146,7 @@ class DirectStatement:
                 cursor.execute(compiled.sql, params[0])
             else:
                 cursor.executemany(compiled.sql, params)  # type: ignore[arg-type]
-            count: int = cursor.rowcount
+            return then(cursor)
         except dialect.loaded_dbapi.Error as e:
             lost = dialect.is_disconnect(e, dbapi, cursor)
             error = sa.exc.DBAPIError.instance(
@@ -125,4 +166,3 @@ class DirectStatement:
             if cursor is not None:
                 with suppress(dialect.loaded_dbapi.Error):
                     cursor.close()
-        return count

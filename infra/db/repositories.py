@@ -61,8 +61,10 @@ _EVENTS_AFTER = (
     .order_by(_E.seq)
     .limit(sa.bindparam("n"))
 )
-_KEY = sa.select(idempotency_keys).where(
-    _I.player_id == sa.bindparam("p"), _I.key == sa.bindparam("k")
+_KEY = DirectStatement(
+    sa.select(idempotency_keys).where(
+        _I.player_id == sa.bindparam("p"), _I.key == sa.bindparam("k")
+    )
 )
 _PACKS_OF = (
     sa.select(booster_packs).where(_B.player_id == sa.bindparam("p")).order_by(_B.opened_at, _B.id)
@@ -179,8 +181,8 @@ class SqlEventLog(_Repo):
 
 class SqlIdempotencyStore(_Repo):
     def get(self, player_id: str, key: str) -> IdempotencyRecord | None:
-        row = self._c.execute(_KEY, {"p": player_id, "k": key}).first()
-        return None if row is None else m.idempotency_from_row(row._mapping)
+        row = _KEY.first(self._c, {"p": player_id, "k": key})
+        return None if row is None else m.idempotency_from_row(row)
 
     def put(self, record: IdempotencyRecord) -> None:
         what = f"idempotency key {record.key!r} of player {record.player_id}"

@@ -141,3 +141,24 @@ def test_a_lost_connection_invalidates_it(database_url: str) -> None:
                 assert fresh.execute(sa.text("SELECT 1")).scalar() == 1
         finally:
             engine.dispose()
+
+
+def test_a_select_reads_its_first_row_as_core_does(conn: sa.Connection) -> None:
+    INSERT_PLAYER.run(conn, [PLAYER])
+    DirectStatement(sa.insert(games), [c.key for c in games.columns]).run(conn, [_game()])
+    INSERT_EVENT.run(conn, [_event(1, cause={"seat": 0, "command": {"pass": {}}})])
+    conn.commit()
+    by_seq = sa.select(game_events).where(
+        game_events.c.game_id == sa.bindparam("g"), game_events.c.seq == sa.bindparam("s")
+    )
+    direct = DirectStatement(by_seq)
+    for _ in range(2):  # the second read reuses what the first found of the result's shape
+        row = direct.first(conn, {"g": "g1", "s": 1})
+        core = conn.execute(by_seq, {"g": "g1", "s": 1}).one()._asdict()
+        assert row == core
+        assert row is not None and row["created_at"].tzinfo is not None
+        assert isinstance(row["public"], dict) and row["cause"] == {
+            "seat": 0,
+            "command": {"pass": {}},
+        }
+    assert direct.first(conn, {"g": "g1", "s": 2}) is None
