@@ -40,27 +40,22 @@ _FROM_ROW = object()
 @dataclass(slots=True)
 class _Compiled:
     sql: str
-    names: tuple[str, ...]
-    processors: tuple[Processor, ...]
-    fixed: tuple[Any, ...]  # a value the statement carries, or _FROM_ROW
+    # each bind in the DBAPI's order: its name, the value the statement
+    # carries (or _FROM_ROW) and its bind processor
+    binds: tuple[tuple[str, Any, Processor], ...]
     positional: bool
     # a SELECT's column keys and result processors, found on its first run
     result: tuple[tuple[str, ...], tuple[Processor, ...]] | None = None
 
     def bind(self, values: Mapping[str, Any]) -> Sequence[Any] | dict[str, Any]:
         """The DBAPI parameters for one row of ``values`` (by bind name)."""
-        bound = [
-            v if p is None else p(v)
-            for p, v in zip(
-                self.processors,
-                (
-                    values[n] if f is _FROM_ROW else f
-                    for n, f in zip(self.names, self.fixed, strict=True)
-                ),
-                strict=True,
-            )
-        ]
-        return bound if self.positional else dict(zip(self.names, bound, strict=True))
+        bound = []
+        for name, fixed, process in self.binds:
+            value = values[name] if fixed is _FROM_ROW else fixed
+            bound.append(value if process is None else process(value))
+        if self.positional:
+            return bound
+        return {name: value for (name, _, _), value in zip(self.binds, bound, strict=True)}
 
 
 class DirectStatement:
@@ -86,11 +81,16 @@ class DirectStatement:
             raise TypeError(f"not a SQL statement: {self._statement!r}")
         if getattr(c, "escaped_bind_names", None) or getattr(c, "literal_execute_params", None):
             raise ValueError(f"not a plain statement for direct execution: {c}")
-        names = tuple(c.positiontup or ()) if c.positional else tuple(c.binds)
-        binds = [c.binds[n] for n in names]
-        processors = tuple(b.type.dialect_impl(dialect).bind_processor(dialect) for b in binds)
-        fixed = tuple(_FROM_ROW if b.required else b.effective_value for b in binds)
-        return _Compiled(str(c), names, processors, fixed, c.positional)
+        names = (c.positiontup or ()) if c.positional else c.binds
+        binds = tuple(
+            (
+                name,
+                _FROM_ROW if (b := c.binds[name]).required else b.effective_value,
+                b.type.dialect_impl(dialect).bind_processor(dialect),
+            )
+            for name in names
+        )
+        return _Compiled(str(c), binds, c.positional)
 
     def run(self, conn: sa.Connection, rows: Sequence[Mapping[str, Any]]) -> int:
         """Run for each row (one ``executemany`` for several); the rows matched."""

@@ -1,9 +1,10 @@
 """Repositories over one SQLAlchemy ``Connection`` (one transaction), in Core SQL.
 
 Statements are built once at import time so that each call only binds values:
-reads go through Core (its compiled cache does the rest), writes through
+the writes and the idempotency key's look-up (a move's statements) through
 :class:`~infra.db.direct.DirectStatement` (compiled once, run on the DBAPI
-cursor). A ``Session``'s transaction works too: pass ``session.connection()``.
+cursor), the other reads through Core (its compiled cache does the rest). A
+``Session``'s transaction works too: pass ``session.connection()``.
 """
 
 from __future__ import annotations
