@@ -207,6 +207,24 @@ def test_serve_hands_uvicorn_the_json_config(monkeypatch: pytest.MonkeyPatch) ->
     assert line["message"] == "started on port 8123"
 
 
+@pytest.mark.parametrize(("env", "loop"), [(None, "asyncio"), ("uvloop", "uvloop")])
+def test_serve_runs_the_configured_event_loop(
+    monkeypatch: pytest.MonkeyPatch, env: str | None, loop: str
+) -> None:
+    """``MMK_EVENT_LOOP`` reaches uvicorn (asyncio unless set)."""
+    import uvicorn
+
+    seen: dict[str, Any] = {}
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **kw: seen.update(kw))
+    if env is None:
+        monkeypatch.delenv("MMK_EVENT_LOOP", raising=False)
+    else:
+        monkeypatch.setenv("MMK_EVENT_LOOP", env)
+    with preserved_logging():
+        assert cli.main(["serve"]) == 0
+    assert seen["loop"] == loop
+
+
 def test_the_uvicorn_config_is_json_for_the_root_logger() -> None:
     config = log_config("info")
     assert config["root"]["level"] == "INFO"
