@@ -250,13 +250,13 @@ async def _bench(server: Server) -> Figures:
 async def _slice(
     server: Server, clients: Sequence[Driver], warmup: float = WARMUP_S
 ) -> PhaseResult:
-    """One timed slice, on connections opened in its warm-up and closed after
-    it: the server closes a keep-alive connection idle for 5 s, and the game
-    set-up takes about as long."""
+    """One timed slice; its connections are closed after it, and the next
+    slice of these clients opens new ones in its warm-up: the server closes
+    a keep-alive connection idle for 5 s, and the game set-up takes about as
+    long."""
     for client in clients:
-        if not client.conn.closed:
-            await client.conn.close()
-        client.conn = await HttpConnection.open(server.port)
+        if client.conn.closed:
+            client.conn = await HttpConnection.open(server.port)
     try:
         return await run_phase(
             clients, warmup=warmup, duration=SLICE_S, server_cpu=server.cpu_seconds
