@@ -23,7 +23,7 @@ async def open_booster_pack(deps: Deps, req: Request) -> BoosterRecord:
             pack = open_booster(Rng(seed_state(deps.ids.new_seed())))
             record = BoosterRecord(deps.ids.new_id(), req.player_id, pack, deps.clock.now())
             uow.boosters.add(record)
-            remember(uow, deps, req, record.to_dict())
+            remember(uow, deps, req, record.to_dict)
             uow.commit()
             return record
 

@@ -84,7 +84,7 @@ async def create_game(deps: Deps, req: Request, spec: NewGame) -> MutationResult
             result = MutationResult(
                 game.id, game.version, tuple(EventView.of(e, seat) for e in events)
             )
-            remember(uow, deps, req, result.to_dict())
+            remember(uow, deps, req, result.to_dict)
             done = Committed.of(game, events, True)
             uow.commit()
         return result, done

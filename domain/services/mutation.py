@@ -104,11 +104,15 @@ async def run_keyed(deps: Deps, req: Request, tx: Callable[[], T]) -> T:
     raise AssertionError("unreachable")
 
 
-def remember(uow: UnitOfWork, deps: Deps, req: Request, result: dict[str, Any]) -> None:
+def remember(
+    uow: UnitOfWork, deps: Deps, req: Request, result: Callable[[], dict[str, Any]]
+) -> None:
+    """Store the first result under the request's key, if it has one
+    (``result`` is only built then)."""
     if req.idempotency_key is not None:
         uow.idempotency.put(
             IdempotencyRecord(
-                req.player_id, req.idempotency_key, req.fingerprint(), result, deps.clock.now()
+                req.player_id, req.idempotency_key, req.fingerprint(), result(), deps.clock.now()
             )
         )
 
@@ -167,8 +171,7 @@ def _change(
     uow.games.save(game, read_version)
     seat = game.seat_of(req.player_id)
     result = MutationResult(game.id, game.version, tuple(EventView.of(e, seat) for e in events))
-    if req.idempotency_key is not None:
-        remember(uow, deps, req, result.to_dict())
+    remember(uow, deps, req, result.to_dict)
     done = Committed.of(game, events, status is not game.status or taken != game.seats_taken)
     uow.commit()
     return result, done

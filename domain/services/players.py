@@ -76,8 +76,8 @@ async def create_player(deps: Deps, name: str, idempotency_key: str | None = Non
                 assert first is not None
                 return NewPlayer(first, _unseal(stored["sealedToken"], idempotency_key, player_id))
             uow.players.add(player, token_hash(token))
-            if idempotency_key is not None:
-                remember(uow, deps, req, {"sealedToken": _seal(token, idempotency_key, player_id)})
+            if (key := idempotency_key) is not None:
+                remember(uow, deps, req, lambda: {"sealedToken": _seal(token, key, player_id)})
             uow.commit()
         return NewPlayer(player, token)
 
