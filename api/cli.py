@@ -75,7 +75,7 @@ def demo(args: argparse.Namespace) -> int:
         _seed(args.seed),
         args.bots,
         _options(args),
-        on_event=lambda e: print(describe(e.public, e.type.value)),
+        on_event=lambda e: print(describe(e.seen_by(None))),
     )
     o = result.outcome
     print(

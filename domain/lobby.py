@@ -1,33 +1,78 @@
 """Lobby rules: creating a game, taking and giving up seats, seating bots,
-starting (R2.1, R3, R4). Pure functions on a :class:`GameRecord` that return
-the public projections of what happened."""
+starting (R2.1, R3, R4). Functions on a :class:`GameRecord` that change it
+and return what happened; the lobby's events (all public) are here."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from domain.bots.strategy import Strategy
 from domain.errors import BadRequest, Forbidden
+from domain.game.cards import Card
 from domain.game.errors import IllegalAction
-from domain.game.options import MAX_SEATS, MIN_SEATS
+from domain.game.events import Event
+from domain.game.options import MAX_SEATS, MIN_SEATS, AbilityTrigger, Format, GameOptions
 from domain.game.setup import Setup, new_game
+from domain.log import GameStart
 from domain.records import GameRecord, GameStatus, Occupant
-
-Draft = tuple[str, dict[str, Any], dict[int, dict[str, Any]]]
-"""An event before it gets its seq: type, public projection, private ones."""
-
-Cause = dict[str, Any]
-"""What produced a batch of drafts (see :class:`domain.records.StoredEvent`)."""
 
 
 @dataclass(frozen=True, slots=True)
-class Batch:
-    """The drafts of one change, and what caused them (for replays)."""
+class GameCreated(Event):
+    """A new game in the lobby, with its options (R2.1, R3, R4.1, R7.0, R8.3)."""
 
-    drafts: list[Draft]
-    cause: Cause | None = None
+    host: str
+    seat_count: int
+    format: Format
+    ability_trigger: AbilityTrigger
+    refill_hands: bool
+    rat_seat: int | None
+
+    @classmethod
+    def of(cls, game: GameRecord) -> GameCreated:
+        o: GameOptions = game.options
+        return cls(
+            game.host, game.seat_count, o.format, o.ability_trigger, o.refill_hands, game.rat_choice
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTaken(Event):
+    """A player took a seat."""
+
+    seat: int
+    player_id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeatLeft(Event):
+    """A player gave up a seat."""
+
+    seat: int
+    player_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class BotSeated(Event):
+    """The host seated a bot."""
+
+    seat: int
+    strategy: Strategy
+
+
+LOBBY_EVENTS: tuple[type[Event], ...] = (GameCreated, SeatTaken, SeatLeft, BotSeated)
+SEAT_CHANGES = (SeatTaken, SeatLeft)
+
+
+@dataclass(frozen=True, slots=True)
+class Started:
+    """A started game: its setup, its first events and what caused them."""
+
+    setup: Setup
+    events: list[Event]
+    cause: GameStart
 
 
 def check_new_game(seat_count: int, rat_choice: int | None) -> None:
@@ -56,24 +101,24 @@ def _free_seat(game: GameRecord, seat: int | None) -> int:
     return seat
 
 
-def join(game: GameRecord, player_id: str, name: str, seat: int | None) -> list[Draft]:
+def join(game: GameRecord, player_id: str, name: str, seat: int | None) -> list[Event]:
     """Take a free seat (the lowest, unless one is named)."""
     _in_lobby(game)
     if game.seat_of(player_id) is not None:
         raise IllegalAction("you already hold a seat in this game")
     s = _free_seat(game, seat)
     game.seats[s] = Occupant(player_id=player_id)
-    return [("SeatTaken", {"seat": s, "playerId": player_id, "name": name}, {})]
+    return [SeatTaken(s, player_id, name)]
 
 
-def leave(game: GameRecord, player_id: str) -> list[Draft]:
+def leave(game: GameRecord, player_id: str) -> list[Event]:
     """Give up one's seat while in the lobby."""
     _in_lobby(game)
     s = game.seat_of(player_id)
     if s is None:
         raise IllegalAction("you hold no seat in this game")
     game.seats[s] = None
-    return [("SeatLeft", {"seat": s, "playerId": player_id}, {})]
+    return [SeatLeft(s, player_id)]
 
 
 def _host_only(game: GameRecord, player_id: str, what: str) -> None:
@@ -81,18 +126,18 @@ def _host_only(game: GameRecord, player_id: str, what: str) -> None:
         raise Forbidden(f"only the host may {what}")
 
 
-def add_bot(game: GameRecord, player_id: str, strategy: Strategy, seat: int | None) -> list[Draft]:
+def add_bot(game: GameRecord, player_id: str, strategy: Strategy, seat: int | None) -> list[Event]:
     """The host seats a bot."""
     _host_only(game, player_id, "seat bots")
     _in_lobby(game)
     s = _free_seat(game, seat)
     game.seats[s] = Occupant(bot=strategy)
-    return [("BotSeated", {"seat": s, "strategy": strategy.value}, {})]
+    return [BotSeated(s, strategy)]
 
 
 def start(
-    game: GameRecord, player_id: str, collections: Sequence[Sequence[str]] | None
-) -> tuple[Setup, Batch]:
+    game: GameRecord, player_id: str, collections: Sequence[Sequence[Card]] | None
+) -> Started:
     """The host starts a full game: R4 setup runs. A refused deck (R3.4)
     changes nothing."""
     _host_only(game, player_id, "start the game")
@@ -103,8 +148,5 @@ def start(
         raise IllegalAction(f"{empty} seat(s) still empty: join or add bots first")
     setup = new_game(game.seat_count, game.seed, game.options, game.rat_choice, collections)
     game.state, game.status = setup.state, GameStatus.RUNNING
-    drafts: list[Draft] = [(e.type.value, e.public, e.private) for e in setup.events]
-    cause = {
-        "start": {"collections": None if collections is None else [list(c) for c in collections]}
-    }
-    return setup, Batch(drafts, cause)
+    kept = None if collections is None else tuple(tuple(c) for c in collections)
+    return Started(setup, list(setup.events), GameStart(kept))

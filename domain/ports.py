@@ -11,16 +11,18 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from types import TracebackType
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
+from domain.log import LoggedEvent
 from domain.records import (
     BoosterRecord,
     GameRecord,
     GameStatus,
     IdempotencyRecord,
+    LobbyUpdate,
+    NewEvents,
     Page,
     Player,
-    StoredEvent,
 )
 
 T = TypeVar("T")
@@ -50,24 +52,16 @@ class PlayerRepository(Protocol):
 
 class GameRepository(Protocol):
     def add(self, game: GameRecord) -> None:
-        """Store a new game; once committed, ``game`` is the repository's (as
-        for :meth:`save`)."""
+        """Store a new game; a duplicate id raises :class:`WriteConflict`."""
         ...
 
-    def get(self, game_id: str) -> GameRecord | None: ...
-    def get_known(self, game_id: str) -> tuple[GameRecord | None, bool]:
-        """The game as this process last committed or read it, when it has
-        it, else as :meth:`get`; and whether it came from this process's
-        copy, which may be behind the stored game (another process moved
-        it): a refusal or a conflict found on such a copy must be confirmed
-        on :meth:`get` (an optimistic read)."""
+    def get(self, game_id: str) -> GameRecord | None:
+        """The game as committed: the caller's own copy, to change at will."""
         ...
 
     def save(self, game: GameRecord, expected_version: int) -> None:
         """Store ``game`` if the stored version is still ``expected_version``,
-        else raise :class:`WriteConflict`. Once committed, ``game`` is the
-        repository's: the caller neither reads nor changes it afterwards (an
-        adapter may keep it, and hand it to a later change)."""
+        else raise :class:`WriteConflict`."""
         ...
 
     def stalled_bot_games(self, before: datetime, limit: int) -> list[str]:
@@ -82,11 +76,16 @@ class GameRepository(Protocol):
 
 
 class EventLog(Protocol):
-    def append(self, events: Sequence[StoredEvent]) -> None:
+    def append(self, events: Sequence[LoggedEvent]) -> None:
         """Append; a duplicate ``(game, seq)`` raises :class:`WriteConflict`."""
         ...
 
-    def read(self, game_id: str, after_seq: int, limit: int) -> list[StoredEvent]: ...
+    def read(
+        self, game_id: str, after_seq: int, limit: int, seat: int | None
+    ) -> list[LoggedEvent]:
+        """Up to ``limit`` events after ``after_seq``, in order, as ``seat``
+        (None: a spectator) may see them (R11), each with its cause."""
+        ...
 
 
 class IdempotencyStore(Protocol):
@@ -102,7 +101,8 @@ class BoosterRepository(Protocol):
 
 
 class UnitOfWork(Protocol):
-    """One transaction over every repository; rolls back unless committed."""
+    """One transaction over every repository; rolls back unless committed.
+    Only :mod:`domain.services.transaction` writes through it."""
 
     players: PlayerRepository
     games: GameRepository
@@ -119,6 +119,10 @@ class UnitOfWork(Protocol):
     ) -> None: ...
     def commit(self) -> None: ...
     def rollback(self) -> None: ...
+    def collect_new_events(self) -> list[NewEvents]:
+        """The events appended by the committed transaction, by game, with the
+        games as saved; each is handed out once."""
+        ...
 
 
 UnitOfWorkFactory = Callable[[], UnitOfWork]
@@ -130,17 +134,31 @@ class BlockingRunner(Protocol):
     def __call__(self, fn: Callable[[], T], /) -> Awaitable[T]: ...
 
 
+class Resync:
+    """Told to every subscriber when the bus may have lost messages (e.g. it
+    reconnected): backfill from the log."""
+
+    def __repr__(self) -> str:
+        return "RESYNC"
+
+
+RESYNC = Resync()
+BusMessage = LoggedEvent | LobbyUpdate
+"""What a channel carries: a game's events (one audience's projections), or
+lobby updates."""
+
+
 class Subscription(Protocol):
     """Messages of one channel, in publish order; raises
     :class:`SubscriptionClosed` when the bus drops it."""
 
-    def __aiter__(self) -> AsyncIterator[dict[str, Any]]: ...
+    def __aiter__(self) -> AsyncIterator[BusMessage | Resync]: ...
 
 
 class EventBus(Protocol):
     """Per-audience channels: a subscriber only ever receives its channel."""
 
-    async def publish(self, messages: Sequence[tuple[str, dict[str, Any]]]) -> None:
+    async def publish(self, messages: Sequence[tuple[str, BusMessage]]) -> None:
         """Publish ``(channel, message)`` pairs, in order. Never raises: the
         event log is the source of truth and subscribers backfill from it."""
         ...

@@ -1,17 +1,20 @@
-"""What the service stores: players, game records, logged events, idempotency
-records and booster packs. Plain data; adapters map them to tables."""
+"""What the service stores: players, game records, idempotency records and
+booster packs (the event log: domain/log.py). Plain data; adapters map them
+to tables."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
-from typing import Any
 
 from domain.bots.strategy import Strategy
 from domain.game.boosters import BoosterPack
+from domain.game.events import Event
 from domain.game.options import GameOptions
 from domain.game.state import GameState
+from domain.log import Cause, LoggedEvent
 
 
 class GameStatus(Enum):
@@ -78,6 +81,20 @@ class GameRecord:
     def seats_taken(self) -> int:
         return sum(o is not None for o in self.seats)
 
+    def record(self, events: Sequence[Event], cause: Cause | None, at: datetime) -> list[LoggedEvent]:
+        """One accepted change: its events get the next seqs (the cause goes
+        on the first) and the version goes up by one."""
+        logged = [
+            LoggedEvent(self.id, self.last_seq + i, at, e, cause if i == 1 else None)
+            for i, e in enumerate(events, start=1)
+        ]
+        self.last_seq += len(logged)
+        self.version += 1
+        self.updated_at = at
+        if self.state is not None and self.state.outcome is not None:
+            self.status = GameStatus.FINISHED
+        return logged
+
     def clone(self) -> GameRecord:
         """A deep copy: the engine state is changed in place by moves."""
         return GameRecord(
@@ -98,27 +115,21 @@ class GameRecord:
 
 
 @dataclass(frozen=True, slots=True)
-class StoredEvent:
-    """One logged event: per-game ``seq`` 1, 2, 3... with every projection.
-
-    ``cause`` (server-only, never projected) records what produced the batch
-    this event opens: ``{"seat": n, "command": {...}}`` for a seat's command,
-    ``{"start": {"collections": ...}}`` for the start, so the log replays.
-    """
+class MutationResult:
+    """A game change: the game's id and new version, and the change's events
+    as the caller sees them."""
 
     game_id: str
-    seq: int
-    type: str
-    public: dict[str, Any]
-    private: dict[int, dict[str, Any]]
-    at: datetime
-    cause: dict[str, Any] | None = None
+    version: int
+    events: tuple[LoggedEvent, ...]
 
-    def for_seat(self, seat: int | None) -> dict[str, Any]:
-        """The projection a seat (None: a spectator) may see (R11)."""
-        if seat is None:
-            return self.public
-        return self.private.get(seat, self.public)
+
+@dataclass(frozen=True, slots=True)
+class SealedToken:
+    """A new player's token, sealed under the client's idempotency key, so
+    that a repeat returns the same token, which is never stored in clear."""
+
+    sealed: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +139,7 @@ class IdempotencyRecord:
     player_id: str
     key: str
     fingerprint: str
-    result: dict[str, Any]
+    result: Remembered
     created_at: datetime
 
 
@@ -142,25 +153,9 @@ class BoosterRecord:
     opened_at: datetime
     game_id: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "playerId": self.player_id,
-            "pack": self.pack.to_dict(),
-            "openedAt": self.opened_at.isoformat(),
-            "gameId": self.game_id,
-        }
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> BoosterRecord:
-        game_id = d.get("gameId")
-        return cls(
-            str(d["id"]),
-            str(d["playerId"]),
-            BoosterPack.from_dict(d["pack"]),
-            datetime.fromisoformat(str(d["openedAt"])),
-            None if game_id is None else str(game_id),
-        )
+Remembered = MutationResult | BoosterRecord | SealedToken
+"""What an idempotency key keeps: the first result."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,3 +192,27 @@ class Page:
 
     items: list[GameSummary] = field(default_factory=list)
     has_next: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyUpdate:
+    """What lobby screens hear of a game created, filling, started or finished."""
+
+    game_id: str
+    status: GameStatus
+    seat_count: int
+    seats_taken: int
+    version: int
+
+    @classmethod
+    def of(cls, game: GameRecord) -> LobbyUpdate:
+        return cls(game.id, game.status, game.seat_count, game.seats_taken, game.version)
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvents:
+    """A game's events as one unit of work committed them, with the game as
+    it committed it (for the work after the commit)."""
+
+    game: GameRecord
+    events: tuple[LoggedEvent, ...]

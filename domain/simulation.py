@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from domain.bots.strategy import Strategy, bot_for
 from domain.game.engine import apply, to_act
-from domain.game.events import Event, EventType
+from domain.game.events import Event, TrickWon
 from domain.game.legal import legal_actions
 from domain.game.options import GameOptions
 from domain.game.rng import Rng, seed_state
@@ -51,7 +51,7 @@ def play_game(
         legal = legal_actions(state, seat)
         cmd = bots[seat](player_view(state, seat), legal, rng)
         for e in apply(state, seat, cmd):
-            tricks += e.type is EventType.TRICK_WON
+            tricks += isinstance(e, TrickWon)
             if on_event:
                 on_event(e)
         decisions += 1

@@ -12,26 +12,28 @@ state did not change (``encode`` before == after).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TypeVar
 
 import pytest
 
 from domain.game.cards import (
+    DESIGN_CARDS,
     HOUSES,
     PRIZE_CARDS,
-    RAT_CARD,
+    THE_RAT,
+    Card,
+    CardKind,
     House,
     assignment_card,
-    catalogue,
-    is_numbered,
 )
 from domain.game.commands import Command
 from domain.game.engine import apply
 from domain.game.errors import GameError
-from domain.game.events import Event, EventType
+from domain.game.events import Event
 from domain.game.invariants import card_counts, check
 from domain.game.options import AbilityTrigger, Format, GameOptions
-from domain.game.serialization import encode
 from domain.game.state import GameState, Phase, SeatState, Trick
+from infra.db.state_codec import encode
 
 
 def make_state(
@@ -66,39 +68,43 @@ def make_state(
     seats = [
         SeatState(
             house=h,
-            identity=RAT_CARD if h is None else assignment_card(h),
-            hand=list(hands[s]),
-            won=list(won[s]) if won else [],
-            prizes=list(prizes[s]) if prizes else [],
+            identity=THE_RAT if h is None else assignment_card(h),
+            hand=cards(hands[s]),
+            won=cards(won[s]) if won else [],
+            prizes=cards(prizes[s]) if prizes else [],
         )
         for s, h in enumerate(houses)
     ]
-    placed = {c for s in seats for c in (*s.hand, *s.won, *s.prizes)}
+    placed: set[str] = {c for s in seats for c in (*s.hand, *s.won, *s.prizes)}
     placed |= {prize, *rat_deck, *discard}
-    if prize_pool is None:
-        prize_pool = [p for p in PRIZE_CARDS if p not in placed]
-    placed |= set(prize_pool)
+    pool = [p for p in PRIZE_CARDS if p not in placed] if prize_pool is None else cards(prize_pool)
+    placed |= set(pool)
     used_houses = {h for h in houses if h is not None}
     box = [assignment_card(h) for h in HOUSES if h not in used_houses]
     box += [p for p in PRIZE_CARDS if p not in placed]
-    box += [d.id for d in catalogue() if d.id not in placed]
+    box += [d for d in DESIGN_CARDS if d not in placed]
     lead = rat if leader is None else leader
     state = GameState(
         options=GameOptions(format=fmt, ability_trigger=trigger, refill_hands=refill),
         seats=seats,
         rat=rat,
-        rat_deck=list(rat_deck),
-        prize_pool=list(prize_pool),
-        discard=list(discard),
+        rat_deck=cards(rat_deck),
+        prize_pool=pool,
+        discard=cards(discard),
         box=box,
-        trick=Trick(number=trick_number, prize=prize, leader=lead),
+        trick=Trick(number=trick_number, prize=Card(prize), leader=lead),
         phase=Phase.LEAD,
         turn=lead,
         rng=12345,
     )
-    state.deck_size = sum(1 for c in card_counts(state) if is_numbered(c))
+    state.deck_size = sum(1 for c in card_counts(state) if c.kind is CardKind.NUMBERED)
     check(state)
     return state
+
+
+def cards(ids: Iterable[str]) -> list[Card]:
+    """The cards of these ids, in order."""
+    return [Card(i) for i in ids]
 
 
 def run(state: GameState, *steps: tuple[int, Command]) -> list[Event]:
@@ -120,13 +126,16 @@ def refused(state: GameState, seat: int, cmd: Command, code: str) -> GameError:
     return info.value
 
 
-def of_type(events: Iterable[Event], kind: EventType) -> list[Event]:
-    """The events of one type, in order."""
-    return [e for e in events if e.type is kind]
+E = TypeVar("E", bound=Event)
 
 
-def one(events: Iterable[Event], kind: EventType) -> Event:
-    """The single event of a type."""
+def of_type(events: Iterable[Event], kind: type[E]) -> list[E]:
+    """The events of one kind, in order."""
+    return [e for e in events if isinstance(e, kind)]
+
+
+def one(events: Iterable[Event], kind: type[E]) -> E:
+    """The single event of a kind."""
     found = of_type(events, kind)
-    assert len(found) == 1, f"{len(found)} {kind.value} events"
+    assert len(found) == 1, f"{len(found)} {kind.__name__} events"
     return found[0]

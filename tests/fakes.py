@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from types import TracebackType
 from typing import Any, TypeVar
 
+from domain.log import LoggedEvent
 from domain.ports import (
     BoosterRepository,
     EventLog,
@@ -25,9 +26,9 @@ from domain.records import (
     GameStatus,
     GameSummary,
     IdempotencyRecord,
+    NewEvents,
     Page,
     Player,
-    StoredEvent,
 )
 from domain.services.deps import Deps
 from infra.bus.memory import InProcessBus
@@ -41,15 +42,14 @@ class Store:
 
     players: dict[str, tuple[Player, str]] = field(default_factory=dict)
     games: dict[str, GameRecord] = field(default_factory=dict)
-    events: dict[tuple[str, int], StoredEvent] = field(default_factory=dict)
+    events: dict[tuple[str, int], LoggedEvent] = field(default_factory=dict)
     keys: dict[tuple[str, str], IdempotencyRecord] = field(default_factory=dict)
     boosters: list[BoosterRecord] = field(default_factory=list)
     fail_before_commit: Callable[[], None] | None = None
-    known: dict[str, GameRecord] = field(default_factory=dict)
-    """``games.get_known``'s answers (the SQL adapter's game cache), for the
-    games a test puts here, maybe behind the stored one as after another
-    process's move; kept up to date by reads and commits from then on. Other
-    games are read fresh (tests change stored games in place)."""
+
+    def log(self, game_id: str) -> list[LoggedEvent]:
+        """A game's whole log (every event as it happened), in order."""
+        return sorted((e for (g, _), e in self.events.items() if g == game_id), key=lambda e: e.seq)
 
 
 class FakeUnitOfWork:
@@ -59,6 +59,9 @@ class FakeUnitOfWork:
         self.store = store
         self._ops: list[Callable[[], None]] = []
         self._checks: list[Callable[[], None]] = []
+        self._written: list[GameRecord] = []
+        self._appended: list[LoggedEvent] = []
+        self._news: list[NewEvents] = []
         self.players: PlayerRepository = self
         self.games: GameRepository = _Games(self)
         self.events: EventLog = _Events(self)
@@ -90,12 +93,22 @@ class FakeUnitOfWork:
                 check()
             for op in self._ops:
                 op()
+            self._news += [
+                NewEvents(g, tuple(e for e in self._appended if e.game_id == g.id))
+                for g in self._written
+            ]
         finally:
             self.rollback()
 
     def rollback(self) -> None:
         self._ops.clear()
         self._checks.clear()
+        self._written.clear()
+        self._appended.clear()
+
+    def collect_new_events(self) -> list[NewEvents]:
+        news, self._news = self._news, []
+        return news
 
     # players
     def add(self, player: Player, token_hash: str) -> None:
@@ -118,26 +131,18 @@ class _Games:
 
     def add(self, game: GameRecord) -> None:
         g = game.clone()
-        self.uow.stage(lambda: self._stored(g))
+        games = self.uow.store.games
 
-    def _stored(self, g: GameRecord) -> None:
-        self.uow.store.games[g.id] = g
-        self._seen(g)
+        def check() -> None:
+            if g.id in games:
+                raise WriteConflict(g.id)
 
-    def _seen(self, g: GameRecord) -> None:
-        if g.id in self.uow.store.known:
-            self.uow.store.known[g.id] = g.clone()
+        self.uow.stage(lambda: games.__setitem__(g.id, g), check)
+        self.uow._written.append(game)
 
     def get(self, game_id: str) -> GameRecord | None:
         g = self.uow.store.games.get(game_id)
-        if g is None:
-            return None
-        self._seen(g)
-        return g.clone()
-
-    def get_known(self, game_id: str) -> tuple[GameRecord | None, bool]:
-        known = self.uow.store.known.get(game_id)
-        return (self.get(game_id), False) if known is None else (known.clone(), True)
+        return None if g is None else g.clone()
 
     def save(self, game: GameRecord, expected_version: int) -> None:
         g = game.clone()
@@ -147,7 +152,8 @@ class _Games:
             if games[g.id].version != expected_version:
                 raise WriteConflict(g.id)
 
-        self.uow.stage(lambda: self._stored(g), check)
+        self.uow.stage(lambda: games.__setitem__(g.id, g), check)
+        self.uow._written.append(game)
 
     def stalled_bot_games(self, before: datetime, limit: int) -> list[str]:
         from domain.services.bot_turn import bot_to_act
@@ -178,7 +184,7 @@ class _Events:
     def __init__(self, uow: FakeUnitOfWork) -> None:
         self.uow = uow
 
-    def append(self, events: Sequence[StoredEvent]) -> None:
+    def append(self, events: Sequence[LoggedEvent]) -> None:
         batch = list(events)
         log = self.uow.store.events
 
@@ -187,13 +193,11 @@ class _Events:
                 raise WriteConflict("duplicate seq")
 
         self.uow.stage(lambda: log.update({(e.game_id, e.seq): e for e in batch}), check)
+        self.uow._appended += batch
 
-    def read(self, game_id: str, after_seq: int, limit: int) -> list[StoredEvent]:
-        rows = sorted(
-            (e for (g, s), e in self.uow.store.events.items() if g == game_id and s > after_seq),
-            key=lambda e: e.seq,
-        )
-        return rows[:limit]
+    def read(self, game_id: str, after_seq: int, limit: int, seat: int | None) -> list[LoggedEvent]:
+        rows = [e for e in self.uow.store.log(game_id) if e.seq > after_seq][:limit]
+        return [replace(e, event=e.event.seen_by(seat)) for e in rows]
 
 
 class _Keys:

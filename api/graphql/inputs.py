@@ -7,6 +7,7 @@ from collections.abc import Callable
 import strawberry
 
 from domain.errors import BadRequest
+from domain.game.cards import Card
 from domain.game.commands import (
     ChooseNeighbour,
     Command,
@@ -54,7 +55,15 @@ class GiftInput:
     card: strawberry.ID
 
 
-_ONE_CARD: dict[DecisionKind, Callable[[str], Command]] = {
+def card_of(card_id: str) -> Card:
+    """The card an id names; an id that names no card is ``BAD_INPUT``."""
+    try:
+        return Card(str(card_id))
+    except ValueError:
+        raise BadRequest(f"no card has the id {card_id!r}") from None
+
+
+_ONE_CARD: dict[DecisionKind, Callable[[Card], Command]] = {
     DecisionKind.CRAZY_SECOND_CARD: PlaySecondCard,
     DecisionKind.HUNGRY_DISCARD: HungryDiscard,
     DecisionKind.HUNGRY_TAKE: HungryTake,
@@ -79,7 +88,7 @@ class DecisionInput:
         if (one_card := _ONE_CARD.get(k)) is not None:
             if self.card is None:
                 raise BadRequest(f"{k.name} needs card")
-            return one_card(str(self.card))
+            return one_card(card_of(self.card))
         if k is DecisionKind.NEEDY_NEIGHBOUR:
             if self.seat is None:
                 raise BadRequest("NEEDY_NEIGHBOUR needs seat")
@@ -87,10 +96,10 @@ class DecisionInput:
         if k is DecisionKind.CURIOUS_ORDER:
             if self.cards is None:
                 raise BadRequest("CURIOUS_ORDER needs cards")
-            return ReorderTop(tuple(str(c) for c in self.cards))
+            return ReorderTop(tuple(card_of(c) for c in self.cards))
         if self.gifts is None:
             raise BadRequest("STINKY_GIFTS needs gifts")
-        return GiveCards(tuple(Gift(g.to, str(g.card)) for g in self.gifts))
+        return GiveCards(tuple(Gift(g.to, card_of(g.card)) for g in self.gifts))
 
     def fingerprint(self) -> dict[str, object]:
         return {

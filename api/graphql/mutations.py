@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import strawberry
 
 from api.graphql.context import Info
-from api.graphql.inputs import CreateGameInput, DecisionInput, check_key, check_version
+from api.graphql.inputs import CreateGameInput, DecisionInput, card_of, check_key, check_version
 from api.graphql.types.events import GameEvent
 from api.graphql.types.game import Game
 from api.graphql.types.players import BoosterPack, NewPlayer, PlayerType
@@ -27,8 +27,8 @@ from domain.game.commands import (
     SendMessage,
 )
 from domain.services import boosters, games, play, players, queries
-from domain.services.mutation import Request
-from domain.services.results import MutationResult
+from domain.records import MutationResult
+from domain.services.transaction import Request
 
 
 @strawberry.type(
@@ -262,7 +262,7 @@ class Mutation:
             {"card": card},
             idempotency_key,
             expected_version,
-            lambda: PlayCard(str(card)),
+            lambda: PlayCard(card_of(card)),
         )
 
     @strawberry.mutation(name="pass", description="R7.7: pass, holding no Sassy card under Sassy.")
@@ -292,7 +292,7 @@ class Mutation:
             {"discard": discard, "card": card},
             idempotency_key,
             expected_version,
-            lambda: DiscardAndPlay(str(discard), str(card)),
+            lambda: DiscardAndPlay(card_of(discard), card_of(card)),
         )
 
     @strawberry.mutation(description="R7: answer your pending ability decision.")

@@ -12,7 +12,6 @@ from api.graphql.errors import from_domain, graphql_error
 from api.graphql.types.events import GameEvent, LobbyUpdate
 from domain.errors import DomainError, ErrorCode
 from domain.ports import SubscriptionClosed
-from domain.records import GameStatus
 from domain.services import streams
 
 
@@ -32,8 +31,8 @@ class Subscription:
             info.context.deps, game_id, player.id if player else None, after_seq
         )
         try:
-            async for event in stream:
-                yield GameEvent.from_domain(event)
+            async for audience, event in stream:
+                yield GameEvent.from_domain(event, audience)
         except DomainError as e:
             raise from_domain(e) from None
         except SubscriptionClosed as e:
@@ -50,14 +49,8 @@ class Subscription:
         await info.context.player()  # a bad token is refused on every operation
         stream = streams.lobby_events(info.context.deps)
         try:
-            async for m in stream:
-                yield LobbyUpdate(
-                    game_id=strawberry.ID(m["gameId"]),
-                    status=GameStatus(m["status"]),
-                    seat_count=m["seatCount"],
-                    seats_taken=m["seatsTaken"],
-                    version=m["version"],
-                )
+            async for update in stream:
+                yield LobbyUpdate.from_domain(update)
         except SubscriptionClosed as e:
             raise graphql_error(
                 ErrorCode.RATE_LIMITED, f"subscription dropped ({e.reason})"

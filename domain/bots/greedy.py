@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from domain.game.cards import HOUSES, design_of, prize_house
+from domain.game.cards import HOUSES, Card
 from domain.game.commands import (
     ChooseNeighbour,
     Command,
@@ -26,8 +26,8 @@ from domain.game.rng import Rng
 from domain.game.views import PlayerView, TrickView
 
 
-def _value(card: str) -> int:
-    return design_of(card).value
+def _value(card: Card) -> int:
+    return card.value
 
 
 def prize_helps(view: PlayerView) -> bool:
@@ -36,13 +36,13 @@ def prize_helps(view: PlayerView) -> bool:
     me = view.public.seats[view.seat]
     if trick is None or me.is_rat:
         return True
-    held = {prize_house(p) for p in me.prizes}
-    return not (len(held) == len(HOUSES) - 1 and prize_house(trick.prize) not in held)
+    held = {p.house for p in me.prizes}
+    return not (len(held) == len(HOUSES) - 1 and trick.prize.house not in held)
 
 
-def _beats(card: str, trick: TrickView, best: tuple[int, int]) -> bool:
+def _beats(card: Card, trick: TrickView, best: tuple[int, int]) -> bool:
     """Would ``card`` (rank, value) beat the best visible play? (R8.1)"""
-    house = design_of(card).house
+    house = card.house
     lead = trick.lead_suit or house
     rank = 1 if house is trick.trump else 0 if house is lead else -1
     return rank >= 0 and (rank, _value(card)) > best
@@ -57,7 +57,7 @@ def _best_visible(trick: TrickView) -> tuple[int, int]:
         if p.card is None:
             best = max(best, (0, 29))
             continue
-        house = design_of(p.card).house
+        house = p.card.house
         rank = 1 if house is trick.trump else 0 if house is lead else -1
         if rank >= 0:
             second = _value(p.second) if p.second else 0
@@ -65,13 +65,13 @@ def _best_visible(trick: TrickView) -> tuple[int, int]:
     return best
 
 
-def _choose_play(view: PlayerView, cards: list[str]) -> str:
+def _choose_play(view: PlayerView, cards: list[Card]) -> Card:
     trick = view.public.trick
     assert trick is not None
     by_value = sorted(cards, key=_value)
     if prize_helps(view):
         if not trick.plays:  # leading: strongest trump, else strongest card
-            trumps = [c for c in by_value if design_of(c).house is trick.trump]
+            trumps = [c for c in by_value if c.house is trick.trump]
             return (trumps or by_value)[-1]
         best = _best_visible(trick)
         winners = [c for c in by_value if _beats(c, trick, best)]
@@ -104,9 +104,9 @@ def greedy_bot(view: PlayerView, legal: Sequence[Command], rng: Rng) -> Command:
         pick = max if prize_helps(view) else min
         return pick(legal, key=lambda c: _value(c.card) if isinstance(c, PlaySecondCard) else 0)
     if isinstance(first, HungryDiscard | GiveCard):
-        return min(legal, key=lambda c: _value(getattr(c, "card", "")))
+        return min(legal, key=lambda c: _value(c.card) if isinstance(c, HungryDiscard | GiveCard) else 0)
     if isinstance(first, HungryTake):
-        return max(legal, key=lambda c: _value(getattr(c, "card", "")))
+        return max(legal, key=lambda c: _value(c.card) if isinstance(c, HungryTake) else 0)
     if isinstance(first, GiveCards):
         return min(legal, key=lambda c: sum(_value(g.card) for g in getattr(c, "gifts", ())))
     if isinstance(first, ChooseNeighbour):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from domain.game.cards import House, design_of, sorted_cards
-from domain.game.events import Event, EventType, Projection
+from domain.game.cards import Card, House, sorted_cards
+from domain.game.events import AbilityTriggered, DecisionRequired, Event
 from domain.game.options import AbilityTrigger
 from domain.game.state import Decision, DecisionKind, GameState, Phase, Play
 
@@ -19,21 +19,20 @@ def triggers(state: GameState, play: Play, led: bool) -> bool:
         return True
     if mode is AbilityTrigger.LEAD_ONLY:
         return led
-    return led or design_of(play.card).rare
+    return led or play.card.rare
 
 
 def trigger(state: GameState, play: Play, events: list[Event]) -> None:
     """Start the ability of ``play``'s house; may leave a pending decision."""
-    house = design_of(play.card).house
+    house = play.card.house
+    assert house is not None  # a played card is numbered
     seat = play.seat
-    events.append(
-        Event(EventType.ABILITY_TRIGGERED, {"seat": seat, "house": house.value, "card": play.card})
-    )
+    events.append(AbilityTriggered(seat, house, play.card))
     trick = state.trick
     assert trick is not None
     hand = state.seats[seat].hand
     kind: DecisionKind | None = None
-    cards: list[str] = []
+    cards: list[Card] = []
     if house is House.CRAZY and hand:  # R7.1
         kind = DecisionKind.CRAZY_SECOND_CARD
     elif house is House.STINKY and hand:  # R7.2
@@ -57,16 +56,9 @@ def trigger(state: GameState, play: Play, events: list[Event]) -> None:
 def require(state: GameState, decision: Decision, events: list[Event]) -> None:
     """R7.0b: the game waits for ``decision.seat``."""
     state.pending, state.phase = decision, Phase.DECISION
-    public: Projection = {
-        "seat": decision.seat,
-        "kind": decision.kind.value,
-        "source": decision.source,
-    }
-    detail = dict(public)
-    if decision.kind is DecisionKind.CURIOUS_ORDER:
-        detail["cards"] = sorted_cards(
-            decision.cards
-        )  # R11: the chooser sees them, not their order
-    elif decision.kind is DecisionKind.HUNGRY_TAKE:
-        detail["cards"] = sorted_cards(state.rat_deck)  # R7.4: contents, never order
-    events.append(Event(EventType.DECISION_REQUIRED, public, {decision.seat: detail}))
+    cards: tuple[Card, ...] | None = None
+    if decision.kind is DecisionKind.CURIOUS_ORDER:  # R11: the chooser sees them, not their order
+        cards = tuple(sorted_cards(decision.cards))
+    elif decision.kind is DecisionKind.HUNGRY_TAKE:  # R7.4: contents, never order
+        cards = tuple(sorted_cards(state.rat_deck))
+    events.append(DecisionRequired(decision.seat, decision.kind, decision.source, cards))

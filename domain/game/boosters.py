@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from domain.game.cards import COMMON_DESIGNS, HOUSES, RARE_DESIGNS, House
+from domain.game.cards import COMMON_DESIGNS, HOUSES, RARE_DESIGNS, Card, House
 from domain.game.rng import Rng
 
 COMMONS_PER_PACK = 15
@@ -15,27 +15,17 @@ RARES_PER_PACK = 2
 class BoosterPack:
     """R1.6: 15 commons + 2 rares (no design twice in a pack) + 1 house card."""
 
-    commons: tuple[str, ...]
-    rares: tuple[str, ...]
+    commons: tuple[Card, ...]
+    rares: tuple[Card, ...]
     house: House
 
     @property
-    def numbered(self) -> tuple[str, ...]:
-        """The pack's numbered design ids (they join a sealed deck, R3.2)."""
+    def numbered(self) -> tuple[Card, ...]:
+        """The pack's numbered designs (they join a sealed deck, R3.2)."""
         return self.commons + self.rares
 
-    def to_dict(self) -> dict[str, object]:
-        return {"commons": list(self.commons), "rares": list(self.rares), "house": self.house.value}
 
-    @classmethod
-    def from_dict(cls, data: dict[str, object]) -> BoosterPack:
-        commons, rares, house = data["commons"], data["rares"], data["house"]
-        if not (isinstance(commons, list) and isinstance(rares, list) and isinstance(house, str)):
-            raise ValueError("malformed booster pack")
-        return cls(tuple(map(str, commons)), tuple(map(str, rares)), House(house))
-
-
-def _sample(rng: Rng, ids: list[str], k: int) -> tuple[str, ...]:
+def _sample(rng: Rng, ids: list[Card], k: int) -> tuple[Card, ...]:
     """k distinct items, uniformly (partial Fisher-Yates)."""
     for i in range(k):
         j = i + rng.below(len(ids) - i)
@@ -45,6 +35,6 @@ def _sample(rng: Rng, ids: list[str], k: int) -> tuple[str, ...]:
 
 def open_booster(rng: Rng) -> BoosterPack:
     """R1.6: draw one pack from the RNG."""
-    commons = _sample(rng, [d.id for d in COMMON_DESIGNS], COMMONS_PER_PACK)
-    rares = _sample(rng, [d.id for d in RARE_DESIGNS], RARES_PER_PACK)
+    commons = _sample(rng, [Card(d.id) for d in COMMON_DESIGNS], COMMONS_PER_PACK)
+    rares = _sample(rng, [Card(d.id) for d in RARE_DESIGNS], RARES_PER_PACK)
     return BoosterPack(commons, rares, rng.choice(HOUSES))

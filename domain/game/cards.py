@@ -3,7 +3,7 @@
 Ids: numbered design ``<house>-<value>`` (R1.2); assignment card
 ``<house>-house``; prize cards ``<house>-prize-<k>`` (k = 1..3, R1.3); the Rat
 card ``rat`` (R1.4). In sealed formats numbered instances carry ``#<n>``
-(R1.5).
+(R1.5). A :class:`Card` is such an id, parsed once.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache, lru_cache
+from typing import Any, NoReturn
 
 
 class House(Enum):
@@ -25,6 +26,15 @@ class House(Enum):
     SASSY = "sassy"
 
 
+class CardKind(Enum):
+    """R1: what a card is."""
+
+    NUMBERED = "numbered"  # R1.2, R1.5
+    PRIZE = "prize"  # R1.3
+    ASSIGNMENT = "assignment"  # R1.3
+    RAT = "rat"  # R1.4
+
+
 HOUSES: tuple[House, ...] = tuple(House)
 HOUSE_INDEX: dict[House, int] = {h: i for i, h in enumerate(HOUSES)}
 COMMON_VALUES = range(1, 30)  # R1.2: 29 commons, 1-29
@@ -32,6 +42,88 @@ RARE_VALUES = range(30, 33)  # R1.2: 3 rares, 30-32
 PRIZES_PER_HOUSE = 3  # R1.3
 RAT_CARD = "rat"  # R1.4
 MESSENGER_RATS = 3  # R1.4: hence at most 3 deliveries per trick (R5.2)
+_PARSED_KEPT = 8192  # parsed ids kept: a game uses at most a few hundred
+
+
+class Card(str):
+    """One card: its id, with what the id says parsed once (python-chess's
+    ``Move`` is the model): ``Card("crazy-7#2").house is House.CRAZY``.
+
+    A ``Card`` is a ``str`` subclass, so it compares, hashes, sorts and
+    serialises as its id, at the speed of a ``str`` (docs/decisions). Build
+    one with ``Card(id)``, which refuses an id that names no card
+    (``ValueError``). Immutable; ``repr`` is ``Card('crazy-7#2')``.
+    """
+
+    kind: CardKind
+    house: House | None  # None for the Rat card
+    value: int  # R1.2: a numbered card's design value; 0 for the others
+    design: str  # a numbered card's design id (``crazy-7``); else the id itself
+
+    def __new__(cls, card_id: str) -> Card:
+        return _parse(card_id)
+
+    @property
+    def numbered(self) -> bool:
+        return self.kind is CardKind.NUMBERED
+
+    @property
+    def rare(self) -> bool:
+        """R1.2: designs 30-32 are rare."""
+        return self.value >= RARE_VALUES.start
+
+    def __repr__(self) -> str:
+        return f"Card({str.__repr__(self)})"
+
+    def __setattr__(self, name: str, value: object) -> NoReturn:
+        raise AttributeError("a Card is immutable")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Card, (str(self),))
+
+    def __copy__(self) -> Card:
+        return self
+
+    def __deepcopy__(self, memo: object) -> Card:
+        return self
+
+
+def _made(card_id: str, kind: CardKind, house: House | None, value: int, design: str) -> Card:
+    card = str.__new__(Card, card_id)
+    for name, v in (("kind", kind), ("house", house), ("value", value), ("design", design)):
+        object.__setattr__(card, name, v)
+    return card
+
+
+@lru_cache(maxsize=_PARSED_KEPT)
+def _parse(card_id: str) -> Card:
+    if type(card_id) is Card:
+        return card_id
+    if not isinstance(card_id, str):
+        raise TypeError(f"a card id is a string, not {type(card_id).__name__}")
+    base, sep, n = card_id.partition("#")
+    design = _DESIGNS.get(base)
+    if design is not None:
+        if sep and not (n.isascii() and n.isdigit() and n[0] != "0"):
+            raise ValueError(f"no card has the id {card_id!r}")
+        return _made(card_id, CardKind.NUMBERED, design.house, design.value, base)
+    if not sep:
+        if (house := _PRIZE_HOUSE.get(card_id)) is not None:
+            return _made(card_id, CardKind.PRIZE, house, 0, card_id)
+        if (house := _ASSIGNMENT_HOUSE.get(card_id)) is not None:
+            return _made(card_id, CardKind.ASSIGNMENT, house, 0, card_id)
+        if card_id == RAT_CARD:
+            return _made(card_id, CardKind.RAT, None, 0, card_id)
+    raise ValueError(f"no card has the id {card_id!r}")
+
+
+def is_card(card_id: object) -> bool:
+    """Whether ``card_id`` is a string that names a card."""
+    try:
+        Card(card_id)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,14 +143,14 @@ def design_id(house: House, value: int) -> str:
     return f"{house.value}-{value}"
 
 
-def assignment_card(house: House) -> str:
+def assignment_card(house: House) -> Card:
     """R1.3: the card that gives a house player its identity."""
-    return f"{house.value}-house"
+    return Card(f"{house.value}-house")
 
 
-def prize_card(house: House, k: int) -> str:
+def prize_card(house: House, k: int) -> Card:
     """R1.3: prize card k (1..3) of a house."""
-    return f"{house.value}-prize-{k}"
+    return Card(f"{house.value}-prize-{k}")
 
 
 @cache
@@ -69,41 +161,28 @@ def catalogue() -> tuple[Design, ...]:
     )
 
 
+_DESIGNS: dict[str, Design] = {d.id: d for d in catalogue()}
+_PRIZE_HOUSE: dict[str, House] = {
+    f"{h.value}-prize-{k}": h for h in HOUSES for k in range(1, PRIZES_PER_HOUSE + 1)
+}
+_ASSIGNMENT_HOUSE: dict[str, House] = {f"{h.value}-house": h for h in HOUSES}
 COMMON_DESIGNS: tuple[Design, ...] = tuple(d for d in catalogue() if not d.rare)
 RARE_DESIGNS: tuple[Design, ...] = tuple(d for d in catalogue() if d.rare)
-_BY_ID: dict[str, Design] = {d.id: d for d in catalogue()}
-PRIZE_CARDS: tuple[str, ...] = tuple(
+DESIGN_CARDS: tuple[Card, ...] = tuple(Card(d.id) for d in catalogue())
+"""R3.1: every design once, as the cards of a Singleton deck, in canonical order."""
+PRIZE_CARDS: tuple[Card, ...] = tuple(
     prize_card(h, k) for h in HOUSES for k in range(1, PRIZES_PER_HOUSE + 1)
 )
-_PRIZE_HOUSE: dict[str, House] = {
-    prize_card(h, k): h for h in HOUSES for k in range(1, PRIZES_PER_HOUSE + 1)
-}
+ASSIGNMENT_CARDS: tuple[Card, ...] = tuple(assignment_card(h) for h in HOUSES)
+THE_RAT: Card = Card(RAT_CARD)
 
 
-def design_of(card: str) -> Design:
-    """The design of a numbered card instance (``crazy-7`` or ``crazy-7#2``)."""
-    base, _, _ = card.partition("#")
-    return _BY_ID[base]
-
-
-@lru_cache(maxsize=8192)
-def is_numbered(card: str) -> bool:
-    """A numbered card instance id: a design id, with ``#n`` in sealed formats."""
-    base, sep, n = card.partition("#")
-    return base in _BY_ID and (not sep or (n.isdigit() and n[0] != "0"))
-
-
-def prize_house(card: str) -> House:
-    """R1.3: the house of a prize card."""
-    return _PRIZE_HOUSE[card]
-
-
-def sort_key(card: str) -> tuple[int, int, str]:
+def sort_key(card: Card) -> tuple[int, int, str]:
     """Canonical order: house (R1.1), then value, then instance id."""
-    d = design_of(card)
-    return (HOUSE_INDEX[d.house], d.value, card)
+    house = card.house
+    return (-1 if house is None else HOUSE_INDEX[house], card.value, card)
 
 
-def sorted_cards(cards: list[str]) -> list[str]:
+def sorted_cards(cards: list[Card] | tuple[Card, ...]) -> list[Card]:
     """Cards in canonical order, so that a listing never reveals an order (R11)."""
     return sorted(cards, key=sort_key)

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import dataclasses
 
+from domain.game.cards import Card
 from domain.game.commands import Command, Gift, GiveCards, ReorderTop
 from domain.game.errors import BadInput
 
 _INT_FIELDS = frozenset({"to", "seat"})
-_STR_FIELDS = frozenset({"card", "discard", "text", "message_id"})
+_STR_FIELDS = frozenset({"text", "message_id"})
+_CARD_FIELDS = frozenset({"card", "discard"})
 
 
 def is_seat_number(value: object) -> bool:
@@ -27,12 +29,14 @@ def check_command(cmd: Command) -> None:
             raise BadInput(f"{f.name} must be a seat number")
         if f.name in _STR_FIELDS and type(value) is not str:
             raise BadInput(f"{f.name} must be a string")
+        if f.name in _CARD_FIELDS and type(value) is not Card:
+            raise BadInput(f"{f.name} must be a card")
     if isinstance(cmd, GiveCards):
         if type(cmd.gifts) is not tuple or not all(type(g) is Gift for g in cmd.gifts):
             raise BadInput("gifts must be a tuple of Gift")
         for g in cmd.gifts:
             check_command(g)  # type: ignore[arg-type]
     if isinstance(cmd, ReorderTop) and (
-        type(cmd.cards) is not tuple or not all(type(c) is str for c in cmd.cards)
+        type(cmd.cards) is not tuple or not all(type(c) is Card for c in cmd.cards)
     ):
-        raise BadInput("cards must be a tuple of card ids")
+        raise BadInput("cards must be a tuple of cards")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from domain.game.cards import Card
+
 
 @dataclass(frozen=True, slots=True)
 class SendMessage:
@@ -31,7 +33,7 @@ class DeclineMessage:
 class PlayCard:
     """R6.2/R6.3: lead or follow with a card from hand."""
 
-    card: str
+    card: Card
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,15 +45,15 @@ class Pass:
 class DiscardAndPlay:
     """R7.7: a seat with no Sassy card discards one card, then plays any card."""
 
-    discard: str
-    card: str
+    discard: Card
+    card: Card
 
 
 @dataclass(frozen=True, slots=True)
 class PlaySecondCard:
     """R7.1 Crazy: the second card."""
 
-    card: str
+    card: Card
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +61,7 @@ class Gift:
     """One card given to one seat."""
 
     to: int
-    card: str
+    card: Card
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,14 +75,14 @@ class GiveCards:
 class HungryDiscard:
     """R7.4 Hungry, step 1: the card to discard."""
 
-    card: str
+    card: Card
 
 
 @dataclass(frozen=True, slots=True)
 class HungryTake:
     """R7.4 Hungry, step 2: the card taken from the Rat Deck."""
 
-    card: str
+    card: Card
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,14 +96,14 @@ class ChooseNeighbour:
 class GiveCard:
     """R7.5 Needy: the chosen neighbour gives this card."""
 
-    card: str
+    card: Card
 
 
 @dataclass(frozen=True, slots=True)
 class ReorderTop:
     """R7.6 Curious: the looked-at cards, new top first."""
 
-    cards: tuple[str, ...]
+    cards: tuple[Card, ...]
 
 
 MessageCommand = SendMessage | DeliverMessage | DeclineMessage

@@ -18,8 +18,19 @@ from domain.game.commands import (
     PlaySecondCard,
     ReorderTop,
 )
+from domain.game.cards import Card
 from domain.game.errors import IllegalAction
-from domain.game.events import Event, EventType
+from domain.game.events import (
+    CardDiscarded,
+    CardGiven,
+    CardTaken,
+    DiscardReason,
+    Event,
+    GiftReason,
+    NeighbourChosen,
+    SecondCardPlayed,
+    TopReordered,
+)
 from domain.game.state import Decision, DecisionKind, GameState
 
 EXPECTED: dict[DecisionKind, type] = {
@@ -33,7 +44,7 @@ EXPECTED: dict[DecisionKind, type] = {
 }
 
 
-def _in_hand(hand: list[str], card: str) -> None:
+def _in_hand(hand: list[Card], card: Card) -> None:
     if card not in hand:
         raise IllegalAction("that card is not in your hand")
 
@@ -70,46 +81,38 @@ def _effect(state: GameState, d: Decision, cmd: DecisionCommand, events: list[Ev
         _second_card(state, d.seat, cmd.card, events)
     elif isinstance(cmd, GiveCards):
         for g in sorted(cmd.gifts, key=lambda g: g.to):
-            give(state, d.seat, g.to, g.card, "stinky", events)
+            give(state, d.seat, g.to, g.card, GiftReason.STINKY, events)
     elif isinstance(cmd, HungryDiscard):
         hand.remove(cmd.card)
         state.discard.append(cmd.card)
-        events.append(
-            Event(EventType.CARD_DISCARDED, {"seat": d.seat, "card": cmd.card, "reason": "hungry"})
-        )
+        events.append(CardDiscarded(d.seat, cmd.card, DiscardReason.HUNGRY))
         require(state, Decision(DecisionKind.HUNGRY_TAKE, d.seat, d.source), events)
     elif isinstance(cmd, HungryTake):
         state.rat_deck.remove(cmd.card)  # R7.4: the rest keeps its order
         hand.append(cmd.card)
-        public = {"seat": d.seat, "ratDeckSize": len(state.rat_deck)}
-        events.append(Event(EventType.CARD_TAKEN, public, {d.seat: {**public, "card": cmd.card}}))
+        events.append(CardTaken(d.seat, len(state.rat_deck), cmd.card))
     elif isinstance(cmd, ChooseNeighbour):
-        events.append(Event(EventType.NEIGHBOUR_CHOSEN, {"seat": d.seat, "neighbour": cmd.seat}))
+        events.append(NeighbourChosen(d.seat, cmd.seat))
         if state.seats[cmd.seat].hand:  # R7.5: a neighbour with no cards gives nothing
             require(state, Decision(DecisionKind.NEEDY_GIFT, cmd.seat, d.seat), events)
     elif isinstance(cmd, GiveCard):
-        give(state, d.seat, d.source, cmd.card, "needy", events)
+        give(state, d.seat, d.source, cmd.card, GiftReason.NEEDY, events)
     else:
         state.rat_deck[: len(d.cards)] = list(cmd.cards)  # R7.6
-        public = {"seat": d.seat, "count": len(d.cards)}
-        events.append(
-            Event(EventType.TOP_REORDERED, public, {d.seat: {**public, "cards": list(cmd.cards)}})
-        )
+        events.append(TopReordered(d.seat, len(d.cards), cmd.cards))
 
 
-def _second_card(state: GameState, seat: int, card: str, events: list[Event]) -> None:
+def _second_card(state: GameState, seat: int, card: Card, events: list[Event]) -> None:
     """R7.1: any card, no follow rule, no trigger, face down if the first was."""
     trick = state.trick
     assert trick is not None
     play = trick.plays[-1]
     state.seats[seat].hand.remove(card)
     play.second = card
-    public = {"seat": seat, "card": None if play.face_down else card, "faceDown": play.face_down}
-    private = {seat: {**public, "card": card}} if play.face_down else {}
-    events.append(Event(EventType.SECOND_CARD_PLAYED, public, private))
+    events.append(SecondCardPlayed(seat, card, play.face_down))
 
 
-def _check_gifts(state: GameState, seat: int, hand: list[str], cmd: GiveCards) -> None:
+def _check_gifts(state: GameState, seat: int, hand: list[Card], cmd: GiveCards) -> None:
     """R7.2: one card to each neighbour; with one card, to either neighbour."""
     left, right = state.neighbours(seat)
     cards = [g.card for g in cmd.gifts]
@@ -124,11 +127,9 @@ def _check_gifts(state: GameState, seat: int, hand: list[str], cmd: GiveCards) -
 
 
 def give(
-    state: GameState, giver: int, to: int, card: str, reason: str, events: list[Event]
+    state: GameState, giver: int, to: int, card: Card, reason: GiftReason, events: list[Event]
 ) -> None:
     """A card moves hand to hand; only giver and receiver see which (R11)."""
     state.seats[giver].hand.remove(card)
     state.seats[to].hand.append(card)
-    public = {"from": giver, "to": to, "reason": reason}
-    private = {s: {**public, "card": card} for s in (giver, to)}
-    events.append(Event(EventType.CARD_GIVEN, public, private))
+    events.append(CardGiven(giver, to, reason, card))

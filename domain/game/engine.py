@@ -27,7 +27,8 @@ from domain.game.commands import (
 )
 from domain.game.decisions import answer
 from domain.game.errors import BadInput, GameFinished, IllegalAction, NotYourTurn
-from domain.game.events import Event, EventType
+from domain.game.cards import Card
+from domain.game.events import CardDiscarded, CardPlayed, DiscardReason, Event, Passed
 from domain.game.follow import lead_suit, playable, sassy_stuck
 from domain.game.state import GameState, Phase, Play
 from domain.game.turns import advance
@@ -112,7 +113,7 @@ def _trick_command(
         )
     if isinstance(cmd, Pass):
         trick.passes.append(seat)
-        events.append(Event(EventType.PASSED, {"seat": seat, "trick": trick.number}))
+        events.append(Passed(seat, trick.number))
         advance(state, events)
         return
     if cmd.discard not in hand or cmd.card not in hand:
@@ -121,13 +122,11 @@ def _trick_command(
         raise IllegalAction("discard one card and play another (R7.7)")
     hand.remove(cmd.discard)
     state.discard.append(cmd.discard)
-    events.append(
-        Event(EventType.CARD_DISCARDED, {"seat": seat, "card": cmd.discard, "reason": "sassy"})
-    )
+    events.append(CardDiscarded(seat, cmd.discard, DiscardReason.SASSY))
     _play(state, seat, cmd.card, events)
 
 
-def _play(state: GameState, seat: int, card: str, events: list[Event]) -> None:
+def _play(state: GameState, seat: int, card: Card, events: list[Event]) -> None:
     """Put ``card`` into the trick (R6), then trigger its ability (R7.0)."""
     trick = state.trick
     assert trick is not None
@@ -137,15 +136,7 @@ def _play(state: GameState, seat: int, card: str, events: list[Event]) -> None:
     state.seats[seat].hand.remove(card)
     play = Play(seat, card, face_down=trick.sleepy)  # R7.3
     trick.plays.append(play)
-    public = {
-        "seat": seat,
-        "trick": trick.number,
-        "lead": led,
-        "card": None if play.face_down else card,
-        "faceDown": play.face_down,
-    }
-    private = {seat: {**public, "card": card}} if play.face_down else {}
-    events.append(Event(EventType.CARD_PLAYED, public, private))
+    events.append(CardPlayed(seat, trick.number, led, card, play.face_down))
     if triggers(state, play, led):
         trigger(state, play, events)
     if state.pending is None:

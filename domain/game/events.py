@@ -1,54 +1,352 @@
-"""Events: what happened, with one projection per audience (R11).
+"""Events: what happened in a game, one frozen dataclass per kind (past tense).
 
-``public`` is what spectators and every seat without a richer view see;
-``private`` maps a seat to its complete projection where R11 lets that seat see
-more. Projections are plain JSON-able dicts.
+An event holds the whole truth; :meth:`Event.seen_by` is what one audience
+may see of it (R11): a seat, or (None) a spectator. Fields marked
+:data:`PRIVATE` exist only in the projections of the seats that may see
+them (None, and left out, in the others); fields marked :data:`WHOLE` are
+never in any projection.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any
+from typing import Self
 
-Projection = dict[str, Any]
+from domain.game.boosters import BoosterPack
+from domain.game.cards import Card, House
+from domain.game.options import GameOptions
+from domain.game.state import DecisionKind, MessageStatus, Termination
 
-
-class EventType(Enum):
-    """Past-tense names of everything that can happen in a game."""
-
-    GAME_STARTED = "GameStarted"
-    TRICK_STARTED = "TrickStarted"
-    MESSAGE_SENT = "MessageSent"
-    MESSAGE_DELIVERED = "MessageDelivered"
-    MESSAGE_DECLINED = "MessageDeclined"
-    MESSAGE_EXPIRED = "MessageExpired"
-    CARD_PLAYED = "CardPlayed"
-    PASSED = "Passed"
-    SEAT_SKIPPED = "SeatSkipped"
-    CARD_DISCARDED = "CardDiscarded"
-    ABILITY_TRIGGERED = "AbilityTriggered"
-    DECISION_REQUIRED = "DecisionRequired"
-    SECOND_CARD_PLAYED = "SecondCardPlayed"
-    CARD_GIVEN = "CardGiven"
-    CARD_TAKEN = "CardTaken"
-    NEIGHBOUR_CHOSEN = "NeighbourChosen"
-    TOP_REORDERED = "TopReordered"
-    TRICK_WON = "TrickWon"
-    CARDS_DRAWN = "CardsDrawn"
-    GAME_ENDED = "GameEnded"
+PRIVATE = {"private": True}
+"""Metadata of a field only some seats see: absent from the other projections."""
+WHOLE = {"whole": True}
+"""Metadata of a field only the whole event holds: never in a projection."""
 
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    """One event: a type, its public projection, richer per-seat projections."""
+    """The base of every event kind."""
 
-    type: EventType
-    public: Projection
-    private: dict[int, Projection] = field(default_factory=dict)
+    def seen_by(self, seat: int | None) -> Self:
+        """What ``seat`` (None: a spectator) may see of this event (R11)."""
+        return self
 
-    def for_seat(self, seat: int | None) -> Projection:
-        """The projection a seat (or, with None, a spectator) may see."""
-        if seat is None:
-            return self.public
-        return self.private.get(seat, self.public)
+    def private_to(self) -> tuple[int, ...]:
+        """The seats with a projection of their own (the others see the
+        public one, ``seen_by(None)``)."""
+        return ()
+
+
+class DiscardReason(Enum):
+    """Why a card went to the discard pile."""
+
+    SASSY = "sassy"  # R7.7
+    HUNGRY = "hungry"  # R7.4
+
+
+class GiftReason(Enum):
+    """Why a card moved from hand to hand."""
+
+    STINKY = "stinky"  # R7.2
+    NEEDY = "needy"  # R7.5
+
+
+@dataclass(frozen=True, slots=True)
+class DealtSeat:
+    """A seat as dealt: its house, or the Rat (R4.1, R4.3)."""
+
+    seat: int
+    house: House | None
+    rat: bool
+
+
+@dataclass(frozen=True, slots=True)
+class GameStarted(Event):
+    """R4: the deal. Houses, the Rat and the sizes are public; each seat sees
+    its own hand and, sealed, its own pack (R3.2)."""
+
+    seats: tuple[DealtSeat, ...]
+    rat: int
+    hand_sizes: tuple[int, ...]
+    rat_deck_size: int
+    prize_pool_size: int  # after the first reveal, as TrickStarted
+    options: GameOptions
+    hand: tuple[Card, ...] | None = field(default=None, metadata=PRIVATE)
+    pack: BoosterPack | None = field(default=None, metadata=PRIVATE)
+    hands: tuple[tuple[Card, ...], ...] = field(default=(), metadata=WHOLE)
+    packs: tuple[BoosterPack | None, ...] = field(default=(), metadata=WHOLE)
+
+    def seen_by(self, seat: int | None) -> Self:
+        if seat is None or not self.hands:
+            return replace(self, hands=(), packs=())
+        pack = self.packs[seat] if self.packs else None
+        return replace(self, hand=self.hands[seat], pack=pack, hands=(), packs=())
+
+    def private_to(self) -> tuple[int, ...]:
+        return tuple(range(len(self.seats)))
+
+
+@dataclass(frozen=True, slots=True)
+class TrickStarted(Event):
+    """R4.5/R8.4: the Rat reveals the prize; the message window opens."""
+
+    trick: int
+    prize: Card
+    trump: House
+    leader: int
+    prize_pool_size: int
+
+
+@dataclass(frozen=True, slots=True)
+class _MessageEvent(Event):
+    """R5.4: that a message went A to B, and its status, are public; its
+    text only for ``readers``."""
+
+    id: str
+    trick: int
+    sender: int
+    recipient: int
+    status: MessageStatus
+    text: str | None = field(default=None, metadata=PRIVATE)
+    readers: tuple[int, ...] = field(default=(), metadata=WHOLE)
+
+    def seen_by(self, seat: int | None) -> Self:
+        if seat in self.readers:
+            return replace(self, readers=())
+        return replace(self, text=None, readers=())
+
+    def private_to(self) -> tuple[int, ...]:
+        return self.readers
+
+
+@dataclass(frozen=True, slots=True)
+class MessageSent(_MessageEvent):
+    """R5.1: the sender and the Rat read it."""
+
+
+@dataclass(frozen=True, slots=True)
+class MessageDelivered(_MessageEvent):
+    """R5.2: now the recipient reads it too."""
+
+
+@dataclass(frozen=True, slots=True)
+class MessageDeclined(_MessageEvent):
+    """R5.2: the Rat declined it."""
+
+
+@dataclass(frozen=True, slots=True)
+class MessageExpired(_MessageEvent):
+    """R5.3: the lead card closed the window."""
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlayed(Event):
+    """R6: a play; a face-down card (R7.3) is its player's to see only."""
+
+    seat: int
+    trick: int
+    lead: bool
+    card: Card | None
+    face_down: bool
+
+    def seen_by(self, seat: int | None) -> Self:
+        return self if not self.face_down or seat == self.seat else replace(self, card=None)
+
+    def private_to(self) -> tuple[int, ...]:
+        return (self.seat,) if self.face_down else ()
+
+
+@dataclass(frozen=True, slots=True)
+class SecondCardPlayed(Event):
+    """R7.1: Crazy's second card, face down if the first was."""
+
+    seat: int
+    card: Card | None
+    face_down: bool
+
+    def seen_by(self, seat: int | None) -> Self:
+        return self if not self.face_down or seat == self.seat else replace(self, card=None)
+
+    def private_to(self) -> tuple[int, ...]:
+        return (self.seat,) if self.face_down else ()
+
+
+@dataclass(frozen=True, slots=True)
+class Passed(Event):
+    """R7.7: a seat with no Sassy card passed."""
+
+    seat: int
+    trick: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSkipped(Event):
+    """R6.4: a seat with an empty hand is skipped."""
+
+    seat: int
+    trick: int
+
+
+@dataclass(frozen=True, slots=True)
+class CardDiscarded(Event):
+    """R7.4 / R7.7: a card went to the discard pile, face up."""
+
+    seat: int
+    card: Card
+    reason: DiscardReason
+
+
+@dataclass(frozen=True, slots=True)
+class AbilityTriggered(Event):
+    """R7.0: a play triggered its house's ability."""
+
+    seat: int
+    house: House
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionRequired(Event):
+    """R7.0b: the game waits for ``seat``; it alone sees the cards the
+    decision is about (Curious: the top cards; Hungry: the deck's contents;
+    in canonical order, R11)."""
+
+    seat: int
+    kind: DecisionKind
+    source: int
+    cards: tuple[Card, ...] | None = field(default=None, metadata=PRIVATE)
+
+    def seen_by(self, seat: int | None) -> Self:
+        return self if seat == self.seat else replace(self, cards=None)
+
+    def private_to(self) -> tuple[int, ...]:
+        return (self.seat,)
+
+
+@dataclass(frozen=True, slots=True)
+class CardGiven(Event):
+    """R7.2 / R7.5: a card moved hand to hand; only giver and receiver see
+    which (R11)."""
+
+    giver: int
+    to: int
+    reason: GiftReason
+    card: Card | None = field(default=None, metadata=PRIVATE)
+
+    def seen_by(self, seat: int | None) -> Self:
+        return self if seat in (self.giver, self.to) else replace(self, card=None)
+
+    def private_to(self) -> tuple[int, ...]:
+        return (self.giver, self.to)
+
+
+@dataclass(frozen=True, slots=True)
+class CardTaken(Event):
+    """R7.4: Hungry took a card from the Rat Deck; only its taker sees which."""
+
+    seat: int
+    rat_deck_size: int
+    card: Card | None = field(default=None, metadata=PRIVATE)
+
+    def seen_by(self, seat: int | None) -> Self:
+        return self if seat == self.seat else replace(self, card=None)
+
+    def private_to(self) -> tuple[int, ...]:
+        return (self.seat,)
+
+
+@dataclass(frozen=True, slots=True)
+class NeighbourChosen(Event):
+    """R7.5: Needy chose the neighbour who gives."""
+
+    seat: int
+    neighbour: int
+
+
+@dataclass(frozen=True, slots=True)
+class TopReordered(Event):
+    """R7.6: Curious put the top cards back; only it sees their new order."""
+
+    seat: int
+    count: int
+    cards: tuple[Card, ...] | None = field(default=None, metadata=PRIVATE)
+
+    def seen_by(self, seat: int | None) -> Self:
+        return self if seat == self.seat else replace(self, cards=None)
+
+    def private_to(self) -> tuple[int, ...]:
+        return (self.seat,)
+
+
+@dataclass(frozen=True, slots=True)
+class TrickPlay:
+    """A play as the trick is won: every card shows (R8.2)."""
+
+    seat: int
+    card: Card
+    second: Card | None
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
+class TrickWon(Event):
+    """R8.1-R8.2: who won the trick, with every play; the scores after it."""
+
+    trick: int
+    winner: int
+    prize: Card
+    plays: tuple[TrickPlay, ...]
+    passes: tuple[int, ...]
+    scores: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CardsDrawn(Event):
+    """R8.3: a seat drew up to 10; only it sees which cards."""
+
+    seat: int
+    count: int
+    rat_deck_size: int
+    cards: tuple[Card, ...] | None = field(default=None, metadata=PRIVATE)
+
+    def seen_by(self, seat: int | None) -> Self:
+        return self if seat == self.seat else replace(self, cards=None)
+
+    def private_to(self) -> tuple[int, ...]:
+        return (self.seat,)
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnded(Event):
+    """R9: how the game ended, who won, who is out of the ranking, scores."""
+
+    termination: Termination
+    winners: tuple[int, ...]
+    disqualified: tuple[int, ...]
+    scores: tuple[int, ...]
+
+
+GAME_EVENTS: tuple[type[Event], ...] = (
+    GameStarted,
+    TrickStarted,
+    MessageSent,
+    MessageDelivered,
+    MessageDeclined,
+    MessageExpired,
+    CardPlayed,
+    SecondCardPlayed,
+    Passed,
+    SeatSkipped,
+    CardDiscarded,
+    AbilityTriggered,
+    DecisionRequired,
+    CardGiven,
+    CardTaken,
+    NeighbourChosen,
+    TopReordered,
+    TrickWon,
+    CardsDrawn,
+    GameEnded,
+)
+"""Every kind the engine emits."""

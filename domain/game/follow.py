@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from domain.game.cards import House, design_of
+from domain.game.cards import Card, House
 from domain.game.state import Trick
 
 
 def lead_suit(trick: Trick) -> House | None:
     """R6.2: the house of the lead card, once led."""
-    return design_of(trick.plays[0].card).house if trick.plays else None
+    return trick.plays[0].card.house if trick.plays else None
 
 
-def playable(hand: list[str], trick: Trick) -> list[str]:
+def playable(hand: list[Card], trick: Trick) -> list[Card]:
     """The cards of ``hand`` a PlayCard may name now.
 
     Leading: any card (R6.2). Under Sassy: only Sassy cards (R7.7; empty when
@@ -20,13 +20,13 @@ def playable(hand: list[str], trick: Trick) -> list[str]:
     """
     if not trick.plays:
         return list(hand)
-    suit = House.SASSY if trick.sassy else design_of(trick.plays[0].card).house
-    matching = [c for c in hand if design_of(c).house is suit]
+    suit = House.SASSY if trick.sassy else trick.plays[0].card.house
+    matching = [c for c in hand if c.house is suit]
     if matching or trick.sassy:
         return matching
     return list(hand)
 
 
-def sassy_stuck(hand: list[str], trick: Trick) -> bool:
+def sassy_stuck(hand: list[Card], trick: Trick) -> bool:
     """R7.7: under Sassy with no Sassy card: pass, or discard and play."""
     return bool(trick.plays) and trick.sassy and not playable(hand, trick)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from domain.game.cards import HOUSES, PRIZE_CARDS, RAT_CARD, assignment_card, is_numbered
+from domain.game.cards import HOUSES, PRIZE_CARDS, RAT_CARD, Card, CardKind, assignment_card
 from domain.game.options import MAX_SEATS, MIN_SEATS
 from domain.game.state import GameState, Phase
 
@@ -18,9 +18,9 @@ class CorruptState(ValueError):
     """A state that breaks a structural invariant."""
 
 
-def zones(state: GameState) -> dict[str, list[str]]:
+def zones(state: GameState) -> dict[str, list[Card]]:
     """Every zone that may hold a card, by name, with its cards."""
-    out: dict[str, list[str]] = {
+    out: dict[str, list[Card]] = {
         "rat_deck": state.rat_deck,
         "prize_pool": state.prize_pool,
         "discard": state.discard,
@@ -39,7 +39,11 @@ def zones(state: GameState) -> dict[str, list[str]]:
     return out
 
 
-def card_counts(state: GameState) -> Counter[str]:
+def _numbered(card: Card) -> bool:
+    return card.kind is CardKind.NUMBERED
+
+
+def card_counts(state: GameState) -> Counter[Card]:
     """How many places hold each card id (each must be 1)."""
     return Counter(c for cards in zones(state).values() for c in cards)
 
@@ -62,10 +66,10 @@ def check(state: GameState) -> None:
         elif name.endswith("identity"):
             ok = _IDENTITY.issuperset(cards)
         elif name == "box":  # out of play: unassigned assignment cards, spares
-            ok = RAT_CARD not in cards and all(c in _HOUSE_CARDS or is_numbered(c) for c in cards)
+            ok = RAT_CARD not in cards and all(c in _HOUSE_CARDS or _numbered(c) for c in cards)
             numbered += sum(1 for c in cards if c not in _HOUSE_CARDS)
         else:
-            ok = all(is_numbered(c) for c in cards)
+            ok = all(_numbered(c) for c in cards)
             numbered += len(cards)
         if not ok:
             raise CorruptState(f"{name} holds a card of the wrong kind")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from itertools import permutations
 
-from domain.game.cards import MESSENGER_RATS, sorted_cards
+from domain.game.cards import MESSENGER_RATS, Card, sorted_cards
 from domain.game.commands import (
     ChooseNeighbour,
     Command,
@@ -88,7 +88,7 @@ def _decision_options(state: GameState, d: Decision) -> list[Command]:
     return _gift_options(state, d.seat, hand)
 
 
-def _gift_options(state: GameState, seat: int, hand: list[str]) -> list[Command]:
+def _gift_options(state: GameState, seat: int, hand: list[Card]) -> list[Command]:
     """R7.2: a card for each neighbour, gifts listed by receiving seat."""
     lo, hi = sorted(state.neighbours(seat))
     if len(hand) == 1:

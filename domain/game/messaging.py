@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from domain.game.cards import MESSENGER_RATS
 from domain.game.errors import BadInput, IllegalAction, NotFound
-from domain.game.events import Event, EventType, Projection
+from domain.game.events import (
+    Event,
+    MessageDeclined,
+    MessageDelivered,
+    MessageExpired,
+    MessageSent,
+)
 from domain.game.state import GameState, Message, MessageStatus, Phase
 
 MAX_TEXT = 280  # R5.1
@@ -54,19 +60,9 @@ def message_targets(state: GameState, seat: int) -> list[int]:
     return [s for s in range(state.n) if s != seat]
 
 
-def _route(m: Message) -> Projection:
-    return {
-        "id": m.id,
-        "trick": m.trick,
-        "from": m.sender,
-        "to": m.recipient,
-        "status": m.status.value,
-    }
-
-
-def _texted(m: Message, *seats: int) -> dict[int, Projection]:
-    """R5.4: the text for the given seats only (a fresh dict each)."""
-    return {s: {**_route(m), "text": m.text} for s in seats}
+def _readers(*seats: int) -> tuple[int, ...]:
+    """R5.4: who reads a message's text (each seat once)."""
+    return tuple(dict.fromkeys(seats))
 
 
 def send(state: GameState, seat: int, to: int, text: str, events: list[Event]) -> None:
@@ -93,7 +89,9 @@ def send(state: GameState, seat: int, to: int, text: str, events: list[Event]) -
         f"m{state.message_counter}", state.trick.number, seat, to, text, MessageStatus.PENDING
     )
     state.messages.append(m)
-    events.append(Event(EventType.MESSAGE_SENT, _route(m), _texted(m, seat, state.rat)))
+    events.append(
+        MessageSent(m.id, m.trick, seat, to, m.status, m.text, _readers(seat, state.rat))
+    )
     if seat == state.rat:  # R5.2: the Rat's own messages go straight to delivery
         _deliver(state, m, events)
 
@@ -121,8 +119,9 @@ def deliver(state: GameState, seat: int, message_id: str, events: list[Event]) -
 
 def _deliver(state: GameState, m: Message, events: list[Event]) -> None:
     m.status = MessageStatus.DELIVERED
+    readers = _readers(m.sender, m.recipient, state.rat)
     events.append(
-        Event(EventType.MESSAGE_DELIVERED, _route(m), _texted(m, m.sender, m.recipient, state.rat))
+        MessageDelivered(m.id, m.trick, m.sender, m.recipient, m.status, m.text, readers)
     )
 
 
@@ -130,7 +129,7 @@ def decline(state: GameState, seat: int, message_id: str, events: list[Event]) -
     """R5.2: the Rat declines."""
     m = _find_pending(state, seat, message_id)
     m.status = MessageStatus.DECLINED
-    events.append(Event(EventType.MESSAGE_DECLINED, _route(m)))
+    events.append(MessageDeclined(m.id, m.trick, m.sender, m.recipient, m.status))
 
 
 def expire(state: GameState, events: list[Event]) -> None:
@@ -138,4 +137,4 @@ def expire(state: GameState, events: list[Event]) -> None:
     for m in state.messages:
         if m.status is MessageStatus.PENDING:
             m.status = MessageStatus.EXPIRED
-            events.append(Event(EventType.MESSAGE_EXPIRED, _route(m)))
+            events.append(MessageExpired(m.id, m.trick, m.sender, m.recipient, m.status))

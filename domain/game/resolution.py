@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from domain.game.cards import design_of, prize_house, sorted_cards
-from domain.game.events import Event, EventType
+from domain.game.cards import sorted_cards
+from domain.game.events import CardsDrawn, Event, TrickPlay, TrickWon
 from domain.game.options import HAND_SIZE
 from domain.game.scoring import scores
 from domain.game.state import GameState, Play, Trick
@@ -11,18 +11,18 @@ from domain.game.state import GameState, Play, Trick
 
 def play_value(play: Play) -> int:
     """R7.1: a play's value is its card's, plus a Crazy second card's."""
-    v = design_of(play.card).value
-    return v + design_of(play.second).value if play.second else v
+    v = play.card.value
+    return v + play.second.value if play.second else v
 
 
 def winning_play(trick: Trick) -> Play:
     """R8.1: highest trump play, else highest lead-suit play; ties: earliest."""
-    trump = prize_house(trick.prize)
-    lead = design_of(trick.plays[0].card).house
+    trump = trick.prize.house
+    lead = trick.plays[0].card.house
     best: Play | None = None
     best_key = (-1, -1)
     for p in trick.plays:
-        house = design_of(p.card).house
+        house = p.card.house
         rank = 1 if house is trump else 0 if house is lead else -1
         if rank < 0:
             continue
@@ -46,19 +46,13 @@ def collect(state: GameState, events: list[Event]) -> int:
             state.rat_deck.append(p.second)
     winner.prizes.append(trick.prize)
     events.append(
-        Event(
-            EventType.TRICK_WON,
-            {
-                "trick": trick.number,
-                "winner": win.seat,
-                "prize": trick.prize,
-                "plays": [
-                    {"seat": p.seat, "card": p.card, "second": p.second, "value": play_value(p)}
-                    for p in trick.plays
-                ],
-                "passes": list(trick.passes),
-                "scores": list(scores(state)),
-            },
+        TrickWon(
+            trick=trick.number,
+            winner=win.seat,
+            prize=trick.prize,
+            plays=tuple(TrickPlay(p.seat, p.card, p.second, play_value(p)) for p in trick.plays),
+            passes=tuple(trick.passes),
+            scores=scores(state),
         )
     )
     state.trick = None
@@ -81,7 +75,5 @@ def refill(state: GameState, winner: int, events: list[Event]) -> None:
         drawn = state.rat_deck[:want]
         del state.rat_deck[:want]
         hand.extend(drawn)
-        public = {"seat": seat, "count": want, "ratDeckSize": len(state.rat_deck)}
-        events.append(
-            Event(EventType.CARDS_DRAWN, public, {seat: {**public, "cards": sorted_cards(drawn)}})
-        )
+        cards = tuple(sorted_cards(drawn))
+        events.append(CardsDrawn(seat, want, len(state.rat_deck), cards))

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from collections import Counter
 
-from domain.game.cards import HOUSES, PRIZES_PER_HOUSE, design_of, prize_house
+from domain.game.cards import HOUSES, PRIZES_PER_HOUSE
 from domain.game.state import GameState, Outcome, SeatState, Termination
 
 
 def score(seat: SeatState) -> int:
     """R10.1: 10 / 5 / 1 per won numbered card by prizes held of its house."""
-    held = Counter(prize_house(p) for p in seat.prizes)
+    held = Counter(p.house for p in seat.prizes)
     total = 0
     for card in seat.won:
-        k = held[design_of(card).house]
+        k = held[card.house]
         total += 10 if k >= PRIZES_PER_HOUSE else 5 if k else 1
     return total
 
@@ -25,7 +25,7 @@ def scores(state: GameState) -> tuple[int, ...]:
 
 def holds_all_houses(seat: SeatState) -> bool:
     """R9.1: prize cards of all 7 houses."""
-    return len({prize_house(p) for p in seat.prizes}) == len(HOUSES)
+    return len({p.house for p in seat.prizes}) == len(HOUSES)
 
 
 def end_of_game(state: GameState) -> Outcome | None:

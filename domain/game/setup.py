@@ -8,18 +8,20 @@ from dataclasses import dataclass
 
 from domain.game.boosters import BoosterPack, open_booster
 from domain.game.cards import (
+    DESIGN_CARDS,
     HOUSES,
     PRIZE_CARDS,
-    RAT_CARD,
+    THE_RAT,
+    Card,
+    CardKind,
     House,
     assignment_card,
-    catalogue,
-    is_numbered,
+    is_card,
     sort_key,
     sorted_cards,
 )
 from domain.game.errors import BadInput, DeckTooSmall
-from domain.game.events import Event, EventType
+from domain.game.events import DealtSeat, Event, GameStarted
 from domain.game.options import HAND_SIZE, MAX_SEATS, MIN_SEATS, Format, GameOptions
 from domain.game.rng import Rng, seed_state
 from domain.game.state import GameState, Phase, SeatState, Trick
@@ -35,13 +37,13 @@ class Setup:
     packs: dict[int, BoosterPack]
 
 
-def instance_ids(designs: Sequence[str]) -> list[str]:
+def instance_ids(designs: Sequence[Card]) -> list[Card]:
     """R1.5: sealed instances get ``#n``, numbered per design in canonical order."""
     seen: Counter[str] = Counter()
     out = []
     for d in sorted(designs, key=sort_key):
         seen[d] += 1
-        out.append(f"{d}#{seen[d]}")
+        out.append(Card(f"{d}#{seen[d]}"))
     return out
 
 
@@ -57,7 +59,7 @@ def _validate(
             raise BadInput("former sealed needs one collection per seat (R3.3)")
         for c in collections:
             for d in c:
-                if "#" in d or not is_numbered(d):
+                if not is_card(d) or Card(d).kind is not CardKind.NUMBERED or Card(d) != Card(d).design:
                     raise BadInput("a collection holds something that is not a numbered design")
 
 
@@ -97,13 +99,13 @@ def new_game(
     rat_seat = rng.below(seats) if rat is None else rat  # R4.1
     packs: dict[int, BoosterPack] = {}
     if options.format is Format.SINGLETON:  # R3.1
-        deck = [d.id for d in catalogue()]
+        deck = list(DESIGN_CARDS)
     elif options.format is Format.SEALED:  # R3.2
         packs = {s: open_booster(rng) for s in range(seats)}
         deck = instance_ids([d for p in packs.values() for d in p.numbered])
     else:  # R3.3
         assert collections is not None
-        deck = instance_ids([d for c in collections for d in c])
+        deck = instance_ids([Card(d) for c in collections for d in c])
     need = HAND_SIZE * seats
     if len(deck) < need:
         raise DeckTooSmall(
@@ -115,7 +117,7 @@ def new_game(
     seat_states = [
         SeatState(
             house=h,
-            identity=RAT_CARD if h is None else assignment_card(h),
+            identity=THE_RAT if h is None else assignment_card(h),
             hand=deck[s * HAND_SIZE : (s + 1) * HAND_SIZE],
         )
         for s, h in enumerate(houses)
@@ -142,26 +144,15 @@ def new_game(
     return Setup(state, [_started(state, packs), trick_started(state)], packs)
 
 
-def _started(state: GameState, packs: dict[int, BoosterPack]) -> Event:
-    public = {
-        "seats": [
-            {"seat": i, "house": s.house.value if s.house else None, "rat": i == state.rat}
-            for i, s in enumerate(state.seats)
-        ],
-        "rat": state.rat,
-        "handSizes": [len(s.hand) for s in state.seats],
-        "ratDeckSize": len(state.rat_deck),
-        "prizePoolSize": len(state.prize_pool),  # after the first reveal, as TrickStarted
-        "options": {
-            "format": state.options.format.value,
-            "abilityTrigger": state.options.ability_trigger.value,
-            "refillHands": state.options.refill_hands,
-        },
-    }
-    private = {}
-    for i, s in enumerate(state.seats):
-        p = {**public, "hand": sorted_cards(s.hand)}
-        if i in packs:
-            p["pack"] = packs[i].to_dict()
-        private[i] = p
-    return Event(EventType.GAME_STARTED, public, private)
+def _started(state: GameState, packs: dict[int, BoosterPack]) -> GameStarted:
+    seats = state.seats
+    return GameStarted(
+        seats=tuple(DealtSeat(i, s.house, i == state.rat) for i, s in enumerate(seats)),
+        rat=state.rat,
+        hand_sizes=tuple(len(s.hand) for s in seats),
+        rat_deck_size=len(state.rat_deck),
+        prize_pool_size=len(state.prize_pool),
+        options=state.options,
+        hands=tuple(tuple(sorted_cards(s.hand)) for s in seats),
+        packs=tuple(packs.get(i) for i in range(len(seats))) if packs else (),
+    )

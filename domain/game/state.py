@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from domain.game.cards import House
+from domain.game.cards import Card, House
 from domain.game.options import GameOptions
 
 
@@ -60,10 +60,10 @@ class SeatState:
     """One seat's cards. ``house`` is None for the Rat (R2.1)."""
 
     house: House | None
-    identity: str
-    hand: list[str] = field(default_factory=list)
-    won: list[str] = field(default_factory=list)
-    prizes: list[str] = field(default_factory=list)
+    identity: Card
+    hand: list[Card] = field(default_factory=list)
+    won: list[Card] = field(default_factory=list)
+    prizes: list[Card] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -71,9 +71,9 @@ class Play:
     """A play in a trick (R6); ``second`` is a Crazy second card (R7.1)."""
 
     seat: int
-    card: str
+    card: Card
     face_down: bool = False
-    second: str | None = None
+    second: Card | None = None
 
 
 @dataclass(slots=True)
@@ -81,7 +81,7 @@ class Trick:
     """The trick under way. ``offset`` counts turns taken after the leader."""
 
     number: int
-    prize: str
+    prize: Card
     leader: int
     plays: list[Play] = field(default_factory=list)
     passes: list[int] = field(default_factory=list)
@@ -98,7 +98,7 @@ class Decision:
     kind: DecisionKind
     seat: int
     source: int
-    cards: list[str] = field(default_factory=list)  # Curious: the cards looked at
+    cards: list[Card] = field(default_factory=list)  # Curious: the cards looked at
 
 
 @dataclass(slots=True)
@@ -130,10 +130,10 @@ class GameState:
     options: GameOptions
     seats: list[SeatState]
     rat: int
-    rat_deck: list[str]
-    prize_pool: list[str]
-    discard: list[str]
-    box: list[str]
+    rat_deck: list[Card]
+    prize_pool: list[Card]
+    discard: list[Card]
+    box: list[Card]
     trick: Trick | None  # None once the game is finished
     phase: Phase
     turn: int

@@ -3,27 +3,17 @@ the next (R8.4, R9.1)."""
 
 from __future__ import annotations
 
-from domain.game.cards import prize_house
-from domain.game.events import Event, EventType
+from domain.game.events import Event, GameEnded, SeatSkipped, TrickStarted
 from domain.game.resolution import collect, refill
 from domain.game.scoring import end_of_game
 from domain.game.state import GameState, Phase, Trick
 
 
-def trick_started(state: GameState) -> Event:
+def trick_started(state: GameState) -> TrickStarted:
     """R4.5/R8.4: the Rat reveals the prize; the message window opens."""
     t = state.trick
-    assert t is not None
-    return Event(
-        EventType.TRICK_STARTED,
-        {
-            "trick": t.number,
-            "prize": t.prize,
-            "trump": prize_house(t.prize).value,
-            "leader": t.leader,
-            "prizePoolSize": len(state.prize_pool),
-        },
-    )
+    assert t is not None and t.prize.house is not None
+    return TrickStarted(t.number, t.prize, t.prize.house, t.leader, len(state.prize_pool))
 
 
 def advance(state: GameState, events: list[Event]) -> None:
@@ -43,7 +33,7 @@ def advance(state: GameState, events: list[Event]) -> None:
             state.phase, state.turn = Phase.PLAY, seat
             return
         trick.skipped.append(seat)
-        events.append(Event(EventType.SEAT_SKIPPED, {"seat": seat, "trick": trick.number}))
+        events.append(SeatSkipped(seat, trick.number))
 
 
 def _finish_trick(state: GameState, events: list[Event]) -> None:
@@ -55,15 +45,7 @@ def _finish_trick(state: GameState, events: list[Event]) -> None:
     if result is not None:
         state.outcome, state.phase = result, Phase.FINISHED
         events.append(
-            Event(
-                EventType.GAME_ENDED,
-                {
-                    "termination": result.termination.value,
-                    "winners": list(result.winners),
-                    "disqualified": list(result.disqualified),
-                    "scores": list(result.scores),
-                },
-            )
+            GameEnded(result.termination, result.winners, result.disqualified, result.scores)
         )
         return
     leader = next_leader(state, winner)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from domain.game.cards import House, prize_house, sorted_cards
+from domain.game.cards import Card, House, sorted_cards
 from domain.game.errors import BadInput
 from domain.game.follow import lead_suit
 from domain.game.messaging import message_targets
@@ -31,16 +31,16 @@ class PlayView:
     """A play; ``card`` / ``second`` are None while face down to this viewer."""
 
     seat: int
-    card: str | None
+    card: Card | None
     face_down: bool
-    second: str | None
+    second: Card | None
     has_second: bool
 
 
 @dataclass(frozen=True, slots=True)
 class TrickView:
     number: int
-    prize: str
+    prize: Card
     trump: House
     leader: int
     lead_suit: House | None
@@ -59,8 +59,8 @@ class SeatView:
     house: House | None
     is_rat: bool
     hand_size: int
-    won: tuple[str, ...]
-    prizes: tuple[str, ...]
+    won: tuple[Card, ...]
+    prizes: tuple[Card, ...]
     score: int
 
 
@@ -106,7 +106,7 @@ class PublicView:
     pending: PendingView | None
     rat_deck_size: int
     prize_pool_size: int
-    discard: tuple[str, ...]
+    discard: tuple[Card, ...]
     messages: tuple[MessageRoute, ...]
     outcome: Outcome | None
 
@@ -117,9 +117,9 @@ class PlayerView:
 
     seat: int
     public: PublicView
-    hand: tuple[str, ...]
+    hand: tuple[Card, ...]
     messages: tuple[MessageView, ...]
-    decision_cards: tuple[str, ...]  # Curious top cards / Hungry deck list (R11)
+    decision_cards: tuple[Card, ...]  # Curious top cards / Hungry deck list (R11)
     message_targets: tuple[int, ...]
 
 
@@ -134,6 +134,11 @@ def _play_view(p: Play, viewer: int | None) -> PlayView:
     )
 
 
+def _house(card: Card) -> House:
+    assert card.house is not None  # every card but the Rat belongs to a house
+    return card.house
+
+
 def _route(m: Message) -> MessageRoute:
     return MessageRoute(m.id, m.trick, m.sender, m.recipient, m.status)
 
@@ -146,7 +151,7 @@ def _public(state: GameState, viewer: int | None) -> PublicView:
         else TrickView(
             t.number,
             t.prize,
-            prize_house(t.prize),
+            _house(t.prize),
             t.leader,
             lead_suit(t),
             tuple(_play_view(p, viewer) for p in t.plays),
@@ -197,7 +202,7 @@ def player_view(state: GameState, seat: int) -> PlayerView:
     if type(seat) is not int or not 0 <= seat < state.n:
         raise BadInput("not a seat of this game")
     d = state.pending
-    cards: tuple[str, ...] = ()
+    cards: tuple[Card, ...] = ()
     if d is not None and d.seat == seat:
         if d.kind is DecisionKind.CURIOUS_ORDER:
             cards = tuple(sorted_cards(d.cards))

@@ -8,16 +8,16 @@ import asyncio
 from datetime import timedelta
 
 from domain.bots.strategy import bot_for
+from domain.errors import Conflict
 from domain.game.commands import Command
 from domain.game.legal import legal_actions
 from domain.game.rng import Rng, seed_state
 from domain.game.views import player_view
-from domain.ports import UnitOfWork, WriteConflict
-from domain.records import GameRecord, GameStatus
+from domain.records import GameRecord
 from domain.services.bot_turn import bot_to_act
 from domain.services.deps import Deps
-from domain.services.mutation import Committed, publish, record_events
-from domain.services.play import engine_batch
+from domain.services.play import engine_change
+from domain.services.transaction import Change, Tx, change_game
 
 MAX_MOVES_PER_RUN = 5_000  # a whole game is ~150 moves; a guard, not a limit
 
@@ -32,21 +32,12 @@ def choose(game: GameRecord, seat: int) -> Command:
     return bot_for(occupant.bot)(player_view(game.state, seat), legal, rng)
 
 
-def _step(deps: Deps, game_id: str) -> Committed | None:
-    uow: UnitOfWork
-    with deps.uow() as uow:
-        game = uow.games.get(game_id)
-        seat = None if game is None else bot_to_act(game)
-        if game is None or seat is None:
-            return None
-        assert game.state is not None
-        read_version = game.version
-        events = record_events(deps, game, engine_batch(game, seat, choose(game, seat)))
-        uow.events.append(events)
-        uow.games.save(game, read_version)
-        done = Committed.of(game, events, game.status is GameStatus.FINISHED)
-        uow.commit()
-    return done
+def bot_move(tx: Tx, game: GameRecord) -> Change:
+    """The move of the bot that must act, if one must."""
+    seat = bot_to_act(game)
+    if seat is None:
+        return Change(())
+    return engine_change(game, seat, choose(game, seat))
 
 
 async def drive_bots(deps: Deps, game_id: str, max_moves: int = MAX_MOVES_PER_RUN) -> int:
@@ -55,14 +46,13 @@ async def drive_bots(deps: Deps, game_id: str, max_moves: int = MAX_MOVES_PER_RU
     moves = conflicts = 0
     while moves < max_moves and conflicts < max_moves:
         try:
-            done = await deps.run(lambda: _step(deps, game_id))
-        except WriteConflict:
+            moved = await change_game(deps, None, game_id, bot_move, wakes_bots=False)
+        except Conflict:
             conflicts += 1
             continue
-        if done is None:
+        if not moved.events:
             break
         moves += 1
-        await publish(deps, done)
         await asyncio.sleep(0)  # let the caller's response and others go first
     return moves
 
@@ -73,11 +63,11 @@ async def resume_stalled_bots(deps: Deps, idle_seconds: float, limit: int = 100)
     a move is committed once whoever drives it (optimistic concurrency)."""
     before = deps.clock.now() - timedelta(seconds=idle_seconds)
 
-    def tx() -> list[str]:
+    def stalled() -> list[str]:
         with deps.uow() as uow:
             return uow.games.stalled_bot_games(before, limit)
 
-    ids = await deps.run(tx)
+    ids = await deps.run(stalled)
     for game_id in ids:
         deps.schedule_bots(game_id)
     return len(ids)

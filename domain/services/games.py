@@ -6,24 +6,13 @@ from dataclasses import dataclass, field
 
 from domain import lobby
 from domain.bots.strategy import Strategy
-from domain.errors import NotFound
 from domain.game.boosters import BoosterPack
+from domain.game.cards import Card
+from domain.game.events import Event
 from domain.game.options import Format, GameOptions
-from domain.lobby import Batch, Draft
-from domain.ports import UnitOfWork
-from domain.records import BoosterRecord, GameRecord
+from domain.records import BoosterRecord, GameRecord, MutationResult
 from domain.services.deps import Deps
-from domain.services.mutation import (
-    Committed,
-    Request,
-    after_commit,
-    mutate,
-    record_events,
-    remember,
-    replay,
-    run_keyed,
-)
-from domain.services.results import EventView, MutationResult
+from domain.services.transaction import Change, Request, Tx, add_game, change_game
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,124 +27,93 @@ class NewGame:
 
 
 async def create_game(deps: Deps, req: Request, spec: NewGame) -> MutationResult:
-    """A lobby; the host takes seat 0 unless ``take_seat`` is false."""
+    """A lobby (R2.1); the host takes seat 0 unless ``take_seat`` is false."""
     lobby.check_new_game(spec.seat_count, spec.rat_seat)
 
-    def tx() -> tuple[MutationResult, Committed | None]:
-        with deps.uow() as uow:
-            stored = replay(uow, req)
-            if stored is not None:
-                return MutationResult.from_dict(stored), None
-            host = uow.players.get(req.player_id)
-            if host is None:
-                raise NotFound("no such player")
-            now = deps.clock.now()
-            game = GameRecord(
-                id=deps.ids.new_id(),
-                host=host.id,
-                seat_count=spec.seat_count,
-                options=spec.options,
-                seed=spec.seed or deps.ids.new_seed(),
-                rat_choice=spec.rat_seat,
-                seats=[None] * spec.seat_count,
-                created_at=now,
-                updated_at=now,
-            )
-            drafts: list[Draft] = [
-                (
-                    "GameCreated",
-                    {
-                        "host": host.id,
-                        "seatCount": spec.seat_count,
-                        "format": spec.options.format.value,
-                        "abilityTrigger": spec.options.ability_trigger.value,
-                        "refillHands": spec.options.refill_hands,
-                        "ratSeat": spec.rat_seat,
-                    },
-                    {},
-                )
-            ]
-            if spec.take_seat:
-                drafts += lobby.join(game, host.id, host.name, 0)
-            events = record_events(deps, game, Batch(drafts))
-            uow.games.add(game)
-            uow.events.append(events)
-            seat = game.seat_of(host.id)
-            result = MutationResult(
-                game.id, game.version, tuple(EventView.of(e, seat) for e in events)
-            )
-            remember(uow, deps, req, result.to_dict)
-            done = Committed.of(game, events, True)
-            uow.commit()
-        return result, done
+    def make(tx: Tx) -> tuple[GameRecord, Change]:
+        host = tx.player(req.player_id)
+        now = tx.now()
+        game = GameRecord(
+            id=tx.new_id(),
+            host=host.id,
+            seat_count=spec.seat_count,
+            options=spec.options,
+            seed=spec.seed or deps.ids.new_seed(),
+            rat_choice=spec.rat_seat,
+            seats=[None] * spec.seat_count,
+            created_at=now,
+            updated_at=now,
+        )
+        events: list[Event] = [lobby.GameCreated.of(game)]
+        if spec.take_seat:
+            events += lobby.join(game, host.id, host.name, 0)
+        return game, Change(events)
 
-    result, done = await run_keyed(deps, req, tx)
-    if done is not None:
-        await after_commit(deps, done)
-    return result
+    return await add_game(deps, req, make)
 
 
 async def join_game(deps: Deps, req: Request, game_id: str, seat: int | None) -> MutationResult:
+    """Take a free seat (the lowest, unless one is named)."""
 
-    def change(uow: UnitOfWork, game: GameRecord) -> Batch:
-        player = uow.players.get(req.player_id)
-        if player is None:
-            raise NotFound("no such player")
-        return Batch(lobby.join(game, player.id, player.name, seat))
+    def join(tx: Tx, game: GameRecord) -> Change:
+        player = tx.player(req.player_id)
+        return Change(lobby.join(game, player.id, player.name, seat))
 
-    return await mutate(deps, req, game_id, change)
+    return await change_game(deps, req, game_id, join)
 
 
 async def leave_game(deps: Deps, req: Request, game_id: str) -> MutationResult:
+    """Give up one's seat while in the lobby."""
 
-    return await mutate(
-        deps, req, game_id, lambda uow, game: Batch(lobby.leave(game, req.player_id))
-    )
+    def leave(tx: Tx, game: GameRecord) -> Change:
+        return Change(lobby.leave(game, req.player_id))
+
+    return await change_game(deps, req, game_id, leave)
 
 
 async def add_bot(
     deps: Deps, req: Request, game_id: str, strategy: Strategy, seat: int | None
 ) -> MutationResult:
+    """The host seats a bot."""
 
-    return await mutate(
-        deps,
-        req,
-        game_id,
-        lambda uow, game: Batch(lobby.add_bot(game, req.player_id, strategy, seat)),
-    )
+    def seat_bot(tx: Tx, game: GameRecord) -> Change:
+        return Change(lobby.add_bot(game, req.player_id, strategy, seat))
+
+    return await change_game(deps, req, game_id, seat_bot)
 
 
-def _collections(uow: UnitOfWork, game: GameRecord) -> list[list[str]] | None:
+async def start_game(deps: Deps, req: Request, game_id: str) -> MutationResult:
+    """The host starts a full game (R4); in Sealed, each seated person's pack
+    joins their collection (R3.2)."""
+
+    def start(tx: Tx, game: GameRecord) -> Change:
+        started = lobby.start(game, req.player_id, _collections(tx, game))
+        for record in _kept_packs(tx, game, started.setup.packs):
+            tx.add_booster(record)
+        return Change(started.events, started.cause)
+
+    return await change_game(deps, req, game_id, start)
+
+
+def _collections(tx: Tx, game: GameRecord) -> list[list[Card]] | None:
     """R3.3: each seated person's opened packs; bots bring none."""
     if game.options.format is not Format.FORMER_SEALED:
         return None
-    out: list[list[str]] = []
+    out: list[list[Card]] = []
     for o in game.seats:
         if o is None or o.player_id is None:
             out.append([])
         else:
-            out.append([d for r in uow.boosters.of_player(o.player_id) for d in r.pack.numbered])
+            packs = tx.uow.boosters.of_player(o.player_id)
+            out.append([d for r in packs for d in r.pack.numbered])
     return out
 
 
-def _keep_packs(
-    deps: Deps, uow: UnitOfWork, game: GameRecord, packs: dict[int, BoosterPack]
-) -> None:
+def _kept_packs(tx: Tx, game: GameRecord, packs: dict[int, BoosterPack]) -> list[BoosterRecord]:
     """R3.2: a seated person's sealed pack joins their collection."""
+    out = []
     for seat, pack in packs.items():
         o = game.seats[seat]
         if o is not None and o.player_id is not None:
-            uow.boosters.add(
-                BoosterRecord(deps.ids.new_id(), o.player_id, pack, deps.clock.now(), game.id)
-            )
-
-
-async def start_game(deps: Deps, req: Request, game_id: str) -> MutationResult:
-    """The host starts a full game (R4)."""
-
-    def change(uow: UnitOfWork, game: GameRecord) -> Batch:
-        setup, batch = lobby.start(game, req.player_id, _collections(uow, game))
-        _keep_packs(deps, uow, game, setup.packs)
-        return batch
-
-    return await mutate(deps, req, game_id, change)
+            out.append(BoosterRecord(tx.new_id(), o.player_id, pack, tx.now(), game.id))
+    return out

@@ -8,10 +8,10 @@ import uuid
 from dataclasses import dataclass
 
 from domain.errors import BadRequest, NotFound
-from domain.records import BoosterRecord, Player
+from domain.records import BoosterRecord, Player, Remembered, SealedToken
 from domain.services.auth import player_for_token, token_hash
 from domain.services.deps import Deps
-from domain.services.mutation import Request, remember, replay, run_keyed
+from domain.services.transaction import Request, Steps, Tx, no_load, transact
 
 MAX_NAME = 40
 MIN_PLAYER_KEY = 16  # [decision] the key recovers the token: it must be hard to guess
@@ -68,20 +68,20 @@ async def create_player(deps: Deps, name: str, idempotency_key: str | None = Non
     player = Player(player_id, clean, deps.clock.now())
     req = Request(player_id, "createPlayer", {"name": clean}, idempotency_key)
 
-    def tx() -> NewPlayer:
-        with deps.uow() as uow:
-            stored = replay(uow, req)
-            if stored is not None and idempotency_key is not None:
-                first = uow.players.get(player_id)
-                assert first is not None
-                return NewPlayer(first, _unseal(stored["sealedToken"], idempotency_key, player_id))
-            uow.players.add(player, token_hash(token))
-            if (key := idempotency_key) is not None:
-                remember(uow, deps, req, lambda: {"sealedToken": _seal(token, key, player_id)})
-            uow.commit()
+    def add(tx: Tx, _: None) -> NewPlayer:
+        tx.add_player(player, token_hash(token))
         return NewPlayer(player, token)
 
-    return await run_keyed(deps, req, tx)  # a racing twin with the same key: replayed
+    def sealed(new: NewPlayer) -> Remembered:
+        assert idempotency_key is not None  # kept only under a key
+        return SealedToken(_seal(new.token, idempotency_key, player_id))
+
+    def repeated(tx: Tx, first: Remembered) -> NewPlayer:
+        assert isinstance(first, SealedToken) and idempotency_key is not None
+        return NewPlayer(tx.player(player_id), _unseal(first.sealed, idempotency_key, player_id))
+
+    # a racing twin with the same key: its player and token, replayed
+    return await transact(deps, req, Steps(no_load, add, sealed, repeated))
 
 
 async def authenticate(deps: Deps, token: str) -> Player:

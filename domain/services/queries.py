@@ -15,7 +15,7 @@ from domain.game.views import PlayerView, PublicView, player_view, spectator_vie
 from domain.ports import UnitOfWork
 from domain.records import GameRecord, GameStatus, GameSummary
 from domain.services.deps import Deps
-from domain.services.results import EventView
+from domain.log import LoggedEvent
 
 MAX_PAGE = 100
 
@@ -106,16 +106,16 @@ def seat_in(uow: UnitOfWork, game_id: str, player_id: str | None) -> int | None:
 
 async def read_events(
     deps: Deps, game_id: str, player_id: str | None, after_seq: int, limit: int
-) -> tuple[list[EventView], bool]:
+) -> tuple[list[LoggedEvent], bool]:
     """The log as the caller may see it: their seat's projection, or the public."""
     check_limit(limit)
     if after_seq < 0:
         raise BadRequest("afterSeq is 0 or more")
 
-    def tx() -> tuple[list[EventView], bool]:
+    def tx() -> tuple[list[LoggedEvent], bool]:
         with deps.uow() as uow:
             seat = seat_in(uow, game_id, player_id)
-            rows = uow.events.read(game_id, after_seq, limit + 1)
-            return [EventView.of(e, seat) for e in rows[:limit]], len(rows) > limit
+            rows = uow.events.read(game_id, after_seq, limit + 1, seat)
+            return [e.seen_by(seat) for e in rows[:limit]], len(rows) > limit
 
     return await deps.run(tx)

@@ -3,41 +3,45 @@ gap, no duplicate, in order (API.md "Events and resuming").
 
 Subscribe to the audience's channel first, then replay the backlog from the
 log, then pass live messages on, dropping what was already sent. A gap (or a
-bus reconnect, signalled by a ``{"resync": true}`` message) is backfilled
+bus reconnect, signalled by :data:`~domain.ports.RESYNC`) is backfilled
 from the log.
+
+Each event comes with its audience (its bus channel): every event with the
+same audience and seq is the same, so an adapter may build what it sends
+for one subscriber of that audience once for all of them.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import Any
 
 from domain.channels import LOBBY, game_channel
 from domain.errors import BadRequest
+from domain.lobby import SEAT_CHANGES
+from domain.log import LoggedEvent
+from domain.ports import Resync
+from domain.records import LobbyUpdate
 from domain.services.deps import Deps
 from domain.services.queries import MAX_PAGE, load_game, seat_in
-from domain.services.results import EventView
 
-RESYNC = "resync"
-SEAT_CHANGES = frozenset({"SeatTaken", "SeatLeft"})  # domain.lobby
+Heard = tuple[str, LoggedEvent]
+"""An event as one audience (named by its channel) sees it."""
 
 
 async def _backlog(
     deps: Deps, game_id: str, seat: int | None, after: int, upto: int | None = None
-) -> list[EventView]:
-    audience = game_channel(game_id, seat)
-
-    def tx() -> list[EventView]:
-        out: list[EventView] = []
+) -> list[LoggedEvent]:
+    def tx() -> list[LoggedEvent]:
+        out: list[LoggedEvent] = []
         with deps.uow() as uow:
             last = after
             while True:
-                rows = uow.events.read(game_id, last, MAX_PAGE)
+                rows = uow.events.read(game_id, last, MAX_PAGE, seat)
                 for e in rows:
                     if upto is not None and e.seq > upto:
                         return out
-                    out.append(EventView.of(e, seat, audience))
+                    out.append(e.seen_by(seat))
                     last = e.seq
                 if len(rows) < MAX_PAGE:
                     return out
@@ -47,7 +51,7 @@ async def _backlog(
 
 async def game_events(
     deps: Deps, game_id: str, player_id: str | None, after_seq: int
-) -> AsyncGenerator[EventView, None]:
+) -> AsyncGenerator[Heard, None]:
     """The caller's stream: a seat's own channel, or the public one (R11).
 
     Seats change in the lobby only (``SeatTaken`` / ``SeatLeft``): after such
@@ -72,8 +76,9 @@ async def game_events(
     while True:
         moved = False
         async with aclosing(_audience_events(deps, game_id, seat, last)) as events:
-            async for e in events:
-                yield e
+            async for heard in events:
+                yield heard
+                e = heard[1]
                 last = e.seq
                 if player_id is not None and _seat_change_of(e, player_id):
                     now = await deps.run(find_seat)
@@ -84,41 +89,39 @@ async def game_events(
             return
 
 
-def _seat_change_of(e: EventView, player_id: str) -> bool:
-    return e.type in SEAT_CHANGES and e.data.get("playerId") == player_id
+def _seat_change_of(e: LoggedEvent, player_id: str) -> bool:
+    return isinstance(e.event, SEAT_CHANGES) and e.event.player_id == player_id
 
 
 async def _audience_events(
     deps: Deps, game_id: str, seat: int | None, after_seq: int
-) -> AsyncGenerator[EventView, None]:
-    """One audience's stream: its channel, the backlog first, then live.
-    Each view is marked with its audience (the channel)."""
+) -> AsyncGenerator[Heard, None]:
+    """One audience's stream: its channel, the backlog first, then live."""
     audience = game_channel(game_id, seat)
     async with deps.bus.subscribe(audience) as sub:
         last = after_seq
         for e in await _backlog(deps, game_id, seat, last):
-            yield e
+            yield audience, e
             last = e.seq
         async for msg in sub:
-            if msg.get(RESYNC):
+            if isinstance(msg, Resync):
                 for e in await _backlog(deps, game_id, seat, last):
-                    yield e
+                    yield audience, e
                     last = e.seq
                 continue
-            live = EventView.from_message(msg, audience)
-            if live.seq <= last:
+            if not isinstance(msg, LoggedEvent) or msg.seq <= last:
                 continue
-            if live.seq > last + 1:  # a gap: fill it from the log
-                for e in await _backlog(deps, game_id, seat, last, live.seq - 1):
-                    yield e
+            if msg.seq > last + 1:  # a gap: fill it from the log
+                for e in await _backlog(deps, game_id, seat, last, msg.seq - 1):
+                    yield audience, e
                     last = e.seq
-            yield live
-            last = live.seq
+            yield audience, msg
+            last = msg.seq
 
 
-async def lobby_events(deps: Deps) -> AsyncGenerator[dict[str, Any], None]:
+async def lobby_events(deps: Deps) -> AsyncGenerator[LobbyUpdate, None]:
     """Games created, filling, started and finished, for lobby screens."""
     async with deps.bus.subscribe(LOBBY) as sub:
         async for msg in sub:
-            if not msg.get(RESYNC):
+            if isinstance(msg, LobbyUpdate):
                 yield msg

@@ -8,11 +8,10 @@ import asyncio
 from collections import deque
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from typing import Any
 
-from domain.ports import SubscriptionClosed
+from domain.ports import BusMessage, Resync, SubscriptionClosed
 
-Message = dict[str, Any]
+Message = BusMessage | Resync
 
 
 class QueueSubscription:
@@ -108,7 +107,7 @@ class InProcessBus(LocalSubscribers):
         self.reconnects = 0  # counted like the Redis bus's; never happens here
         self.publish_failures = 0
 
-    async def publish(self, messages: Sequence[tuple[str, Message]]) -> None:
+    async def publish(self, messages: Sequence[tuple[str, BusMessage]]) -> None:
         self.published += len(messages)
         for channel, message in messages:
             self._offer(channel, message)

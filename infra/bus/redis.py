@@ -8,7 +8,8 @@ messages fan out to bounded local queues (as in the in-process bus).
 Redis going away never fails a move (the database is the source of truth):
 a failed publish is kept in a bounded outbox and sent again after the
 reconnect; the reader reconnects with backoff, subscribes again, and tells
-every local subscriber ``{"resync": true}`` so it backfills from the log.
+every local subscriber :data:`~domain.ports.RESYNC` so it backfills from the log.
+Messages travel as JSON (infra/codec.py).
 """
 
 from __future__ import annotations
@@ -26,11 +27,11 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
+from domain.ports import RESYNC, BusMessage, Resync
+from infra import codec
 from infra.bus.memory import LocalSubscribers, QueueSubscription
 
 log = logging.getLogger("mmk.bus")
-Message = dict[str, Any]
-RESYNC: Message = {"resync": True}
 OUTBOX_LIMIT = 10_000
 BACKOFF_MIN, BACKOFF_MAX = 0.05, 2.0
 CONFIRM_TIMEOUT = 2.0
@@ -58,9 +59,15 @@ class RedisBus(LocalSubscribers):
         self.publish_failures = 0
 
     # ------------------------------------------------------------ publishing
-    async def publish(self, messages: Sequence[tuple[str, Message]]) -> None:
+    async def publish(self, messages: Sequence[tuple[str, BusMessage]]) -> None:
         """Never raises: what cannot be sent now waits in the outbox."""
-        batch = [(self._prefix + ch, orjson.dumps(m).decode()) for ch, m in messages]
+        encoded: dict[int, str] = {}  # a message sent on several channels is encoded once
+        batch = []
+        for channel, m in messages:
+            data = encoded.get(id(m))
+            if data is None:
+                data = encoded[id(m)] = orjson.dumps(codec.message_to_json(m)).decode()
+            batch.append((self._prefix + channel, data))
         if self._outbox:
             self._keep(batch)  # keep the order behind what is waiting
             return
@@ -233,9 +240,14 @@ class RedisBus(LocalSubscribers):
     def _deliver(self, raw_channel: bytes | str, raw: bytes | str) -> None:
         channel = _text(raw_channel).removeprefix(self._prefix)
         if channel in self._subs:
-            self._offer(channel, orjson.loads(raw))
+            try:
+                message = codec.message_from_json(orjson.loads(raw))
+            except (ValueError, TypeError, KeyError) as e:  # not ours: say so, go on
+                log.error("bus: dropped a malformed message on %s: %s", channel, e)
+                return
+            self._offer(channel, message)
 
-    def _fan_out_all(self, message: Message) -> None:
+    def _fan_out_all(self, message: Resync) -> None:
         for channel in list(self._subs):
             self._offer(channel, message)
 

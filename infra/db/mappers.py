@@ -12,9 +12,8 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from domain.bots.strategy import Strategy
-from domain.game.boosters import BoosterPack
 from domain.game.options import AbilityTrigger, Format, GameOptions
-from domain.game.serialization import StateDecodeError, decode, encode
+from domain.log import LoggedEvent
 from domain.records import (
     BoosterRecord,
     GameRecord,
@@ -23,9 +22,10 @@ from domain.records import (
     IdempotencyRecord,
     Occupant,
     Player,
-    StoredEvent,
 )
 from domain.services.bot_turn import bot_to_act
+from infra import codec
+from infra.db.state_codec import StateDecodeError, decode, encode
 
 Row = Mapping[Any, Any]
 R = TypeVar("R")
@@ -178,27 +178,39 @@ SUMMARY_COLUMNS = (
 
 
 # ---------------------------------------------------------------- events
-def event_to_row(event: StoredEvent) -> dict[str, Any]:
+def event_to_row(logged: LoggedEvent) -> dict[str, Any]:
+    """The event as each audience sees it (R11): the public projection, and
+    the projection of each seat that has one of its own."""
+    e = logged.event
     return {
-        "game_id": event.game_id,
-        "seq": event.seq,
-        "type": event.type,
-        "public": event.public,
-        "private": {str(seat): view for seat, view in event.private.items()},
-        "created_at": _aware(event.at),
-        "cause": event.cause,
+        "game_id": logged.game_id,
+        "seq": logged.seq,
+        "type": logged.type,
+        "public": codec.event_to_json(e.seen_by(None)),
+        "private": {str(seat): codec.event_to_json(e.seen_by(seat)) for seat in e.private_to()},
+        "created_at": _aware(logged.at),
+        "cause": None if logged.cause is None else codec.cause_to_json(logged.cause),
     }
 
 
-def _event(r: Row) -> StoredEvent:
-    private = {int(seat): view for seat, view in r["private"].items()}
-    return StoredEvent(
-        r["game_id"], r["seq"], r["type"], r["public"], private, r["created_at"], r["cause"]
-    )
+def event_from_row(row: Row, seat: int | None) -> LoggedEvent:
+    """The event as ``seat`` (None: a spectator) sees it, with its cause."""
 
+    def build(r: Row) -> LoggedEvent:
+        private = r["private"]
+        if not isinstance(private, dict):
+            raise TypeError("private is not an object")
+        data: Any = r["public"] if seat is None else private.get(str(seat), r["public"])
+        cause = r["cause"]
+        return LoggedEvent(
+            r["game_id"],
+            r["seq"],
+            r["created_at"],
+            codec.event_from_json(r["type"], data),
+            None if cause is None else codec.cause_from_json(cause),
+        )
 
-def event_from_row(row: Row) -> StoredEvent:
-    return _read("game_events", row, _event)
+    return _read("game_events", row, build)
 
 
 # ---------------------------------------------------------------- idempotency
@@ -207,7 +219,7 @@ def idempotency_to_row(record: IdempotencyRecord) -> dict[str, Any]:
         "player_id": record.player_id,
         "key": record.key,
         "fingerprint": record.fingerprint,
-        "result": record.result,
+        "result": codec.remembered_to_json(record.result),
         "created_at": _aware(record.created_at),
     }
 
@@ -217,7 +229,11 @@ def idempotency_from_row(row: Row) -> IdempotencyRecord:
         "idempotency_keys",
         row,
         lambda r: IdempotencyRecord(
-            r["player_id"], r["key"], r["fingerprint"], r["result"], r["created_at"]
+            r["player_id"],
+            r["key"],
+            r["fingerprint"],
+            codec.remembered_from_json(r["result"]),
+            r["created_at"],
         ),
     )
 
@@ -227,7 +243,7 @@ def booster_to_row(record: BoosterRecord) -> dict[str, Any]:
     return {
         "id": record.id,
         "player_id": record.player_id,
-        "pack": record.pack.to_dict(),
+        "pack": codec.pack_to_json(record.pack),
         "opened_at": _aware(record.opened_at),
         "game_id": record.game_id,
     }
@@ -238,6 +254,6 @@ def booster_from_row(row: Row) -> BoosterRecord:
         "booster_packs",
         row,
         lambda r: BoosterRecord(
-            r["id"], r["player_id"], BoosterPack.from_dict(r["pack"]), r["opened_at"], r["game_id"]
+            r["id"], r["player_id"], codec.pack_from_json(r["pack"]), r["opened_at"], r["game_id"]
         ),
     )

@@ -15,15 +15,16 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from domain.log import LoggedEvent
 from domain.ports import WriteConflict
 from domain.records import (
     BoosterRecord,
     GameRecord,
     GameStatus,
     IdempotencyRecord,
+    NewEvents,
     Page,
     Player,
-    StoredEvent,
 )
 from infra.db import mappers as m
 from infra.db.direct import DirectStatement
@@ -36,7 +37,7 @@ _P, _G, _E, _I, _B = players.c, games.c, game_events.c, idempotency_keys.c, boos
 _PLAYER_BY_ID = sa.select(players).where(_P.id == sa.bindparam("id"))
 _PLAYER_BY_HASH = sa.select(players).where(_P.token_hash == sa.bindparam("h"))
 _GAME_BY_ID = sa.select(games).where(_G.id == sa.bindparam("id"))
-_GAME_VERSION = sa.select(_G.version).where(_G.id == sa.bindparam("id"))
+_GAME_VERSION = DirectStatement(sa.select(_G.version).where(_G.id == sa.bindparam("id")))
 # Set at creation, never changed: left out of the per-move UPDATE, so it
 # writes (and re-indexes) only what a move can change.
 _IMMUTABLE_GAME_COLUMNS = frozenset(
@@ -101,24 +102,25 @@ class SqlPlayerRepository(_Repo):
 
 
 class SqlGameRepository(_Repo):
-    """Games; with a :class:`GameCache`, a game still at its cached version is
-    served from memory (only its version is read)."""
+    """Games. With a :class:`GameCache`, a game whose stored version is the
+    cached one is served from memory as a copy: only its version is read,
+    not its state (docs/decisions)."""
 
     def __init__(self, conn: sa.Connection, cache: GameCache | None = None) -> None:
         super().__init__(conn)
         self._cache = cache
-        self._written: list[GameRecord] = []
+        self.written: list[GameRecord] = []
 
     def add(self, game: GameRecord) -> None:
         self._insert(games, [m.game_to_row(game)], f"game {game.id}")
-        self._written.append(game)
+        self.written.append(game)
 
     def get(self, game_id: str) -> GameRecord | None:
         if self._cache is not None:
-            version = self._c.execute(_GAME_VERSION, {"id": game_id}).scalar()
-            if version is None:
+            found = _GAME_VERSION.first(self._c, {"id": game_id})
+            if found is None:
                 return None
-            cached = self._cache.get(game_id, version)
+            cached = self._cache.get(game_id, found["version"])
             if cached is not None:
                 return cached
         row = self._c.execute(_GAME_BY_ID, {"id": game_id}).first()
@@ -126,13 +128,8 @@ class SqlGameRepository(_Repo):
             return None
         game = m.game_from_row(row._mapping)
         if self._cache is not None:
-            self._cache.put(game.clone())  # committed data; the caller may change its own
+            self._cache.put(game.clone())  # committed; the caller changes its own
         return game
-
-    def get_known(self, game_id: str) -> tuple[GameRecord | None, bool]:
-        if self._cache is not None and (known := self._cache.take(game_id)) is not None:
-            return known, True
-        return self.get(game_id), False
 
     def save(self, game: GameRecord, expected_version: int) -> None:
         values = m.game_to_row(game) | {"w_id": game.id, "w_version": expected_version}
@@ -140,14 +137,13 @@ class SqlGameRepository(_Repo):
             matched = _SAVE_GAME.run(self._c, [values])
         if matched != 1:
             raise WriteConflict(f"game {game.id} is no longer at version {expected_version}")
-        self._written.append(game)
+        self.written.append(game)
 
     def committed(self) -> None:
-        """After the commit: what was written may now be served from memory."""
+        """After the commit: copies of what was written may now be served."""
         if self._cache is not None:
-            for game in self._written:
-                self._cache.put(game)
-        self._written.clear()
+            for game in self.written:
+                self._cache.put(game.clone())
 
     def stalled_bot_games(self, before: datetime, limit: int) -> list[str]:
         rows = self._c.execute(_STALLED_BOTS, {"before": before, "n": limit})
@@ -169,15 +165,24 @@ class SqlGameRepository(_Repo):
 
 
 class SqlEventLog(_Repo):
-    def append(self, events: Sequence[StoredEvent]) -> None:
+    """The log keeps each event as every audience sees it (R11)."""
+
+    def __init__(self, conn: sa.Connection) -> None:
+        super().__init__(conn)
+        self.appended: list[LoggedEvent] = []
+
+    def append(self, events: Sequence[LoggedEvent]) -> None:
         what = f"events of game {events[0].game_id}" if events else ""
         self._insert(game_events, [m.event_to_row(e) for e in events], what)
+        self.appended.extend(events)
 
-    def read(self, game_id: str, after_seq: int, limit: int) -> list[StoredEvent]:
+    def read(
+        self, game_id: str, after_seq: int, limit: int, seat: int | None
+    ) -> list[LoggedEvent]:
         if limit < 0:
             raise ValueError("limit must not be negative")
         rows = self._c.execute(_EVENTS_AFTER, {"g": game_id, "after": after_seq, "n": limit})
-        return [m.event_from_row(r._mapping) for r in rows]
+        return [m.event_from_row(r._mapping, seat) for r in rows]
 
 
 class SqlIdempotencyStore(_Repo):

@@ -21,6 +21,7 @@ from domain.ports import (
     UnitOfWork,
     UnitOfWorkFactory,
 )
+from domain.records import NewEvents
 from infra.db.errors import conflicts_as_write_conflict
 from infra.db.game_cache import GameCache
 from infra.db.repositories import (
@@ -48,6 +49,8 @@ class SqlUnitOfWork:
         self._cache = cache
         self._conn: sa.Connection | None = None
         self._games: SqlGameRepository | None = None
+        self._events: SqlEventLog | None = None
+        self._news: list[NewEvents] = []
 
     def __enter__(self) -> SqlUnitOfWork:
         if self._conn is not None:
@@ -55,7 +58,7 @@ class SqlUnitOfWork:
         c = self._conn = self._engine.connect()
         self.players = SqlPlayerRepository(c)
         self.games = self._games = SqlGameRepository(c, self._cache)
-        self.events = SqlEventLog(c)
+        self.events = self._events = SqlEventLog(c)
         self.idempotency = SqlIdempotencyStore(c)
         self.boosters = SqlBoosterRepository(c)
         return self
@@ -76,8 +79,19 @@ class SqlUnitOfWork:
     def commit(self) -> None:
         with conflicts_as_write_conflict("commit"):
             self._live().commit()
-        if self._games is not None:
-            self._games.committed()
+        games, log = self._games, self._events
+        if games is None or log is None:
+            return
+        games.committed()
+        self._news += [
+            NewEvents(g, tuple(e for e in log.appended if e.game_id == g.id)) for g in games.written
+        ]
+        games.written.clear()
+        log.appended.clear()
+
+    def collect_new_events(self) -> list[NewEvents]:
+        news, self._news = self._news, []
+        return news
 
     def rollback(self) -> None:
         self._live().rollback()

@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from api.graphql.schema import schema
-from domain.game.serialization import encode
 from domain.game.state import GameState
+from infra.db.state_codec import encode
 from tests.api.conftest import Client
 
 CHANGE = (

@@ -46,11 +46,11 @@ from domain.game.legal import legal_actions
 from domain.game.messaging import message_targets
 from domain.game.options import AbilityTrigger, Format
 from domain.game.rng import Rng
-from domain.game.serialization import encode
 from domain.game.setup import _started, new_game
 from domain.game.state import DecisionKind, GameState, Phase
 from domain.game.turns import trick_started
 from domain.records import StoredEvent
+from infra.db.state_codec import encode
 from tests.api.conftest import Client
 from tests.api.support import GAME, call, mutation_text
 from tests.fakes import harness

@@ -15,8 +15,8 @@ import time
 from domain.game.engine import apply, to_act
 from domain.game.legal import legal_actions
 from domain.game.rng import Rng
-from domain.game.serialization import encode
 from domain.game.setup import new_game
+from infra.db.state_codec import encode
 
 GAMES = 400
 

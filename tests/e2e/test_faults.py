@@ -23,9 +23,9 @@ import orjson
 import pytest
 from sqlalchemy.engine import make_url
 
-from domain.game.serialization import encode
 from domain.replay import replay_state
 from infra.db.engine import make_engine
+from infra.db.state_codec import encode
 from infra.db.uow import SqlUnitOfWorkFactory
 from tests.e2e.client import GAME, Api, Person, action_document
 from tests.e2e.conftest import Server

@@ -36,17 +36,18 @@ from typing import Any
 from domain.bots.greedy import greedy_bot
 from domain.bots.strategy import Bot, random_bot
 from domain.game import commands as c
-from domain.game.cards import catalogue
+from domain.game.cards import Card, catalogue
 from domain.game.engine import apply, to_act
 from domain.game.events import Event
 from domain.game.legal import legal_actions
 from domain.game.messaging import message_targets
 from domain.game.options import AbilityTrigger, Format, GameOptions
 from domain.game.rng import Rng, seed_state
-from domain.game.serialization import to_jsonable
 from domain.game.setup import new_game
 from domain.game.state import GameState, MessageStatus, Phase
 from domain.game.views import player_view, spectator_view
+from infra.codec import event_to_json
+from tests.jsonable import to_jsonable
 
 GOLDEN_DIR = Path(__file__).resolve().parent
 FORMAT_VERSION = 1
@@ -161,13 +162,18 @@ def command_out(cmd: c.Command) -> list[Any]:
     return out
 
 
+_CARD_FIELDS = ("card", "discard")
+
+
 def command_in(data: list[Any]) -> c.Command:
     cls = _KINDS[data[0]]
     args = list(data[1:])
     if cls is c.GiveCards:
-        args = [tuple(c.Gift(to, card) for to, card in args[0])]
+        args = [tuple(c.Gift(to, Card(card)) for to, card in args[0])]
     elif cls is c.ReorderTop:
-        args = [tuple(args[0])]
+        args = [tuple(Card(x) for x in args[0])]
+    else:
+        args = [Card(a) if f.name in _CARD_FIELDS else a for f, a in zip(fields(cls), args)]
     cmd: c.Command = cls(*args)
     return cmd
 
@@ -205,10 +211,11 @@ def audiences(state: GameState) -> dict[str, Any]:
 
 
 def event_out(e: Event) -> dict[str, Any]:
+    """The event as every audience sees it, as the log stores it."""
     return {
-        "type": e.type.value,
-        "public": to_jsonable(e.public),
-        "private": {str(s): to_jsonable(p) for s, p in sorted(e.private.items())},
+        "type": type(e).__name__,
+        "public": event_to_json(e.seen_by(None)),
+        "private": {str(s): event_to_json(e.seen_by(s)) for s in sorted(set(e.private_to()))},
     }
 
 

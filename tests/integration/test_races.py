@@ -13,7 +13,6 @@ import pytest
 from domain.errors import DomainError, ErrorCode
 from domain.game.engine import to_act
 from domain.game.legal import legal_actions
-from domain.game.serialization import encode
 from domain.replay import replay_state
 from domain.services.deps import Deps
 from domain.services.games import NewGame, create_game, join_game, start_game
@@ -24,6 +23,7 @@ from infra.bus.memory import InProcessBus
 from infra.clock import SystemClock
 from infra.db.engine import make_engine
 from infra.db.migrate import upgrade
+from infra.db.state_codec import encode
 from infra.db.uow import SqlUnitOfWork, SqlUnitOfWorkFactory
 from tests.fakes import FakeIds
 from tests.integration.databases import fresh_postgres

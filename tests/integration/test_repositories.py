@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 import pytest
 import sqlalchemy as sa
 
-from domain.game.serialization import encode
 from domain.ports import WriteConflict
 from domain.records import GameRecord, GameStatus, Player
 from infra.db.mappers import CorruptRow
+from infra.db.state_codec import encode
 from infra.db.tables import games
 from infra.db.uow import SqlUnitOfWorkFactory
 from tests.integration import records as r

@@ -51,8 +51,9 @@ from domain.game.invariants import check
 from domain.game.legal import legal_actions
 from domain.game.messaging import MAX_TEXT, message_targets
 from domain.game.rng import Rng
-from domain.game.serialization import decode, encode, to_jsonable
 from domain.game.state import GameState, Phase
+from infra.db.state_codec import decode, encode
+from tests.jsonable import to_jsonable
 from tests.property.harness import (
     DESIGN_IDS,
     Driver,

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from api.graphql.cursors import decode_cursor, encode_cursor
 from domain.errors import BadRequest
-from domain.game.command_codec import command_from_dict, command_to_dict
+from domain.game.cards import Card
 from domain.game.commands import (
     ChooseNeighbour,
     Command,
@@ -40,11 +40,12 @@ from domain.game.engine import apply, to_act
 from domain.game.errors import BadInput, GameError
 from domain.game.legal import legal_actions
 from domain.game.options import GameOptions
-from domain.game.serialization import StateDecodeError, decode, encode
 from domain.game.setup import new_game
 from domain.game.state import GameState
 from domain.game.views import player_view, spectator_view
 from domain.records import GameStatus, GameSummary
+from infra.db.command_codec import command_from_dict, command_to_dict
+from infra.db.state_codec import StateDecodeError, decode, encode
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "0")) or None
 """``make fuzz`` raises the example counts; else the Hypothesis profile's."""
@@ -83,14 +84,14 @@ COMMANDS = [
         DeliverMessage("m1"),
         DeclineMessage("m1"),
         Pass(),
-        DiscardAndPlay("crazy-1", "crazy-2"),
-        PlaySecondCard("crazy-3"),
-        GiveCards((Gift(1, "crazy-4"), Gift(2, "crazy-5"))),
-        HungryDiscard("crazy-6"),
-        HungryTake("crazy-7"),
+        DiscardAndPlay(Card("crazy-1"), Card("crazy-2")),
+        PlaySecondCard(Card("crazy-3")),
+        GiveCards((Gift(1, Card("crazy-4")), Gift(2, Card("crazy-5")))),
+        HungryDiscard(Card("crazy-6")),
+        HungryTake(Card("crazy-7")),
         ChooseNeighbour(2),
-        GiveCard("crazy-8"),
-        ReorderTop(("crazy-9", "crazy-10")),
+        GiveCard(Card("crazy-8")),
+        ReorderTop((Card("crazy-9"), Card("crazy-10"))),
     ]
 ]
 """Commands as logs store them: legal ones, and one of every kind."""

@@ -24,8 +24,9 @@ from domain.game.events import Event
 from domain.game.invariants import check
 from domain.game.legal import legal_actions
 from domain.game.rng import Rng
-from domain.game.serialization import StateDecodeError, decode, encode, to_jsonable
 from domain.game.views import player_view, spectator_view
+from infra.db.state_codec import StateDecodeError, decode, encode
+from tests.jsonable import to_jsonable
 from tests.property.harness import Driver, GameSpec, count_game, examples, game_specs, show
 
 SWAP_PERCENT = 30  # steps after which the game continues from the decoded copy

@@ -14,13 +14,13 @@ from hypothesis import strategies as st
 
 from domain.bots.strategy import Strategy
 from domain.game.invariants import check
-from domain.game.serialization import encode
 from domain.records import GameRecord, StoredEvent
 from domain.replay import CorruptLog, replay_state
 from domain.services.games import NewGame, add_bot, create_game, start_game
 from domain.services.mutation import Request
 from domain.services.players import create_player
 from infra.db.mappers import CorruptRow, event_from_row, event_to_row, game_from_row, game_to_row
+from infra.db.state_codec import encode
 from tests.fakes import harness
 from tests.property.test_decoder_fuzz import FUZZ, JSON, JSON_COLUMNS, VALID, mutated
 

@@ -38,9 +38,9 @@ from domain.game.engine import apply, to_act
 from domain.game.errors import GameError, IllegalAction
 from domain.game.events import Event
 from domain.game.rng import Rng
-from domain.game.serialization import encode
 from domain.game.setup import new_game
 from domain.game.state import DecisionKind, GameState
+from infra.db.state_codec import encode
 from tests.property.harness import Driver, GameSpec, count_game, examples, game_specs, show
 
 SAMPLE_PERCENT = 8  # steps at which the refusals are checked

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from domain.game.errors import BadInput, DeckTooSmall
 from domain.game.options import HAND_SIZE, AbilityTrigger, Format, GameOptions
-from domain.game.serialization import encode
 from domain.game.setup import new_game
+from infra.db.state_codec import encode
 from tests.property.harness import (
     BOTS,
     DESIGN_IDS,

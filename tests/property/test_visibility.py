@@ -47,9 +47,10 @@ from domain.game.events import Event, EventType
 from domain.game.legal import legal_actions
 from domain.game.messaging import message_targets
 from domain.game.rng import Rng
-from domain.game.serialization import decode, encode, to_jsonable
 from domain.game.state import DecisionKind, GameState
 from domain.game.views import player_view, spectator_view
+from infra.db.state_codec import decode, encode
+from tests.jsonable import to_jsonable
 from tests.property.harness import (
     Driver,
     Facts,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from domain.game.cards import Card
 from domain.game.commands import (
     ChooseNeighbour,
     Command,
@@ -18,8 +19,8 @@ from domain.game.engine import apply, to_act
 from domain.game.errors import GameError
 from domain.game.invariants import CorruptState, check
 from domain.game.legal import legal_actions
-from domain.game.serialization import encode
 from domain.game.setup import new_game
+from infra.db.state_codec import encode
 
 MALFORMED: list[Command] = [
     SendMessage(1.0, "hi"),  # type: ignore[arg-type]
@@ -30,9 +31,9 @@ MALFORMED: list[Command] = [
     PlayCard(7),  # type: ignore[arg-type]
     ChooseNeighbour(1.0),  # type: ignore[arg-type]
     ChooseNeighbour(True),
-    GiveCards((Gift(1.0, "crazy-1"),)),  # type: ignore[arg-type]
+    GiveCards((Gift(1.0, Card("crazy-1")),)),  # type: ignore[arg-type]
     GiveCards(["junk"]),  # type: ignore[arg-type]
-    ReorderTop(("crazy-1", 1)),  # type: ignore[arg-type]
+    ReorderTop((Card("crazy-1"), 1)),  # type: ignore[arg-type]
 ]
 
 

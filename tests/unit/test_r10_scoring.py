@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from domain.game.cards import Card
 from domain.game.commands import PlayCard
 from domain.game.events import EventType
 from domain.game.scoring import score, scores
@@ -70,7 +71,10 @@ def test_r10_2_scores_are_public_and_current_after_every_trick() -> None:
     )
     assert spectator_view(state).seats[1].score == 3
     events = run(
-        state, (0, PlayCard("curious-1")), (1, PlayCard("curious-20")), (2, PlayCard("curious-3"))
+        state,
+        (0, PlayCard(Card("curious-1"))),
+        (1, PlayCard(Card("curious-20"))),
+        (2, PlayCard(Card("curious-3"))),
     )
     assert one(events, EventType.TRICK_WON).public["scores"] == [0, 30, 0]
     assert [s.score for s in spectator_view(state).seats] == [0, 30, 0]

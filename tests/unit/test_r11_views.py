@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import json
 
-from domain.game.cards import HOUSE_INDEX, design_of
+from domain.game.cards import HOUSE_INDEX, Card, design_of
 from domain.game.commands import PlayCard, SendMessage
 from domain.game.events import Event
 from domain.game.legal import legal_actions
-from domain.game.serialization import to_jsonable
 from domain.game.setup import new_game
 from domain.game.state import GameState
 from domain.game.views import player_view, spectator_view
 from tests.builders import make_state, run
+from tests.jsonable import to_jsonable
 
 
 def text(obj: object) -> str:
@@ -81,7 +81,7 @@ def test_r11_trick_plays_won_piles_prize_rows_discards_scores_are_public() -> No
         prizes=[[], ["sassy-prize-2"], []],
         discard=["hungry-4"],
     )
-    run(state, (0, PlayCard("curious-5")))
+    run(state, (0, PlayCard(Card("curious-5"))))
     views = [spectator_view(state), *(player_view(state, s).public for s in range(3))]
     for view in views:
         assert view.trick is not None
@@ -99,7 +99,7 @@ def test_r11_spectator_view_has_no_face_down_card_and_no_message_text() -> None:
         prize="needy-prize-1",
     )
     run(state, (1, SendMessage(2, "a very private note")), (0, SendMessage(1, "rat note")))
-    run(state, (0, PlayCard("sleepy-5")), (1, PlayCard("sleepy-20")))
+    run(state, (0, PlayCard(Card("sleepy-5"))), (1, PlayCard(Card("sleepy-20"))))
     blob = text(spectator_view(state))
     assert "sleepy-20" not in blob
     assert "private note" not in blob and "rat note" not in blob

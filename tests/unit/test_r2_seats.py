@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from domain.game.cards import Card
 from domain.game.commands import PlayCard
 from domain.game.engine import to_act
 from domain.game.errors import BadInput
@@ -45,11 +46,11 @@ def test_r2_2_play_goes_clockwise_from_the_leader_wrapping_around() -> None:
         [["crazy-1"], ["crazy-2"], ["crazy-3"], ["crazy-4"]], rat=2, prize="sassy-prize-1"
     )
     assert to_act(state) == 2
-    run(state, (2, PlayCard("crazy-3")))
+    run(state, (2, PlayCard(Card("crazy-3"))))
     assert to_act(state) == 3
-    run(state, (3, PlayCard("crazy-4")))
+    run(state, (3, PlayCard(Card("crazy-4"))))
     assert to_act(state) == 0
-    run(state, (0, PlayCard("crazy-1")))
+    run(state, (0, PlayCard(Card("crazy-1"))))
     assert to_act(state) == 1
 
 

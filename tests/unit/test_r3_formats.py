@@ -12,9 +12,9 @@ from domain.game.engine import apply
 from domain.game.errors import BadInput, DeckTooSmall
 from domain.game.legal import legal_actions
 from domain.game.options import Format, GameOptions
-from domain.game.serialization import decode, encode
 from domain.game.setup import instance_ids, new_game
 from domain.game.state import GameState
+from infra.db.state_codec import decode, encode
 
 SEALED = GameOptions(format=Format.SEALED)
 FORMER = GameOptions(format=Format.FORMER_SEALED)

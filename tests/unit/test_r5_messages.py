@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from domain.game.cards import Card
 from domain.game.commands import DeclineMessage, DeliverMessage, PlayCard, SendMessage
 from domain.game.events import Event, EventType
 from domain.game.legal import legal_actions
@@ -66,7 +67,7 @@ def test_r5_1_any_seat_may_send_in_the_window_not_only_the_leader() -> None:
 
 def test_r5_1_r5_3_no_message_after_the_lead_card() -> None:
     state = table()
-    run(state, (RAT, PlayCard("sleepy-1")))
+    run(state, (RAT, PlayCard(Card("sleepy-1"))))
     refused(state, A, SendMessage(B, "too late"), "ILLEGAL_ACTION")
     refused(state, RAT, SendMessage(B, "too late"), "ILLEGAL_ACTION")
     assert message_targets(state, A) == []
@@ -143,10 +144,10 @@ def test_r5_2_the_delivery_count_starts_again_each_trick() -> None:
         run(state, (RAT, SendMessage(to, "hi")))
     run(
         state,
-        (RAT, PlayCard("sleepy-1")),
-        (A, PlayCard("sleepy-2")),
-        (B, PlayCard("sleepy-3")),
-        (C, PlayCard("sleepy-4")),
+        (RAT, PlayCard(Card("sleepy-1"))),
+        (A, PlayCard(Card("sleepy-2"))),
+        (B, PlayCard(Card("sleepy-3"))),
+        (C, PlayCard(Card("sleepy-4"))),
     )
     assert state.trick is not None and state.trick.number == 2
     leader = state.turn
@@ -161,7 +162,7 @@ def test_r5_3_pending_messages_expire_when_the_lead_card_is_played() -> None:
     m1, m2 = send(state, A, B), send(state, C, A)
     m3 = send(state, B, C)
     run(state, (RAT, DeliverMessage(m3)))
-    events = run(state, (RAT, PlayCard("sleepy-1")))
+    events = run(state, (RAT, PlayCard(Card("sleepy-1"))))
     expired = of_type(events, EventType.MESSAGE_EXPIRED)
     assert [(e.public["id"], e.public["from"]) for e in expired] == [(m1, A), (m2, C)]
     assert events.index(expired[-1]) < events.index(one(events, EventType.CARD_PLAYED))
@@ -228,7 +229,7 @@ def test_r5_4_rats_own_message_text_for_rat_and_recipient_only() -> None:
 def test_r5_4_declined_and_expired_events_carry_no_text() -> None:
     state = table()
     m1, _ = send(state, A, B), send(state, C, B)
-    events = run(state, (RAT, DeclineMessage(m1)), (RAT, PlayCard("sleepy-1")))
+    events = run(state, (RAT, DeclineMessage(m1)), (RAT, PlayCard(Card("sleepy-1"))))
     for e in [
         *of_type(events, EventType.MESSAGE_DECLINED),
         *of_type(events, EventType.MESSAGE_EXPIRED),
@@ -248,7 +249,7 @@ def test_r5_4_views_text_for_sender_rat_and_recipient_once_delivered() -> None:
     assert readers(state) == {A, RAT}
     run(state, (RAT, DeliverMessage(mid)))
     assert readers(state) == {A, B, RAT}
-    run(state, (RAT, PlayCard("sleepy-1")))
+    run(state, (RAT, PlayCard(Card("sleepy-1"))))
     assert readers(state) == {A, B, RAT}  # delivered text stays readable
 
 

@@ -6,7 +6,7 @@ on the follow rules alone.
 
 from __future__ import annotations
 
-from domain.game.cards import House
+from domain.game.cards import Card, House
 from domain.game.commands import DiscardAndPlay, Pass, PlayCard
 from domain.game.engine import to_act
 from domain.game.events import EventType
@@ -26,7 +26,7 @@ def test_r6_2_the_leader_may_lead_any_card_and_its_house_is_the_lead_suit() -> N
     hand = ["curious-1", "crazy-9", "sassy-4"]
     state = make_state([hand, ["curious-2"], ["curious-3"]], prize="needy-prize-1")
     assert sorted(legal_actions(state, 0), key=str) == sorted(map(PlayCard, hand), key=str)
-    events = run(state, (0, PlayCard("curious-1")))
+    events = run(state, (0, PlayCard(Card("curious-1"))))
     assert one(events, EventType.CARD_PLAYED).public["lead"] is True
     trick = spectator_view(state).trick
     assert trick is not None
@@ -38,11 +38,11 @@ def test_r6_3_holding_the_lead_suit_you_must_play_it() -> None:
         [["curious-10"], ["crazy-9", "curious-5", "curious-7"], ["curious-3"]],
         prize="needy-prize-1",
     )
-    run(state, (0, PlayCard("curious-10")))
-    assert legal_actions(state, 1) == [PlayCard("curious-5"), PlayCard("curious-7")]
-    err = refused(state, 1, PlayCard("crazy-9"), "ILLEGAL_ACTION")
+    run(state, (0, PlayCard(Card("curious-10"))))
+    assert legal_actions(state, 1) == [PlayCard(Card("curious-5")), PlayCard(Card("curious-7"))]
+    err = refused(state, 1, PlayCard(Card("crazy-9")), "ILLEGAL_ACTION")
     assert "curious" in err.message
-    run(state, (1, PlayCard("curious-7")))
+    run(state, (1, PlayCard(Card("curious-7"))))
 
 
 def test_r6_3_holding_no_lead_suit_any_card_may_be_played_trump_or_not() -> None:
@@ -50,20 +50,20 @@ def test_r6_3_holding_no_lead_suit_any_card_may_be_played_trump_or_not() -> None
         [["curious-10"], ["crazy-9", "needy-4", "sassy-2"], ["curious-3"]],
         prize="needy-prize-1",
     )
-    run(state, (0, PlayCard("curious-10")))
+    run(state, (0, PlayCard(Card("curious-10"))))
     assert legal_actions(state, 1) == [
-        PlayCard("crazy-9"),
-        PlayCard("needy-4"),
-        PlayCard("sassy-2"),
+        PlayCard(Card("crazy-9")),
+        PlayCard(Card("needy-4")),
+        PlayCard(Card("sassy-2")),
     ]
-    run(state, (1, PlayCard("crazy-9")))  # neither lead suit nor trump: allowed
+    run(state, (1, PlayCard(Card("crazy-9"))))  # neither lead suit nor trump: allowed
 
 
 def test_r6_3_holding_no_lead_suit_a_trump_may_be_played() -> None:
     state = make_state(
         [["curious-10"], ["crazy-9", "needy-4"], ["curious-3"]], prize="needy-prize-1"
     )
-    run(state, (0, PlayCard("curious-10")), (1, PlayCard("needy-4")))
+    run(state, (0, PlayCard(Card("curious-10"))), (1, PlayCard(Card("needy-4"))))
     assert to_act(state) == 2
 
 
@@ -71,9 +71,9 @@ def test_r6_3_holding_lead_suit_and_trump_you_must_play_lead_suit() -> None:
     state = make_state(
         [["curious-10"], ["needy-20", "curious-1"], ["curious-3"]], prize="needy-prize-1"
     )
-    run(state, (0, PlayCard("curious-10")))
-    refused(state, 1, PlayCard("needy-20"), "ILLEGAL_ACTION")
-    assert legal_actions(state, 1) == [PlayCard("curious-1")]
+    run(state, (0, PlayCard(Card("curious-10"))))
+    refused(state, 1, PlayCard(Card("needy-20")), "ILLEGAL_ACTION")
+    assert legal_actions(state, 1) == [PlayCard(Card("curious-1"))]
 
 
 def test_r6_3_the_others_play_once_each_clockwise_from_the_leader() -> None:
@@ -84,9 +84,9 @@ def test_r6_3_the_others_play_once_each_clockwise_from_the_leader() -> None:
     )
     events = run(
         state,
-        (1, PlayCard("curious-2")),
-        (2, PlayCard("curious-3")),
-        (0, PlayCard("curious-1")),
+        (1, PlayCard(Card("curious-2"))),
+        (2, PlayCard(Card("curious-3"))),
+        (0, PlayCard(Card("curious-1"))),
     )
     assert [e.public["seat"] for e in of_type(events, EventType.CARD_PLAYED)] == [1, 2, 0]
     won = one(events, EventType.TRICK_WON)
@@ -97,49 +97,49 @@ def test_r6_4_a_seat_with_an_empty_hand_is_skipped() -> None:
     state = make_state(
         [["curious-1", "curious-9"], [], ["curious-3"], ["curious-4"]], prize="needy-prize-1"
     )
-    events = run(state, (0, PlayCard("curious-1")))
+    events = run(state, (0, PlayCard(Card("curious-1"))))
     skipped = one(events, EventType.SEAT_SKIPPED)
     assert skipped.public == {"seat": 1, "trick": 1}
     assert to_act(state) == 2
     assert legal_actions(state, 1) == []
-    events = run(state, (2, PlayCard("curious-3")), (3, PlayCard("curious-4")))
+    events = run(state, (2, PlayCard(Card("curious-3"))), (3, PlayCard(Card("curious-4"))))
     won = one(events, EventType.TRICK_WON)
     assert [p["seat"] for p in won.public["plays"]] == [0, 2, 3]
 
 
 def test_r6_4_several_empty_hands_in_a_row_are_all_skipped() -> None:
     state = make_state([["curious-1", "curious-9"], [], [], ["curious-4"]], prize="needy-prize-1")
-    events = run(state, (0, PlayCard("curious-1")))
+    events = run(state, (0, PlayCard(Card("curious-1"))))
     assert [e.public["seat"] for e in of_type(events, EventType.SEAT_SKIPPED)] == [1, 2]
     assert to_act(state) == 3
 
 
 def test_r6_5_only_the_leader_may_lead() -> None:
     state = make_state([["curious-1"], ["curious-2"], ["curious-3"]], prize="needy-prize-1")
-    refused(state, 1, PlayCard("curious-2"), "NOT_YOUR_TURN")
-    refused(state, 2, PlayCard("curious-3"), "NOT_YOUR_TURN")
+    refused(state, 1, PlayCard(Card("curious-2")), "NOT_YOUR_TURN")
+    refused(state, 2, PlayCard(Card("curious-3")), "NOT_YOUR_TURN")
 
 
 def test_r6_5_only_the_seat_whose_turn_it_is_may_play() -> None:
     state = make_state([["curious-1"], ["curious-2"], ["curious-3"]], prize="needy-prize-1")
-    run(state, (0, PlayCard("curious-1")))
-    refused(state, 2, PlayCard("curious-3"), "NOT_YOUR_TURN")
-    refused(state, 0, PlayCard("curious-1"), "NOT_YOUR_TURN")  # already played
+    run(state, (0, PlayCard(Card("curious-1"))))
+    refused(state, 2, PlayCard(Card("curious-3")), "NOT_YOUR_TURN")
+    refused(state, 0, PlayCard(Card("curious-1")), "NOT_YOUR_TURN")  # already played
 
 
 def test_r6_5_only_a_card_the_seat_holds() -> None:
     state = make_state(
         [["curious-1"], ["curious-2"], ["curious-3"]], prize="needy-prize-1", rat_deck=["hungry-5"]
     )
-    err = refused(state, 0, PlayCard("curious-2"), "ILLEGAL_ACTION")  # another seat's card
+    err = refused(state, 0, PlayCard(Card("curious-2")), "ILLEGAL_ACTION")  # another seat's card
     assert "curious-2" not in err.message  # R11: an error names no hidden card
-    refused(state, 0, PlayCard("hungry-5"), "ILLEGAL_ACTION")  # in the Rat Deck
-    refused(state, 0, PlayCard("no-such-card"), "ILLEGAL_ACTION")
+    refused(state, 0, PlayCard(Card("hungry-5")), "ILLEGAL_ACTION")  # in the Rat Deck
+    refused(state, 0, PlayCard(Card("no-such-card")), "ILLEGAL_ACTION")
 
 
 def test_r6_5_a_seat_out_of_range_is_bad_input() -> None:
     state = make_state([["curious-1"], ["curious-2"], ["curious-3"]], prize="needy-prize-1")
-    refused(state, 3, PlayCard("curious-1"), "BAD_INPUT")
+    refused(state, 3, PlayCard(Card("curious-1")), "BAD_INPUT")
     assert legal_actions(state, 3) == []
 
 
@@ -147,6 +147,6 @@ def test_r6_pass_or_discard_outside_sassy_is_refused() -> None:
     state = make_state(
         [["curious-1"], ["crazy-2", "crazy-3"], ["curious-3"]], prize="needy-prize-1"
     )
-    run(state, (0, PlayCard("curious-1")))
+    run(state, (0, PlayCard(Card("curious-1"))))
     refused(state, 1, Pass(), "ILLEGAL_ACTION")
-    refused(state, 1, DiscardAndPlay("crazy-2", "crazy-3"), "ILLEGAL_ACTION")
+    refused(state, 1, DiscardAndPlay(Card("crazy-2"), Card("crazy-3")), "ILLEGAL_ACTION")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from domain.game.cards import Card
 from domain.game.commands import PlayCard, PlaySecondCard
 from domain.game.engine import to_act
 from domain.game.events import EventType
@@ -18,12 +19,15 @@ def test_r7_1_crazy_lead_asks_its_player_for_a_second_card_any_card() -> None:
     state = make_state(
         [["crazy-10", "sassy-20", "needy-3"], ["crazy-2"], ["crazy-3"]], prize="stinky-prize-1"
     )
-    events = run(state, (0, PlayCard("crazy-10")))
+    events = run(state, (0, PlayCard(Card("crazy-10"))))
     required = one(events, EventType.DECISION_REQUIRED)
     assert required.public["kind"] == DecisionKind.CRAZY_SECOND_CARD.value
     assert required.public["seat"] == 0
     # ignoring follow rules: not only Crazy cards
-    assert legal_actions(state, 0) == [PlaySecondCard("needy-3"), PlaySecondCard("sassy-20")]
+    assert legal_actions(state, 0) == [
+        PlaySecondCard(Card("needy-3")),
+        PlaySecondCard(Card("sassy-20")),
+    ]
 
 
 def test_r7_1_the_play_is_worth_the_sum_of_both_cards() -> None:
@@ -32,10 +36,10 @@ def test_r7_1_the_play_is_worth_the_sum_of_both_cards() -> None:
     )
     events = run(
         state,
-        (0, PlayCard("crazy-10")),
-        (0, PlaySecondCard("sassy-20")),
-        (1, PlayCard("crazy-29")),
-        (2, PlayCard("crazy-3")),
+        (0, PlayCard(Card("crazy-10"))),
+        (0, PlaySecondCard(Card("sassy-20"))),
+        (1, PlayCard(Card("crazy-29"))),
+        (2, PlayCard(Card("crazy-3"))),
     )
     won = one(events, EventType.TRICK_WON)
     assert won.public["plays"][0] == {
@@ -55,10 +59,10 @@ def test_r7_1_the_suit_stays_the_first_cards_a_trump_second_card_is_not_trump() 
     )
     events = run(
         state,
-        (0, PlayCard("crazy-10")),
-        (0, PlaySecondCard("stinky-20")),
-        (1, PlayCard("crazy-29")),
-        (2, PlayCard("stinky-2")),
+        (0, PlayCard(Card("crazy-10"))),
+        (0, PlaySecondCard(Card("stinky-20"))),
+        (1, PlayCard(Card("crazy-29"))),
+        (2, PlayCard(Card("stinky-2"))),
     )
     assert one(events, EventType.TRICK_WON).public["winner"] == 2
 
@@ -72,10 +76,10 @@ def test_r7_1_the_second_card_goes_to_the_bottom_of_the_rat_deck_not_to_the_winn
     )
     run(
         state,
-        (0, PlayCard("crazy-10")),
-        (0, PlaySecondCard("sassy-20")),
-        (1, PlayCard("crazy-29")),
-        (2, PlayCard("crazy-3")),
+        (0, PlayCard(Card("crazy-10"))),
+        (0, PlaySecondCard(Card("sassy-20"))),
+        (1, PlayCard(Card("crazy-29"))),
+        (2, PlayCard(Card("crazy-3"))),
     )
     assert state.rat_deck == ["hungry-1", "hungry-2", "sassy-20"]
     assert sorted(state.seats[0].won) == ["crazy-10", "crazy-29", "crazy-3"]
@@ -88,7 +92,7 @@ def test_r7_1_the_second_card_stays_in_the_trick_until_the_trick_ends() -> None:
         prize="stinky-prize-1",
         rat_deck=["hungry-1"],
     )
-    run(state, (0, PlayCard("crazy-10")), (0, PlaySecondCard("sassy-20")))
+    run(state, (0, PlayCard(Card("crazy-10"))), (0, PlaySecondCard(Card("sassy-20"))))
     assert state.trick is not None
     assert state.trick.plays[0].second == "sassy-20"
     assert state.rat_deck == ["hungry-1"]
@@ -103,11 +107,11 @@ def test_r7_1_the_second_card_triggers_nothing(mode: AbilityTrigger) -> None:
         prize="stinky-prize-1",
         trigger=mode,
     )
-    events = run(state, (0, PlayCard("crazy-10")), (0, PlaySecondCard("sassy-30")))
+    events = run(state, (0, PlayCard(Card("crazy-10"))), (0, PlaySecondCard(Card("sassy-30"))))
     assert len(of_type(events, EventType.ABILITY_TRIGGERED)) == 1
     assert state.trick is not None and not state.trick.sassy
     assert to_act(state) == 1
-    assert legal_actions(state, 1) == [PlayCard("crazy-2")]
+    assert legal_actions(state, 1) == [PlayCard(Card("crazy-2"))]
 
 
 def test_r7_1_a_rare_crazy_second_card_asks_for_no_third_card() -> None:
@@ -115,14 +119,14 @@ def test_r7_1_a_rare_crazy_second_card_asks_for_no_third_card() -> None:
         [["crazy-10", "crazy-31", "sassy-1"], ["crazy-2"], ["crazy-3"]],
         prize="stinky-prize-1",
     )
-    run(state, (0, PlayCard("crazy-10")), (0, PlaySecondCard("crazy-31")))
+    run(state, (0, PlayCard(Card("crazy-10"))), (0, PlaySecondCard(Card("crazy-31"))))
     assert state.pending is None
     assert to_act(state) == 1
 
 
 def test_r7_1_with_an_empty_hand_there_is_no_second_card() -> None:
     state = make_state([["crazy-10"], ["crazy-2"], ["crazy-3"]], prize="stinky-prize-1")
-    events = run(state, (0, PlayCard("crazy-10")))
+    events = run(state, (0, PlayCard(Card("crazy-10"))))
     assert one(events, EventType.ABILITY_TRIGGERED).public["house"] == "crazy"
     assert of_type(events, EventType.DECISION_REQUIRED) == []
     assert state.pending is None
@@ -131,22 +135,22 @@ def test_r7_1_with_an_empty_hand_there_is_no_second_card() -> None:
 
 def test_r7_1_a_rare_crazy_follow_asks_the_follower_for_a_second_card() -> None:
     state = make_state([["crazy-1"], ["crazy-30", "needy-4"], ["crazy-3"]], prize="stinky-prize-1")
-    run(state, (0, PlayCard("crazy-1")), (1, PlayCard("crazy-30")))
+    run(state, (0, PlayCard(Card("crazy-1"))), (1, PlayCard(Card("crazy-30"))))
     assert state.pending is not None
     assert (state.pending.kind, state.pending.seat) == (DecisionKind.CRAZY_SECOND_CARD, 1)
-    events = run(state, (1, PlaySecondCard("needy-4")), (2, PlayCard("crazy-3")))
+    events = run(state, (1, PlaySecondCard(Card("needy-4"))), (2, PlayCard(Card("crazy-3"))))
     assert one(events, EventType.TRICK_WON).public["plays"][1]["value"] == 34
 
 
 def test_r7_1_a_face_up_second_card_is_public() -> None:
     state = make_state([["crazy-10", "sassy-20"], ["crazy-2"], ["crazy-3"]], prize="stinky-prize-1")
-    run(state, (0, PlayCard("crazy-10")))
-    second = one(run(state, (0, PlaySecondCard("sassy-20"))), EventType.SECOND_CARD_PLAYED)
+    run(state, (0, PlayCard(Card("crazy-10"))))
+    second = one(run(state, (0, PlaySecondCard(Card("sassy-20")))), EventType.SECOND_CARD_PLAYED)
     assert second.public == {"seat": 0, "card": "sassy-20", "faceDown": False}
 
 
 def test_r7_1_the_second_card_must_come_from_the_hand() -> None:
     state = make_state([["crazy-10", "sassy-20"], ["crazy-2"], ["crazy-3"]], prize="stinky-prize-1")
-    run(state, (0, PlayCard("crazy-10")))
-    refused(state, 0, PlaySecondCard("crazy-2"), "ILLEGAL_ACTION")
-    refused(state, 0, PlaySecondCard("crazy-10"), "ILLEGAL_ACTION")  # already played
+    run(state, (0, PlayCard(Card("crazy-10"))))
+    refused(state, 0, PlaySecondCard(Card("crazy-2")), "ILLEGAL_ACTION")
+    refused(state, 0, PlaySecondCard(Card("crazy-10")), "ILLEGAL_ACTION")  # already played

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from itertools import permutations
 
-from domain.game.cards import sorted_cards
+from domain.game.cards import Card, sorted_cards
 from domain.game.commands import PlayCard, ReorderTop
 from domain.game.engine import to_act
 from domain.game.events import Event, EventType
@@ -23,7 +23,7 @@ def curious_lead(deck: list[str]) -> tuple[GameState, list[Event]]:
         prize="needy-prize-1",
         rat_deck=deck,
     )
-    events = run(state, (0, PlayCard("curious-10")))
+    events = run(state, (0, PlayCard(Card("curious-10"))))
     return state, events
 
 
@@ -47,7 +47,8 @@ def test_r7_6_r11_only_the_chooser_sees_those_cards() -> None:
     for view in (spectator_view(state), player_view(state, 2)):
         assert not any(card in repr(view) for card in DECK)
     reordered = one(
-        run(state, (0, ReorderTop(("crazy-10", "stinky-1", "sassy-2")))), EventType.TOP_REORDERED
+        run(state, (0, ReorderTop((Card("crazy-10"), Card("stinky-1"), Card("sassy-2"))))),
+        EventType.TOP_REORDERED,
     )
     assert reordered.public == {"seat": 0, "count": 3}
     assert reordered.for_seat(0)["cards"] == ["crazy-10", "stinky-1", "sassy-2"]
@@ -56,7 +57,7 @@ def test_r7_6_r11_only_the_chooser_sees_those_cards() -> None:
 
 def test_r7_6_the_cards_go_back_in_the_chosen_order_the_rest_untouched() -> None:
     state, _ = curious_lead(DECK)
-    run(state, (0, ReorderTop(("stinky-1", "sassy-2", "crazy-10"))))
+    run(state, (0, ReorderTop((Card("stinky-1"), Card("sassy-2"), Card("crazy-10")))))
     assert state.rat_deck == ["stinky-1", "sassy-2", "crazy-10", "crazy-9", "hungry-7"]
     assert state.pending is None
     assert to_act(state) == 1
@@ -73,7 +74,7 @@ def test_r7_6_fewer_cards_if_the_rat_deck_holds_fewer() -> None:
     assert state.pending is not None
     assert state.pending.cards == ["sassy-2", "crazy-10"]
     assert len(legal_actions(state, 0)) == 2
-    run(state, (0, ReorderTop(("crazy-10", "sassy-2"))))
+    run(state, (0, ReorderTop((Card("crazy-10"), Card("sassy-2")))))
     assert state.rat_deck == ["crazy-10", "sassy-2"]
 
 
@@ -86,7 +87,16 @@ def test_r7_6_with_an_empty_rat_deck_nothing_happens() -> None:
 
 def test_r7_6_only_exactly_the_looked_at_cards_may_be_put_back() -> None:
     state, _ = curious_lead(DECK)
-    refused(state, 0, ReorderTop(("sassy-2", "crazy-10")), "ILLEGAL_ACTION")
-    refused(state, 0, ReorderTop(("sassy-2", "crazy-10", "crazy-9")), "ILLEGAL_ACTION")
-    refused(state, 0, ReorderTop(("sassy-2", "sassy-2", "crazy-10")), "ILLEGAL_ACTION")
-    refused(state, 0, ReorderTop(("sassy-2", "crazy-10", "stinky-1", "crazy-9")), "ILLEGAL_ACTION")
+    refused(state, 0, ReorderTop((Card("sassy-2"), Card("crazy-10"))), "ILLEGAL_ACTION")
+    refused(
+        state, 0, ReorderTop((Card("sassy-2"), Card("crazy-10"), Card("crazy-9"))), "ILLEGAL_ACTION"
+    )
+    refused(
+        state, 0, ReorderTop((Card("sassy-2"), Card("sassy-2"), Card("crazy-10"))), "ILLEGAL_ACTION"
+    )
+    refused(
+        state,
+        0,
+        ReorderTop((Card("sassy-2"), Card("crazy-10"), Card("stinky-1"), Card("crazy-9"))),
+        "ILLEGAL_ACTION",
+    )

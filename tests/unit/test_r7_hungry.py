@@ -3,6 +3,7 @@ seeing its contents sorted, never its order."""
 
 from __future__ import annotations
 
+from domain.game.cards import Card
 from domain.game.commands import HungryDiscard, HungryTake, PlayCard
 from domain.game.engine import to_act
 from domain.game.events import EventType
@@ -26,12 +27,15 @@ def test_r7_4_hungry_lead_first_asks_for_a_discard() -> None:
     state = hungry_lead(["hungry-10", "crazy-1", "sassy-5"], DECK)
     assert state.pending is not None
     assert (state.pending.kind, state.pending.seat) == (DecisionKind.HUNGRY_DISCARD, 0)
-    assert legal_actions(state, 0) == [HungryDiscard("crazy-1"), HungryDiscard("sassy-5")]
+    assert legal_actions(state, 0) == [
+        HungryDiscard(Card("crazy-1")),
+        HungryDiscard(Card("sassy-5")),
+    ]
 
 
 def test_r7_4_the_discard_goes_face_up_to_the_discard_pile() -> None:
     state = hungry_lead(["hungry-10", "crazy-1", "sassy-5"], DECK)
-    events = run(state, (0, HungryDiscard("crazy-1")))
+    events = run(state, (0, HungryDiscard(Card("crazy-1"))))
     assert state.discard == ["crazy-1"]
     assert state.seats[0].hand == ["sassy-5"]
     discarded = one(events, EventType.CARD_DISCARDED)
@@ -41,7 +45,7 @@ def test_r7_4_the_discard_goes_face_up_to_the_discard_pile() -> None:
 
 def test_r7_4_then_the_player_sees_the_rat_deck_sorted_by_house_and_value() -> None:
     state = hungry_lead(["hungry-10", "crazy-1"], DECK)
-    events = run(state, (0, HungryDiscard("crazy-1")))
+    events = run(state, (0, HungryDiscard(Card("crazy-1"))))
     required = one(events, EventType.DECISION_REQUIRED)
     assert required.public["kind"] == DecisionKind.HUNGRY_TAKE.value
     listing = ["crazy-9", "crazy-10", "stinky-1", "sassy-2"]
@@ -52,7 +56,7 @@ def test_r7_4_then_the_player_sees_the_rat_deck_sorted_by_house_and_value() -> N
 
 def test_r7_4_r11_only_the_chooser_sees_the_rat_deck_list() -> None:
     state = hungry_lead(["hungry-10", "crazy-1"], DECK)
-    required = one(run(state, (0, HungryDiscard("crazy-1"))), EventType.DECISION_REQUIRED)
+    required = one(run(state, (0, HungryDiscard(Card("crazy-1")))), EventType.DECISION_REQUIRED)
     for viewer in (1, 2, 3, None):
         assert "cards" not in required.for_seat(viewer)
     for seat in (1, 2, 3):
@@ -63,7 +67,7 @@ def test_r7_4_r11_only_the_chooser_sees_the_rat_deck_list() -> None:
 
 def test_r7_4_take_any_card_the_rest_of_the_rat_deck_keeps_its_order() -> None:
     state = hungry_lead(["hungry-10", "crazy-1"], DECK)
-    events = run(state, (0, HungryDiscard("crazy-1")), (0, HungryTake("stinky-1")))
+    events = run(state, (0, HungryDiscard(Card("crazy-1"))), (0, HungryTake(Card("stinky-1"))))
     assert state.seats[0].hand == ["stinky-1"]
     assert state.rat_deck == ["sassy-2", "crazy-10", "crazy-9"]
     taken = one(events, EventType.CARD_TAKEN)
@@ -76,22 +80,22 @@ def test_r7_4_take_any_card_the_rest_of_the_rat_deck_keeps_its_order() -> None:
 
 def test_r7_4_the_bottom_card_may_be_taken() -> None:
     state = hungry_lead(["hungry-10", "crazy-1"], DECK)
-    run(state, (0, HungryDiscard("crazy-1")), (0, HungryTake("crazy-9")))
+    run(state, (0, HungryDiscard(Card("crazy-1"))), (0, HungryTake(Card("crazy-9"))))
     assert state.rat_deck == DECK[:3]
 
 
 def test_r7_4_a_card_not_in_the_rat_deck_cannot_be_taken() -> None:
     state = hungry_lead(["hungry-10", "crazy-1"], DECK)
-    run(state, (0, HungryDiscard("crazy-1")))
-    refused(state, 0, HungryTake("crazy-1"), "ILLEGAL_ACTION")  # now in the discard pile
-    refused(state, 0, HungryTake("hungry-2"), "ILLEGAL_ACTION")  # in a hand
+    run(state, (0, HungryDiscard(Card("crazy-1"))))
+    refused(state, 0, HungryTake(Card("crazy-1")), "ILLEGAL_ACTION")  # now in the discard pile
+    refused(state, 0, HungryTake(Card("hungry-2")), "ILLEGAL_ACTION")  # in a hand
 
 
 def test_r7_4_the_discard_must_come_from_the_hand() -> None:
     state = hungry_lead(["hungry-10", "crazy-1"], DECK)
-    refused(state, 0, HungryDiscard("hungry-10"), "ILLEGAL_ACTION")  # already played
-    refused(state, 0, HungryDiscard("sassy-2"), "ILLEGAL_ACTION")  # in the Rat Deck
-    refused(state, 0, HungryTake("sassy-2"), "ILLEGAL_ACTION")  # discard comes first
+    refused(state, 0, HungryDiscard(Card("hungry-10")), "ILLEGAL_ACTION")  # already played
+    refused(state, 0, HungryDiscard(Card("sassy-2")), "ILLEGAL_ACTION")  # in the Rat Deck
+    refused(state, 0, HungryTake(Card("sassy-2")), "ILLEGAL_ACTION")  # discard comes first
 
 
 def test_r7_4_with_an_empty_hand_nothing_happens() -> None:
@@ -112,8 +116,8 @@ def test_r7_4_with_an_empty_rat_deck_nothing_happens() -> None:
 
 def test_r7_4_the_discarded_card_may_not_come_back_it_is_not_in_the_deck() -> None:
     state = hungry_lead(["hungry-10", "crazy-1"], ["sassy-2"])
-    events = run(state, (0, HungryDiscard("crazy-1")))
+    events = run(state, (0, HungryDiscard(Card("crazy-1"))))
     assert one(events, EventType.DECISION_REQUIRED).for_seat(0)["cards"] == ["sassy-2"]
-    events = run(state, (0, HungryTake("sassy-2")))
+    events = run(state, (0, HungryTake(Card("sassy-2"))))
     assert state.rat_deck == []
     assert of_type(events, EventType.DECISION_REQUIRED) == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from domain.game.cards import Card
 from domain.game.commands import ChooseNeighbour, GiveCard, PlayCard
 from domain.game.engine import to_act
 from domain.game.events import EventType
@@ -42,18 +43,18 @@ def test_r7_5_the_chosen_neighbour_gets_the_decision_and_chooses_the_card() -> N
     )
     assert to_act(state) == 1
     assert legal_actions(state, 1) == [
-        GiveCard("crazy-5"),
-        GiveCard("crazy-6"),
-        GiveCard("needy-2"),
+        GiveCard(Card("crazy-5")),
+        GiveCard(Card("crazy-6")),
+        GiveCard(Card("needy-2")),
     ]
     assert legal_actions(state, 0) == []
-    refused(state, 0, GiveCard("crazy-5"), "NOT_YOUR_TURN")  # the player may not pick
-    refused(state, 1, PlayCard("needy-2"), "ILLEGAL_ACTION")  # give first
+    refused(state, 0, GiveCard(Card("crazy-5")), "NOT_YOUR_TURN")  # the player may not pick
+    refused(state, 1, PlayCard(Card("needy-2")), "ILLEGAL_ACTION")  # give first
 
 
 def test_r7_5_the_given_card_moves_to_the_player() -> None:
     state = needy_lead(FOUR)
-    run(state, (0, ChooseNeighbour(1)), (1, GiveCard("crazy-6")))
+    run(state, (0, ChooseNeighbour(1)), (1, GiveCard(Card("crazy-6"))))
     assert state.seats[0].hand == ["crazy-6"]
     assert state.seats[1].hand == ["needy-2", "crazy-5"]
     assert state.pending is None
@@ -63,14 +64,14 @@ def test_r7_5_the_given_card_moves_to_the_player() -> None:
 def test_r7_5_the_neighbour_must_give_a_card_it_holds() -> None:
     state = needy_lead(FOUR)
     run(state, (0, ChooseNeighbour(3)))
-    refused(state, 3, GiveCard("crazy-5"), "ILLEGAL_ACTION")
-    run(state, (3, GiveCard("stinky-9")))
+    refused(state, 3, GiveCard(Card("crazy-5")), "ILLEGAL_ACTION")
+    run(state, (3, GiveCard(Card("stinky-9"))))
     assert state.seats[0].hand == ["stinky-9"]
 
 
 def test_r7_5_r11_the_gift_is_seen_by_giver_and_receiver_only() -> None:
     state = needy_lead(FOUR)
-    events = run(state, (0, ChooseNeighbour(1)), (1, GiveCard("crazy-6")))
+    events = run(state, (0, ChooseNeighbour(1)), (1, GiveCard(Card("crazy-6"))))
     given = one(events, EventType.CARD_GIVEN)
     assert given.public == {"from": 1, "to": 0, "reason": "needy"}
     assert given.for_seat(0)["card"] == given.for_seat(1)["card"] == "crazy-6"
@@ -107,11 +108,16 @@ def test_r7_5_a_rare_needy_follow_triggers_for_the_follower() -> None:
         [["needy-1", "crazy-1"], ["needy-30", "crazy-2"], ["needy-3", "crazy-3"]],
         prize="sassy-prize-1",
     )
-    run(state, (0, PlayCard("needy-1")), (0, ChooseNeighbour(2)), (2, GiveCard("crazy-3")))
+    run(
+        state,
+        (0, PlayCard(Card("needy-1"))),
+        (0, ChooseNeighbour(2)),
+        (2, GiveCard(Card("crazy-3"))),
+    )
     assert state.seats[0].hand == ["crazy-1", "crazy-3"]
-    run(state, (1, PlayCard("needy-30")))
+    run(state, (1, PlayCard(Card("needy-30"))))
     assert state.pending is not None
     assert (state.pending.kind, state.pending.seat) == (DecisionKind.NEEDY_NEIGHBOUR, 1)
-    run(state, (1, ChooseNeighbour(0)), (0, GiveCard("crazy-1")))
+    run(state, (1, ChooseNeighbour(0)), (0, GiveCard(Card("crazy-1"))))
     assert state.seats[1].hand == ["crazy-2", "crazy-1"]
     assert to_act(state) == 2

@@ -3,6 +3,7 @@ still apply, nothing face down triggers, all is revealed at resolution."""
 
 from __future__ import annotations
 
+from domain.game.cards import Card
 from domain.game.commands import PlayCard
 from domain.game.events import EventType
 from domain.game.legal import legal_actions
@@ -22,13 +23,13 @@ def sleepy_lead() -> GameState:
         ],
         prize="needy-prize-1",
     )
-    run(state, (0, PlayCard("sleepy-5")))
+    run(state, (0, PlayCard(Card("sleepy-5"))))
     return state
 
 
 def test_r7_3_later_plays_are_face_down_the_lead_is_not() -> None:
     state = sleepy_lead()
-    events = run(state, (1, PlayCard("sleepy-20")))
+    events = run(state, (1, PlayCard(Card("sleepy-20"))))
     played = one(events, EventType.CARD_PLAYED)
     assert played.public == {
         "seat": 1,
@@ -43,7 +44,7 @@ def test_r7_3_later_plays_are_face_down_the_lead_is_not() -> None:
 
 def test_r7_3_only_the_owner_sees_a_face_down_card_in_events() -> None:
     state = sleepy_lead()
-    played = one(run(state, (1, PlayCard("sleepy-20"))), EventType.CARD_PLAYED)
+    played = one(run(state, (1, PlayCard(Card("sleepy-20")))), EventType.CARD_PLAYED)
     assert played.for_seat(1)["card"] == "sleepy-20"
     for viewer in (0, 2, 3, None):  # the Rat (seat 0) included
         assert played.for_seat(viewer)["card"] is None
@@ -51,7 +52,7 @@ def test_r7_3_only_the_owner_sees_a_face_down_card_in_events() -> None:
 
 def test_r7_3_only_the_owner_sees_a_face_down_card_in_views() -> None:
     state = sleepy_lead()
-    run(state, (1, PlayCard("sleepy-20")))
+    run(state, (1, PlayCard(Card("sleepy-20"))))
     own = player_view(state, 1).public.trick
     assert own is not None and own.plays[1].card == "sleepy-20"
     for view in (player_view(state, 0).public, player_view(state, 2).public, spectator_view(state)):
@@ -64,19 +65,19 @@ def test_r7_3_only_the_owner_sees_a_face_down_card_in_views() -> None:
 
 def test_r7_3_follow_rules_still_apply_to_face_down_plays() -> None:
     state = sleepy_lead()
-    refused(state, 1, PlayCard("crazy-9"), "ILLEGAL_ACTION")  # holds sleepy-20
-    assert legal_actions(state, 1) == [PlayCard("sleepy-20")]
-    run(state, (1, PlayCard("sleepy-20")))
-    assert legal_actions(state, 2) == [PlayCard("crazy-8"), PlayCard("needy-2")]
+    refused(state, 1, PlayCard(Card("crazy-9")), "ILLEGAL_ACTION")  # holds sleepy-20
+    assert legal_actions(state, 1) == [PlayCard(Card("sleepy-20"))]
+    run(state, (1, PlayCard(Card("sleepy-20"))))
+    assert legal_actions(state, 2) == [PlayCard(Card("crazy-8")), PlayCard(Card("needy-2"))]
 
 
 def test_r7_3_a_face_down_card_triggers_nothing() -> None:
     state = make_state(
         [["sleepy-5", "crazy-1"], ["crazy-30", "crazy-9"], ["sassy-31"]], prize="needy-prize-1"
     )
-    events = run(state, (0, PlayCard("sleepy-5")), (1, PlayCard("crazy-30")))
+    events = run(state, (0, PlayCard(Card("sleepy-5"))), (1, PlayCard(Card("crazy-30"))))
     assert state.pending is None  # no Crazy second card
-    events += run(state, (2, PlayCard("sassy-31")))
+    events += run(state, (2, PlayCard(Card("sassy-31"))))
     assert len(of_type(events, EventType.ABILITY_TRIGGERED)) == 1
 
 
@@ -84,9 +85,9 @@ def test_r7_3_at_resolution_all_cards_are_revealed_and_compared_normally() -> No
     state = sleepy_lead()
     events = run(
         state,
-        (1, PlayCard("sleepy-20")),
-        (2, PlayCard("needy-2")),  # a face-down trump
-        (3, PlayCard("sleepy-7")),
+        (1, PlayCard(Card("sleepy-20"))),
+        (2, PlayCard(Card("needy-2"))),  # a face-down trump
+        (3, PlayCard(Card("sleepy-7"))),
     )
     won = one(events, EventType.TRICK_WON)
     assert won.for_seat(None) == won.public
@@ -104,9 +105,9 @@ def test_r7_3_face_down_lead_suit_highest_wins_without_trump() -> None:
     state = sleepy_lead()
     events = run(
         state,
-        (1, PlayCard("sleepy-20")),
-        (2, PlayCard("crazy-8")),
-        (3, PlayCard("sleepy-7")),
+        (1, PlayCard(Card("sleepy-20"))),
+        (2, PlayCard(Card("crazy-8"))),
+        (3, PlayCard(Card("sleepy-7"))),
     )
     assert one(events, EventType.TRICK_WON).public["winner"] == 1
 
@@ -118,10 +119,10 @@ def test_r7_3_a_rare_sleepy_follow_turns_only_later_plays_face_down() -> None:
     # crazy-5 was the leader's only card: no second card (R7.1)
     events = run(
         state,
-        (0, PlayCard("crazy-5")),
-        (1, PlayCard("sleepy-30")),
-        (2, PlayCard("crazy-6")),
-        (3, PlayCard("crazy-7")),
+        (0, PlayCard(Card("crazy-5"))),
+        (1, PlayCard(Card("sleepy-30"))),
+        (2, PlayCard(Card("crazy-6"))),
+        (3, PlayCard(Card("crazy-7"))),
     )
     assert [e.public["faceDown"] for e in of_type(events, EventType.CARD_PLAYED)] == [
         False,
@@ -138,11 +139,11 @@ def test_r7_3_face_down_lasts_only_for_this_trick() -> None:
     )
     run(
         state,
-        (0, PlayCard("sleepy-5")),
-        (1, PlayCard("sleepy-20")),
-        (2, PlayCard("sleepy-2")),
+        (0, PlayCard(Card("sleepy-5"))),
+        (1, PlayCard(Card("sleepy-20"))),
+        (2, PlayCard(Card("sleepy-2"))),
     )
     assert state.turn == 1  # sleepy-20 won
-    events = run(state, (1, PlayCard("crazy-9")))  # seat 1 has one card: no second card
-    events += run(state, (2, PlayCard("crazy-8")))
+    events = run(state, (1, PlayCard(Card("crazy-9"))))  # seat 1 has one card: no second card
+    events += run(state, (2, PlayCard(Card("crazy-8"))))
     assert [e.public["faceDown"] for e in of_type(events, EventType.CARD_PLAYED)] == [False, False]

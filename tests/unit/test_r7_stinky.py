@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from domain.game.cards import Card
 from domain.game.commands import Gift, GiveCards, PlayCard
 from domain.game.engine import to_act
 from domain.game.events import EventType
@@ -26,12 +27,12 @@ def test_r7_2_stinky_lead_asks_for_a_gift_to_each_neighbour() -> None:
     assert (state.pending.kind, state.pending.seat) == (DecisionKind.STINKY_GIFTS, 0)
     options = legal_actions(state, 0)
     assert len(options) == 3 * 2  # ordered pairs of distinct cards
-    assert GiveCards((Gift(1, "crazy-1"), Gift(3, "crazy-2"))) in options
+    assert GiveCards((Gift(1, Card("crazy-1")), Gift(3, Card("crazy-2")))) in options
 
 
 def test_r7_2_each_neighbour_gets_the_chosen_card() -> None:
     state = four_seats(["stinky-10", "crazy-1", "crazy-2", "crazy-3"])
-    run(state, (0, GiveCards((Gift(1, "crazy-1"), Gift(3, "crazy-3")))))
+    run(state, (0, GiveCards((Gift(1, Card("crazy-1")), Gift(3, Card("crazy-3"))))))
     assert state.seats[0].hand == ["crazy-2"]
     assert state.seats[1].hand == ["stinky-2", "crazy-1"]
     assert state.seats[3].hand == ["stinky-4", "crazy-3"]
@@ -41,29 +42,42 @@ def test_r7_2_each_neighbour_gets_the_chosen_card() -> None:
 
 def test_r7_2_both_gifts_to_one_neighbour_or_to_a_non_neighbour_are_refused() -> None:
     state = four_seats(["stinky-10", "crazy-1", "crazy-2"])
-    refused(state, 0, GiveCards((Gift(1, "crazy-1"), Gift(1, "crazy-2"))), "ILLEGAL_ACTION")
-    refused(state, 0, GiveCards((Gift(1, "crazy-1"), Gift(2, "crazy-2"))), "ILLEGAL_ACTION")
-    refused(state, 0, GiveCards((Gift(1, "crazy-1"),)), "ILLEGAL_ACTION")  # one is missing
+    refused(
+        state, 0, GiveCards((Gift(1, Card("crazy-1")), Gift(1, Card("crazy-2")))), "ILLEGAL_ACTION"
+    )
+    refused(
+        state, 0, GiveCards((Gift(1, Card("crazy-1")), Gift(2, Card("crazy-2")))), "ILLEGAL_ACTION"
+    )
+    refused(state, 0, GiveCards((Gift(1, Card("crazy-1")),)), "ILLEGAL_ACTION")  # one is missing
     refused(state, 0, GiveCards(()), "ILLEGAL_ACTION")
 
 
 def test_r7_2_the_same_card_twice_or_a_card_not_held_is_refused() -> None:
     state = four_seats(["stinky-10", "crazy-1", "crazy-2"])
-    refused(state, 0, GiveCards((Gift(1, "crazy-1"), Gift(3, "crazy-1"))), "ILLEGAL_ACTION")
-    refused(state, 0, GiveCards((Gift(1, "crazy-1"), Gift(3, "stinky-10"))), "ILLEGAL_ACTION")
-    three = (Gift(1, "crazy-1"), Gift(3, "crazy-2"), Gift(1, "stinky-10"))
+    refused(
+        state, 0, GiveCards((Gift(1, Card("crazy-1")), Gift(3, Card("crazy-1")))), "ILLEGAL_ACTION"
+    )
+    refused(
+        state,
+        0,
+        GiveCards((Gift(1, Card("crazy-1")), Gift(3, Card("stinky-10")))),
+        "ILLEGAL_ACTION",
+    )
+    three = (Gift(1, Card("crazy-1")), Gift(3, Card("crazy-2")), Gift(1, Card("stinky-10")))
     refused(state, 0, GiveCards(three), "ILLEGAL_ACTION")
-    refused(state, 0, GiveCards((Gift(1, "crazy-1"), Gift(3, "stinky-3"))), "ILLEGAL_ACTION")
+    refused(
+        state, 0, GiveCards((Gift(1, Card("crazy-1")), Gift(3, Card("stinky-3")))), "ILLEGAL_ACTION"
+    )
 
 
 def test_r7_2_stinky_with_one_card_gives_it_to_chosen_neighbour() -> None:
     state = four_seats(["stinky-10", "crazy-1"])
     assert legal_actions(state, 0) == [
-        GiveCards((Gift(1, "crazy-1"),)),
-        GiveCards((Gift(3, "crazy-1"),)),
+        GiveCards((Gift(1, Card("crazy-1")),)),
+        GiveCards((Gift(3, Card("crazy-1")),)),
     ]
-    refused(state, 0, GiveCards((Gift(2, "crazy-1"),)), "ILLEGAL_ACTION")
-    run(state, (0, GiveCards((Gift(3, "crazy-1"),))))
+    refused(state, 0, GiveCards((Gift(2, Card("crazy-1")),)), "ILLEGAL_ACTION")
+    run(state, (0, GiveCards((Gift(3, Card("crazy-1")),))))
     assert state.seats[0].hand == []
     assert state.seats[3].hand == ["stinky-4", "crazy-1"]
     assert state.seats[1].hand == ["stinky-2"]
@@ -72,7 +86,9 @@ def test_r7_2_stinky_with_one_card_gives_it_to_chosen_neighbour() -> None:
 def test_r7_2_stinky_with_one_card_may_not_give_two_or_none() -> None:
     state = four_seats(["stinky-10", "crazy-1"])
     refused(state, 0, GiveCards(()), "ILLEGAL_ACTION")
-    refused(state, 0, GiveCards((Gift(1, "crazy-1"), Gift(3, "crazy-1"))), "ILLEGAL_ACTION")
+    refused(
+        state, 0, GiveCards((Gift(1, Card("crazy-1")), Gift(3, Card("crazy-1")))), "ILLEGAL_ACTION"
+    )
 
 
 def test_r7_2_stinky_with_no_card_left_does_nothing() -> None:
@@ -88,14 +104,18 @@ def test_r7_2_in_a_3_seat_game_the_neighbours_are_the_two_others() -> None:
         leader=1,
         prize="sassy-prize-1",
     )
-    run(state, (1, PlayCard("stinky-10")), (1, GiveCards((Gift(0, "crazy-2"), Gift(2, "crazy-1")))))
+    run(
+        state,
+        (1, PlayCard(Card("stinky-10"))),
+        (1, GiveCards((Gift(0, Card("crazy-2")), Gift(2, Card("crazy-1"))))),
+    )
     assert state.seats[0].hand == ["stinky-2", "crazy-2"]
     assert state.seats[2].hand == ["stinky-3", "crazy-1"]
 
 
 def test_r7_2_r11_only_giver_and_receiver_see_which_card_moved() -> None:
     state = four_seats(["stinky-10", "crazy-1", "crazy-2"])
-    events = run(state, (0, GiveCards((Gift(1, "crazy-1"), Gift(3, "crazy-2")))))
+    events = run(state, (0, GiveCards((Gift(1, Card("crazy-1")), Gift(3, Card("crazy-2"))))))
     gifts = of_type(events, EventType.CARD_GIVEN)
     assert [g.public for g in gifts] == [
         {"from": 0, "to": 1, "reason": "stinky"},
@@ -114,7 +134,7 @@ def test_r7_2_a_rare_stinky_follow_triggers_for_the_follower() -> None:
     state = make_state(
         [["stinky-1"], ["stinky-30", "crazy-5", "crazy-6"], ["stinky-3"]], prize="sassy-prize-1"
     )
-    events = run(state, (0, PlayCard("stinky-1")))
+    events = run(state, (0, PlayCard(Card("stinky-1"))))
     assert state.pending is None  # the lead had no card left to give
-    events = run(state, (1, PlayCard("stinky-30")))
+    events = run(state, (1, PlayCard(Card("stinky-30"))))
     assert one(events, EventType.DECISION_REQUIRED).public["seat"] == 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from domain.game.cards import Card
 from domain.game.commands import GiveCard, HungryDiscard, PlayCard, PlaySecondCard
 from domain.game.engine import to_act
 from domain.game.events import Event, EventType
@@ -27,8 +28,8 @@ def sleepy_follow(follow: str, mode: AbilityTrigger) -> tuple[GameState, list[Ev
     state = make_state(
         [["curious-1"], [follow], ["curious-2"]], prize="crazy-prize-1", trigger=mode
     )
-    events = run(state, (0, PlayCard("curious-1")), (1, PlayCard(follow)))
-    events += run(state, (2, PlayCard("curious-2")))
+    events = run(state, (0, PlayCard(Card("curious-1"))), (1, PlayCard(follow)))
+    events += run(state, (2, PlayCard(Card("curious-2"))))
     return state, events
 
 
@@ -88,10 +89,10 @@ def test_r7_0_a_face_down_card_never_triggers(mode: AbilityTrigger) -> None:
     )
     events = run(
         state,
-        (0, PlayCard("sleepy-1")),
-        (1, PlayCard("crazy-30")),
-        (2, PlayCard("sassy-31")),
-        (3, PlayCard("crazy-3")),
+        (0, PlayCard(Card("sleepy-1"))),
+        (1, PlayCard(Card("crazy-30"))),
+        (2, PlayCard(Card("sassy-31"))),
+        (3, PlayCard(Card("crazy-3"))),
     )
     assert triggered(events) == [(0, "sleepy-1")]
     assert of_type(events, EventType.DECISION_REQUIRED) == []
@@ -102,7 +103,7 @@ def test_r7_0_a_face_down_card_never_triggers(mode: AbilityTrigger) -> None:
 def crazy_pending() -> GameState:
     """Seat 0 led Crazy and owes a second card."""
     state = make_state([["crazy-5", "sassy-1"], ["crazy-2"], ["crazy-3"]], prize="needy-prize-1")
-    run(state, (0, PlayCard("crazy-5")))
+    run(state, (0, PlayCard(Card("crazy-5"))))
     return state
 
 
@@ -116,25 +117,25 @@ def test_r7_0b_an_ability_choice_is_a_pending_decision_for_one_seat() -> None:
 
 def test_r7_0b_no_other_play_while_a_decision_is_pending() -> None:
     state = crazy_pending()
-    refused(state, 1, PlayCard("crazy-2"), "NOT_YOUR_TURN")
-    refused(state, 1, PlaySecondCard("crazy-2"), "NOT_YOUR_TURN")
-    refused(state, 0, PlayCard("sassy-1"), "ILLEGAL_ACTION")  # answer first
+    refused(state, 1, PlayCard(Card("crazy-2")), "NOT_YOUR_TURN")
+    refused(state, 1, PlaySecondCard(Card("crazy-2")), "NOT_YOUR_TURN")
+    refused(state, 0, PlayCard(Card("sassy-1")), "ILLEGAL_ACTION")  # answer first
 
 
 def test_r7_0b_the_wrong_kind_of_answer_is_refused() -> None:
     state = crazy_pending()
-    refused(state, 0, HungryDiscard("sassy-1"), "ILLEGAL_ACTION")
-    refused(state, 0, GiveCard("sassy-1"), "ILLEGAL_ACTION")
+    refused(state, 0, HungryDiscard(Card("sassy-1")), "ILLEGAL_ACTION")
+    refused(state, 0, GiveCard(Card("sassy-1")), "ILLEGAL_ACTION")
 
 
 def test_r7_0b_an_answer_with_no_pending_decision_is_refused() -> None:
     state = make_state([["crazy-5"], ["crazy-2"], ["crazy-3"]], prize="needy-prize-1")
-    refused(state, 0, PlaySecondCard("crazy-5"), "ILLEGAL_ACTION")
+    refused(state, 0, PlaySecondCard(Card("crazy-5")), "ILLEGAL_ACTION")
 
 
 def test_r7_0b_the_ability_resolves_before_the_next_seat_plays() -> None:
     state = crazy_pending()
-    run(state, (0, PlaySecondCard("sassy-1")))
+    run(state, (0, PlaySecondCard(Card("sassy-1"))))
     assert state.pending is None
     assert state.phase is Phase.PLAY
     assert to_act(state) == 1

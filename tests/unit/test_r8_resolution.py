@@ -6,6 +6,7 @@ so they carry these tricks.
 
 from __future__ import annotations
 
+from domain.game.cards import Card
 from domain.game.commands import PlayCard, PlaySecondCard, SendMessage
 from domain.game.engine import to_act
 from domain.game.events import Event, EventType
@@ -60,10 +61,10 @@ def test_r8_1_ties_earlier_play_wins_crazy_sum_against_a_single_card() -> None:
     state = make_state([["crazy-10", "stinky-5"], ["crazy-15"], ["crazy-2"]], prize="needy-prize-1")
     events = run(
         state,
-        (0, PlayCard("crazy-10")),
-        (0, PlaySecondCard("stinky-5")),
-        (1, PlayCard("crazy-15")),
-        (2, PlayCard("crazy-2")),
+        (0, PlayCard(Card("crazy-10"))),
+        (0, PlaySecondCard(Card("stinky-5"))),
+        (1, PlayCard(Card("crazy-15"))),
+        (2, PlayCard(Card("crazy-2"))),
     )
     assert one(events, EventType.TRICK_WON).public["winner"] == 0
 
@@ -74,9 +75,9 @@ def test_r8_1_ties_the_earlier_play_wins_even_when_the_leader_is_not_seat_0() ->
     )
     events = run(
         state,
-        (2, PlayCard("curious-9#1")),
-        (0, PlayCard("curious-9#2")),
-        (1, PlayCard("curious-3#1")),
+        (2, PlayCard(Card("curious-9#1"))),
+        (0, PlayCard(Card("curious-9#2"))),
+        (1, PlayCard(Card("curious-3#1"))),
     )
     assert one(events, EventType.TRICK_WON).public["winner"] == 2
 
@@ -87,7 +88,10 @@ def test_r8_2_the_winner_takes_every_played_card_and_the_prize() -> None:
         [["curious-5"], ["curious-20"], ["sassy-12"]], prize="needy-prize-2", refill=False
     )
     events = run(
-        state, (0, PlayCard("curious-5")), (1, PlayCard("curious-20")), (2, PlayCard("sassy-12"))
+        state,
+        (0, PlayCard(Card("curious-5"))),
+        (1, PlayCard(Card("curious-20"))),
+        (2, PlayCard(Card("sassy-12"))),
     )
     assert sorted(state.seats[1].won) == ["curious-20", "curious-5", "sassy-12"]
     assert state.seats[1].prizes == ["needy-prize-2"]
@@ -108,7 +112,10 @@ def refill_trick(refill: bool) -> tuple[list[list[str]], list[str], list[Event]]
     deck = [f"sassy-{v}" for v in range(1, 7)]
     state = make_state(hands, prize="needy-prize-1", rat_deck=deck, refill=refill)
     events = run(
-        state, (0, PlayCard("sleepy-9")), (1, PlayCard("crazy-8")), (2, PlayCard("needy-9"))
+        state,
+        (0, PlayCard(Card("sleepy-9"))),
+        (1, PlayCard(Card("crazy-8"))),
+        (2, PlayCard(Card("needy-9"))),
     )
     assert one(events, EventType.TRICK_WON).public["winner"] == 2
     return [s.hand for s in state.seats], state.rat_deck, events
@@ -149,7 +156,10 @@ def test_r8_3_a_seat_holding_10_or_more_draws_nothing() -> None:
         rat_deck=["sassy-1", "sassy-2", "sassy-3", "sassy-4"],
     )
     events = run(
-        state, (0, PlayCard("sleepy-28")), (1, PlayCard("hungry-1")), (2, PlayCard("sleepy-6"))
+        state,
+        (0, PlayCard(Card("sleepy-28"))),
+        (1, PlayCard(Card("hungry-1"))),
+        (2, PlayCard(Card("sleepy-6"))),
     )
     drawn = of_type(events, EventType.CARDS_DRAWN)
     assert [(e.public["seat"], e.public["count"]) for e in drawn] == [(0, 2), (2, 2)]
@@ -164,7 +174,10 @@ def test_r8_4_the_winner_leads_the_next_trick_after_the_next_prize_is_revealed()
         prize_pool=["sassy-prize-3", "hungry-prize-1"],
     )
     events = run(
-        state, (0, PlayCard("curious-5")), (1, PlayCard("curious-20")), (2, PlayCard("curious-12"))
+        state,
+        (0, PlayCard(Card("curious-5"))),
+        (1, PlayCard(Card("curious-20"))),
+        (2, PlayCard(Card("curious-12"))),
     )
     started = one(events, EventType.TRICK_STARTED)
     assert started.public == {
@@ -189,7 +202,12 @@ def test_r8_4_a_winner_with_an_empty_hand_hands_the_lead_clockwise() -> None:
         [["curious-5", "crazy-1"], ["curious-20"], ["curious-12", "crazy-3"]],
         prize="needy-prize-1",
     )
-    run(state, (0, PlayCard("curious-5")), (1, PlayCard("curious-20")), (2, PlayCard("curious-12")))
+    run(
+        state,
+        (0, PlayCard(Card("curious-5"))),
+        (1, PlayCard(Card("curious-20"))),
+        (2, PlayCard(Card("curious-12"))),
+    )
     assert state.seats[1].hand == []
     assert state.trick is not None and state.trick.leader == 2
     assert to_act(state) == 2

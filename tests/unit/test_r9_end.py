@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.game.cards import HOUSES, prize_card
+from domain.game.cards import HOUSES, Card, prize_card
 from domain.game.commands import (
     ChooseNeighbour,
     Command,
@@ -148,7 +148,7 @@ def test_r9_1_empty_hands_refilled_from_the_rat_deck_do_not_end_the_game() -> No
 def test_r9_1_r8_3_without_refill_empty_hands_end_the_game_despite_the_rat_deck() -> None:
     hands = [["curious-1"], ["curious-20"], ["curious-3"]]
     state = make_state(hands, prize="needy-prize-1", rat_deck=["crazy-1"], refill=False)
-    run(state, (0, PlayCard("curious-1")), (0, ReorderTop(("crazy-1",))))
+    run(state, (0, PlayCard(Card("curious-1"))), (0, ReorderTop((Card("crazy-1"),))))
     play_out(state, [(1, "curious-20"), (2, "curious-3")])
     assert state.outcome is not None
     assert state.outcome.termination is Termination.NO_CARDS_LEFT
@@ -169,27 +169,27 @@ def finished() -> GameState:
     hands = [["curious-1", "crazy-1"], ["curious-20", "crazy-2"], ["curious-3", "crazy-3"]]
     state = make_state(hands, prize="needy-prize-1", prize_pool=[], rat_deck=["sassy-1"])
     play_out(state, [(0, "curious-1")])
-    run(state, (0, ReorderTop(("sassy-1",))))
+    run(state, (0, ReorderTop((Card("sassy-1"),))))
     play_out(state, [(1, "curious-20"), (2, "curious-3")])
     assert state.phase is Phase.FINISHED
     return state
 
 
 EVERY_COMMAND: list[Command] = [
-    PlayCard("crazy-1"),
-    PlayCard("crazy-2"),
+    PlayCard(Card("crazy-1")),
+    PlayCard(Card("crazy-2")),
     Pass(),
-    DiscardAndPlay("crazy-1", "crazy-2"),
+    DiscardAndPlay(Card("crazy-1"), Card("crazy-2")),
     SendMessage(1, "hello"),
     DeliverMessage("m1"),
     DeclineMessage("m1"),
-    PlaySecondCard("crazy-1"),
-    GiveCards((Gift(1, "crazy-1"), Gift(2, "crazy-1"))),
-    HungryDiscard("crazy-1"),
-    HungryTake("sassy-1"),
+    PlaySecondCard(Card("crazy-1")),
+    GiveCards((Gift(1, Card("crazy-1")), Gift(2, Card("crazy-1")))),
+    HungryDiscard(Card("crazy-1")),
+    HungryTake(Card("sassy-1")),
     ChooseNeighbour(1),
-    GiveCard("crazy-2"),
-    ReorderTop(("sassy-1",)),
+    GiveCard(Card("crazy-2")),
+    ReorderTop((Card("sassy-1"),)),
 ]
 
 

@@ -10,12 +10,12 @@ from domain.errors import DomainError, ErrorCode
 from domain.game.commands import PlayCard, SendMessage
 from domain.game.engine import to_act
 from domain.game.legal import legal_actions
-from domain.game.serialization import encode
 from domain.records import GameStatus
 from domain.replay import replay_state
 from domain.services.games import NewGame, add_bot, create_game, start_game
 from domain.services.mutation import Request, _transaction
 from domain.services.play import act, seat_command
+from infra.db.state_codec import encode
 from tests.fakes import Harness
 from tests.usecases.conftest import player, req, started_game
 

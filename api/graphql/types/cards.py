@@ -2,28 +2,10 @@
 
 from __future__ import annotations
 
-from enum import Enum
-
 import strawberry
 
-from domain.game.cards import (
-    PRIZE_CARDS,
-    RAT_CARD,
-    Design,
-    House,
-    catalogue,
-    design_of,
-    is_numbered,
-    prize_house,
-)
-
-
-@strawberry.enum(description="R1: what kind of card an id names.")
-class CardKind(Enum):
-    NUMBERED = "numbered"
-    PRIZE = "prize"
-    ASSIGNMENT = "assignment"
-    RAT = "rat"
+from domain.game import cards as domain
+from domain.game.cards import CardKind, Design, House, catalogue
 
 
 @strawberry.type(description="R1.2: a numbered suit card design.")
@@ -38,9 +20,6 @@ class CardDesign:
         return cls(id=strawberry.ID(d.id), house=d.house, value=d.value, rare=d.rare)
 
 
-_PRIZES = frozenset(PRIZE_CARDS)
-
-
 @strawberry.type(description="A card instance (R1.5); value and rarity for numbered cards.")
 class Card:
     id: strawberry.ID
@@ -50,35 +29,18 @@ class Card:
     rare: bool
 
     @classmethod
-    def of(cls, card: str) -> Card:
-        if is_numbered(card):
-            d = design_of(card)
-            return cls(
-                id=strawberry.ID(card),
-                kind=CardKind.NUMBERED,
-                house=d.house,
-                value=d.value,
-                rare=d.rare,
-            )
-        if card in _PRIZES:
-            return cls(
-                id=strawberry.ID(card),
-                kind=CardKind.PRIZE,
-                house=prize_house(card),
-                value=None,
-                rare=False,
-            )
-        if card == RAT_CARD:
-            return cls(
-                id=strawberry.ID(card), kind=CardKind.RAT, house=None, value=None, rare=False
-            )
-        house = House(card.removesuffix("-house"))
+    def of(cls, card: domain.Card) -> Card:
+        numbered = card.kind is CardKind.NUMBERED
         return cls(
-            id=strawberry.ID(card), kind=CardKind.ASSIGNMENT, house=house, value=None, rare=False
+            id=strawberry.ID(card),
+            kind=card.kind,
+            house=card.house,
+            value=card.value if numbered else None,
+            rare=card.rare,
         )
 
 
-def cards(ids: tuple[str, ...] | list[str]) -> list[Card]:
+def cards(ids: tuple[domain.Card, ...] | list[domain.Card]) -> list[Card]:
     return [Card.of(c) for c in ids]
 
 

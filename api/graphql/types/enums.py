@@ -6,7 +6,7 @@ import strawberry
 
 from domain.bots.strategy import Strategy
 from domain.errors import ErrorCode
-from domain.game.cards import House
+from domain.game.cards import CardKind, House
 from domain.game.options import AbilityTrigger, Format
 from domain.game.state import DecisionKind, MessageStatus, Phase, Termination
 from domain.records import GameStatus
@@ -15,6 +15,9 @@ ErrorCodeEnum = strawberry.enum(
     ErrorCode, name="ErrorCode", description="Why a request was refused (API.md)."
 )
 HouseEnum = strawberry.enum(House, name="House", description="R1.1: the houses, also suits.")
+CardKindEnum = strawberry.enum(
+    CardKind, name="CardKind", description="R1: what kind of card an id names."
+)
 FormatEnum = strawberry.enum(
     Format, name="GameFormat", description="R3: where the deck comes from."
 )

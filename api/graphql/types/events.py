@@ -7,8 +7,9 @@ from datetime import datetime
 import strawberry
 from strawberry.scalars import JSON
 
-from domain.records import GameStatus
-from domain.services.results import EventView
+from domain.log import LoggedEvent
+from domain.records import GameStatus, LobbyUpdate as DomainLobbyUpdate
+from infra.codec import event_to_json
 
 
 @strawberry.type(description="One event of a game, in the caller's projection (R11).")
@@ -25,14 +26,16 @@ class GameEvent:
     frame_key: strawberry.Private[tuple[str, int] | None] = None
 
     @classmethod
-    def from_domain(cls, e: EventView) -> GameEvent:
+    def from_domain(cls, e: LoggedEvent, audience: str | None = None) -> GameEvent:
+        """``e`` as an audience sees it; ``audience`` (its channel), when
+        given, marks every event of that audience and seq as one frame."""
         return cls(
             game_id=strawberry.ID(e.game_id),
             seq=e.seq,
             type=e.type,
-            at=datetime.fromisoformat(e.at),
-            data=JSON(e.data),
-            frame_key=None if e.audience is None else (e.audience, e.seq),
+            at=e.at,
+            data=JSON(event_to_json(e.event)),
+            frame_key=None if audience is None else (audience, e.seq),
         )
 
 
@@ -50,3 +53,13 @@ class LobbyUpdate:
     seat_count: int
     seats_taken: int
     version: int
+
+    @classmethod
+    def from_domain(cls, u: DomainLobbyUpdate) -> LobbyUpdate:
+        return cls(
+            game_id=strawberry.ID(u.game_id),
+            status=u.status,
+            seat_count=u.seat_count,
+            seats_taken=u.seats_taken,
+            version=u.version,
+        )

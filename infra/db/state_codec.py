@@ -1,15 +1,13 @@
-"""The game state as plain JSON-able data, and back, losslessly (issue: R3.5
-the RNG state travels with it). Decoding checks shapes and raises
+"""The game state as stored: plain JSON-able data, and back, losslessly (the
+RNG state travels with it, R3.5). Decoding checks shapes and raises
 :class:`StateDecodeError` on malformed data instead of building a bad game.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from enum import Enum
 from typing import Any
 
-from domain.game.cards import House
+from domain.game.cards import Card, House
 from domain.game.invariants import check
 from domain.game.options import AbilityTrigger, Format, GameOptions
 from domain.game.state import (
@@ -31,19 +29,6 @@ FORMAT_VERSION = 1
 
 class StateDecodeError(ValueError):
     """Stored data that is not a valid game state."""
-
-
-def to_jsonable(obj: Any) -> Any:
-    """Dataclasses to dicts, enums to their values, tuples to lists."""
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-    if isinstance(obj, Enum):
-        return obj.value
-    if isinstance(obj, list | tuple):
-        return [to_jsonable(x) for x in obj]
-    if isinstance(obj, dict):
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
-    return obj
 
 
 def encode(state: GameState) -> dict[str, Any]:
@@ -119,10 +104,16 @@ def encode(state: GameState) -> dict[str, Any]:
     }
 
 
-def _str_list(x: Any) -> list[str]:
-    if not isinstance(x, list) or not all(isinstance(i, str) for i in x):
+def _card(x: Any) -> Card:
+    if not isinstance(x, str):
+        raise StateDecodeError("expected a card id")
+    return Card(x)
+
+
+def _cards(x: Any) -> list[Card]:
+    if not isinstance(x, list):
         raise StateDecodeError("expected a list of card ids")
-    return list(x)
+    return [_card(i) for i in x]
 
 
 def _int(x: Any) -> int:
@@ -140,18 +131,21 @@ def _int_list(x: Any) -> list[int]:
 def _seat(d: dict[str, Any]) -> SeatState:
     return SeatState(
         house=None if d["house"] is None else House(d["house"]),
-        identity=str(d["identity"]),
-        hand=_str_list(d["hand"]),
-        won=_str_list(d["won"]),
-        prizes=_str_list(d["prizes"]),
+        identity=_card(d["identity"]),
+        hand=_cards(d["hand"]),
+        won=_cards(d["won"]),
+        prizes=_cards(d["prizes"]),
     )
 
 
 def _play(d: dict[str, Any]) -> Play:
     second = d["second"]
-    if second is not None and not isinstance(second, str):
-        raise StateDecodeError("bad second card")
-    return Play(_int(d["seat"]), str(d["card"]), bool(d["face_down"]), second)
+    return Play(
+        _int(d["seat"]),
+        _card(d["card"]),
+        bool(d["face_down"]),
+        None if second is None else _card(second),
+    )
 
 
 def _trick(d: dict[str, Any] | None) -> Trick | None:
@@ -159,7 +153,7 @@ def _trick(d: dict[str, Any] | None) -> Trick | None:
         return None
     return Trick(
         number=_int(d["number"]),
-        prize=str(d["prize"]),
+        prize=_card(d["prize"]),
         leader=_int(d["leader"]),
         plays=[_play(p) for p in d["plays"]],
         passes=_int_list(d["passes"]),
@@ -174,7 +168,7 @@ def _decision(d: dict[str, Any] | None) -> Decision | None:
     if d is None:
         return None
     return Decision(
-        DecisionKind(d["kind"]), _int(d["seat"]), _int(d["source"]), _str_list(d["cards"])
+        DecisionKind(d["kind"]), _int(d["seat"]), _int(d["source"]), _cards(d["cards"])
     )
 
 
@@ -212,10 +206,10 @@ def decode(data: Any) -> GameState:
             ),
             seats=[_seat(s) for s in data["seats"]],
             rat=_int(data["rat"]),
-            rat_deck=_str_list(data["rat_deck"]),
-            prize_pool=_str_list(data["prize_pool"]),
-            discard=_str_list(data["discard"]),
-            box=_str_list(data["box"]),
+            rat_deck=_cards(data["rat_deck"]),
+            prize_pool=_cards(data["prize_pool"]),
+            discard=_cards(data["discard"]),
+            box=_cards(data["box"]),
             trick=_trick(data["trick"]),
             phase=Phase(data["phase"]),
             turn=_int(data["turn"]),

@@ -1,11 +1,11 @@
-"""Commands as plain JSON-able data and back (for logs, replays and clients
-that send legal actions back as they got them)."""
+"""Commands as stored in a change's cause: plain JSON-able data, and back."""
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Any
 
+from domain.game.cards import Card
 from domain.game.commands import (
     ChooseNeighbour,
     Command,
@@ -61,10 +61,10 @@ def _list(x: Any) -> list[Any]:
     return x
 
 
-def _card(x: Any) -> str:
+def _card(x: Any) -> Card:
     if not isinstance(x, str):
         raise TypeError("a card id is a string")
-    return x
+    return Card(x)
 
 
 def _gift(g: Any) -> Gift:
@@ -85,6 +85,9 @@ def command_from_dict(data: dict[str, Any]) -> Command:
             args["gifts"] = tuple(_gift(g) for g in _list(args["gifts"]))
         elif cls is ReorderTop:
             args["cards"] = tuple(_card(c) for c in _list(args["cards"]))
+        for name in ("card", "discard"):
+            if name in args:
+                args[name] = _card(args[name])
         cmd = cls(**args)
     except (KeyError, TypeError, ValueError) as e:
         raise BadInput(f"not a command: {e}") from e

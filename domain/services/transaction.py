@@ -1,0 +1,257 @@
+"""The one way anything changes, for people and bots alike (the unit of work
+and message bus of cosmicpython's service layer):
+
+    load -> look the idempotency key up -> decide (the rules) -> append the
+    events -> save, conditional on the version loaded -> remember the result
+    under the key -> commit -> publish the new events (publisher.py)
+
+A use case gives the ``load`` and ``decide`` steps; it reads through the
+:class:`Tx` it is handed and writes only through it, so this module alone
+writes to the unit of work, which collects the committed events for the
+publisher. The key is looked up after the load: a twin (the same key) that
+committed before the load is seen, and one that commits after it makes this
+save conflict.
+
+Optimistic concurrency: the save is conditional on the version loaded and
+the log's ``(game, seq)`` is unique, so of two racing writers one commits
+and the other gets :class:`WriteConflict`. Without ``expectedVersion`` the
+loser runs again on the fresh state (the decision is made anew, so that is
+safe); with it, the caller gets ``CONFLICT``. A loser whose twin won gets
+the twin's result instead, as a repeat after it would.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import partial
+from typing import Any, Generic, TypeVar
+
+from domain.errors import Conflict, IdempotencyKeyReused, NotFound, StaleState
+from domain.game.events import Event
+from domain.log import Cause
+from domain.ports import UnitOfWork, WriteConflict
+from domain.records import (
+    BoosterRecord,
+    GameRecord,
+    IdempotencyRecord,
+    MutationResult,
+    NewEvents,
+    Player,
+    Remembered,
+)
+from domain.services.deps import Deps
+from domain.services.publisher import after_commit
+
+ATTEMPTS = 3
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """Who asks for what: the idempotency fingerprint covers ``op`` and ``args``."""
+
+    player_id: str
+    op: str
+    args: dict[str, Any]
+    idempotency_key: str | None = None
+    expected_version: int | None = None
+
+    def fingerprint(self) -> str:
+        body = json.dumps({"op": self.op, "args": self.args}, sort_keys=True, default=str)
+        return hashlib.sha256(body.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What a decision did to a game: its events, and what caused them when
+    the engine made them (so the log replays)."""
+
+    events: Sequence[Event]
+    cause: Cause | None = None
+
+
+class Tx:
+    """One transaction as a use case sees it: ``uow`` to read; the methods
+    here to load and to write."""
+
+    def __init__(self, deps: Deps, uow: UnitOfWork, req: Request | None) -> None:
+        self.uow = uow
+        self._deps = deps
+        self._req = req
+        self._loaded: dict[str, int] = {}  # each game's version as loaded
+
+    def now(self) -> datetime:
+        return self._deps.clock.now()
+
+    def new_id(self) -> str:
+        return self._deps.ids.new_id()
+
+    def player(self, player_id: str) -> Player:
+        player = self.uow.players.get(player_id)
+        if player is None:
+            raise NotFound("no such player")
+        return player
+
+    def game(self, game_id: str) -> GameRecord:
+        """The game as committed (this transaction's own copy), checked
+        against the request's ``expectedVersion``."""
+        game = self.uow.games.get(game_id)
+        if game is None:
+            raise NotFound(f"no game {game_id}")
+        want = None if self._req is None else self._req.expected_version
+        if want is not None and want != game.version:
+            raise StaleState(f"the game is at version {game.version}, not {want}")
+        self._loaded[game.id] = game.version
+        return game
+
+    def record(self, game: GameRecord, change: Change) -> MutationResult:
+        """Log ``change`` as the game's next version and store the game: a
+        new game is added, a loaded one saved if still at the version loaded.
+        The result shows the events as the caller sees them (R11)."""
+        logged = game.record(change.events, change.cause, self.now())
+        self.uow.events.append(logged)
+        if game.id in self._loaded:
+            self.uow.games.save(game, self._loaded[game.id])
+        else:
+            self.uow.games.add(game)
+        seat = game.seat_of(None if self._req is None else self._req.player_id)
+        return MutationResult(game.id, game.version, tuple(e.seen_by(seat) for e in logged))
+
+    def add_player(self, player: Player, token_hash: str) -> None:
+        self.uow.players.add(player, token_hash)
+
+    def add_booster(self, record: BoosterRecord) -> None:
+        self.uow.boosters.add(record)
+
+    def remember(self, result: Callable[[], Remembered]) -> None:
+        """The first result, kept under the request's key (if it has one: only
+        then is ``result`` called) for its repeats."""
+        req = self._req
+        if req is not None and req.idempotency_key is not None:
+            self.uow.idempotency.put(
+                IdempotencyRecord(
+                    req.player_id, req.idempotency_key, req.fingerprint(), result(), self.now()
+                )
+            )
+
+    def remembered(self) -> Remembered | None:
+        """The first result of this request's key, if any; a reused key with
+        other input is refused."""
+        req = self._req
+        if req is None or req.idempotency_key is None:
+            return None
+        rec = self.uow.idempotency.get(req.player_id, req.idempotency_key)
+        if rec is None:
+            return None
+        if rec.fingerprint != req.fingerprint():
+            raise IdempotencyKeyReused("this idempotency key was used with other input")
+        return rec.result
+
+    def commit(self) -> list[NewEvents]:
+        self.uow.commit()
+        return self.uow.collect_new_events()
+
+
+@dataclass(frozen=True, slots=True)
+class Steps(Generic[T, R]):
+    """A use case's part of a transaction: ``load`` what the decision reads,
+    ``decide`` (the rules; writes through the :class:`Tx`), and how its
+    result is kept under an idempotency key and given back to a repeat."""
+
+    load: Callable[[Tx], T]
+    decide: Callable[[Tx, T], R]
+    keep: Callable[[R], Remembered]
+    repeat: Callable[[Tx, Remembered], R]
+    wakes_bots: bool = field(default=True)
+
+
+def _once(deps: Deps, req: Request | None, steps: Steps[T, R]) -> tuple[R, list[NewEvents]]:
+    with deps.uow() as uow:
+        tx = Tx(deps, uow, req)
+        loaded = steps.load(tx)
+        first = tx.remembered()
+        if first is not None:
+            return steps.repeat(tx, first), []
+        result = steps.decide(tx, loaded)
+        tx.remember(partial(steps.keep, result))
+        return result, tx.commit()
+
+
+def _repeat(deps: Deps, req: Request, steps: Steps[T, R]) -> R | None:
+    with deps.uow() as uow:
+        tx = Tx(deps, uow, req)
+        first = tx.remembered()
+        return None if first is None else steps.repeat(tx, first)
+
+
+async def transact(deps: Deps, req: Request | None, steps: Steps[T, R]) -> R:
+    """Run ``steps`` in a transaction (again after a lost race, see the
+    module docstring); after the commit, publish what it logged."""
+    lost: WriteConflict | None = None
+    for _ in range(ATTEMPTS):
+        try:
+            result, news = await deps.run(partial(_once, deps, req, steps))
+        except WriteConflict as e:
+            lost = e
+            if req is not None and req.expected_version is not None:
+                break
+            continue  # the next try replays a twin's result first, if one won
+        await after_commit(deps, news, wake_bots=steps.wakes_bots)
+        return result
+    if req is not None and req.idempotency_key is not None:  # did a twin with our key win?
+        twin = await deps.run(partial(_repeat, deps, req, steps))
+        if twin is not None:
+            return twin
+    raise Conflict("another change to this game came first; reload and retry") from lost
+
+
+def _kept(result: MutationResult) -> Remembered:
+    return result
+
+
+def _repeated(tx: Tx, first: Remembered) -> MutationResult:
+    assert isinstance(first, MutationResult)  # the fingerprint names the operation
+    return first
+
+
+async def change_game(
+    deps: Deps,
+    req: Request | None,
+    game_id: str,
+    decide: Callable[[Tx, GameRecord], Change],
+    *,
+    wakes_bots: bool = True,
+) -> MutationResult:
+    """Load the game, ``decide`` (the rules change the game and say what
+    happened), record it. A decision with no events writes nothing."""
+
+    def record(tx: Tx, game: GameRecord) -> MutationResult:
+        change = decide(tx, game)
+        if not change.events:
+            return MutationResult(game.id, game.version, ())
+        return tx.record(game, change)
+
+    steps = Steps(lambda tx: tx.game(game_id), record, _kept, _repeated, wakes_bots)
+    return await transact(deps, req, steps)
+
+
+async def add_game(
+    deps: Deps, req: Request, make: Callable[[Tx], tuple[GameRecord, Change]]
+) -> MutationResult:
+    """Add the game ``make`` builds, with its first events."""
+
+    def add(tx: Tx, _: None) -> MutationResult:
+        game, change = make(tx)
+        return tx.record(game, change)
+
+    return await transact(deps, req, Steps(no_load, add, _kept, _repeated))
+
+
+def no_load(tx: Tx) -> None:
+    """The load step of a change that reads nothing first."""
+    return None

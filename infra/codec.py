@@ -1,0 +1,231 @@
+"""Domain values as JSON: the one place where events, results, booster
+packs and causes get their stored and wire shapes (camelCase keys, enums by
+value, cards by id), and are read back.
+
+Events are (un)structured by cattrs from their dataclass fields: a field
+marked ``PRIVATE`` (domain/game/events.py) is left out when empty, so a
+projection has exactly the keys its audience may see; a ``WHOLE`` field never
+leaves the domain. Reading is strict: a value of the wrong type is an error
+(``ValueError``, ``TypeError`` or ``KeyError``), never coerced.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from typing import Any, TypeVar, cast
+
+from cattrs import Converter
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+
+from domain.game.boosters import BoosterPack
+from domain.game.cards import Card
+from domain.game.events import GAME_EVENTS, Event
+from domain.lobby import LOBBY_EVENTS
+from domain.log import Cause, GameStart, LoggedEvent, SeatCommand
+from domain.records import (
+    BoosterRecord,
+    GameStatus,
+    LobbyUpdate,
+    MutationResult,
+    Remembered,
+    SealedToken,
+)
+from infra.db.command_codec import command_from_dict, command_to_dict
+
+Json = dict[str, Any]
+T = TypeVar("T")
+
+EVENT_KINDS: dict[str, type[Event]] = {k.__name__: k for k in (*LOBBY_EVENTS, *GAME_EVENTS)}
+"""Every event kind, by the name it is stored and sent under."""
+
+_RENAMED = {"sender": "from", "recipient": "to", "giver": "from"}
+
+
+def camel(name: str) -> str:
+    """A field's JSON key: ``rat_deck_size`` is ``ratDeckSize``."""
+    if name in _RENAMED:
+        return _RENAMED[name]
+    head, *rest = name.split("_")
+    return head + "".join(w.title() for w in rest)
+
+
+def _strict(kind: type[T]) -> Callable[[Any, type], T]:
+    def structure(value: Any, _: type) -> T:
+        if type(value) is not kind and not (kind is str and isinstance(value, str)):
+            raise TypeError(f"expected {kind.__name__}, got {type(value).__name__}")
+        return cast(T, value)
+
+    return structure
+
+
+def _card(value: Any, _: type) -> Card:
+    if not isinstance(value, str):
+        raise TypeError(f"a card id is a string, not {type(value).__name__}")
+    return Card(value)
+
+
+def _converter() -> Converter:
+    conv = Converter(
+        unstruct_collection_overrides={tuple: list, Sequence: list}, detailed_validation=False
+    )
+    for kind in (int, bool, str):
+        conv.register_structure_hook(kind, _strict(kind))
+    conv.register_unstructure_hook(Card, lambda card: card)
+    conv.register_structure_hook(Card, _card)
+    conv.register_unstructure_hook(datetime, datetime.isoformat)
+    conv.register_structure_hook(datetime, lambda v, _: datetime.fromisoformat(v))
+
+    def unstructure(cls: type) -> Callable[[Any], Json]:
+        return make_dict_unstructure_fn(cls, conv, **_overrides(cls, unstructure=True))
+
+    def structure(cls: type) -> Callable[[Any, type], Any]:
+        return make_dict_structure_fn(cls, conv, **_overrides(cls, unstructure=False))
+
+    conv.register_unstructure_hook_factory(dataclasses.is_dataclass, unstructure)
+    conv.register_structure_hook_factory(dataclasses.is_dataclass, structure)
+    return conv
+
+
+def _overrides(cls: type, unstructure: bool) -> dict[str, Any]:
+    out = {}
+    for f in dataclasses.fields(cls):
+        if f.metadata.get("whole"):
+            out[f.name] = override(omit=True)
+        elif unstructure:
+            private = bool(f.metadata.get("private"))
+            out[f.name] = override(rename=camel(f.name), omit_if_default=private)
+        else:
+            out[f.name] = override(rename=camel(f.name))
+    return out
+
+
+CONVERTER = _converter()
+
+
+# ---------------------------------------------------------------- events
+def event_to_json(event: Event) -> Json:
+    """An event (or a projection of one) as its JSON object."""
+    data: Json = CONVERTER.unstructure(event)
+    return data
+
+
+def event_from_json(kind: str, data: Mapping[str, Any]) -> Event:
+    """The event of kind ``kind`` that ``data`` is; raises on malformed data."""
+    if not isinstance(data, Mapping):
+        raise TypeError("an event is a JSON object")
+    event: Event = CONVERTER.structure(data, EVENT_KINDS[kind])
+    return event
+
+
+def logged_to_json(e: LoggedEvent) -> Json:
+    """A logged event as a client and the bus see it (no cause)."""
+    return {
+        "gameId": e.game_id,
+        "seq": e.seq,
+        "type": e.type,
+        "at": e.at.isoformat(),
+        "data": event_to_json(e.event),
+    }
+
+
+def logged_from_json(m: Mapping[str, Any]) -> LoggedEvent:
+    game_id, seq, at = m["gameId"], m["seq"], m["at"]
+    if not (isinstance(game_id, str) and type(seq) is int and isinstance(at, str)):
+        raise TypeError("malformed event message")
+    return LoggedEvent(
+        game_id, seq, datetime.fromisoformat(at), event_from_json(m["type"], m["data"])
+    )
+
+
+# ---------------------------------------------------------------- the bus
+def lobby_to_json(u: LobbyUpdate) -> Json:
+    return {
+        "gameId": u.game_id,
+        "status": u.status.value,
+        "seatCount": u.seat_count,
+        "seatsTaken": u.seats_taken,
+        "version": u.version,
+    }
+
+
+def lobby_from_json(m: Mapping[str, Any]) -> LobbyUpdate:
+    return LobbyUpdate(
+        str(m["gameId"]),
+        GameStatus(m["status"]),
+        _strict(int)(m["seatCount"], int),
+        _strict(int)(m["seatsTaken"], int),
+        _strict(int)(m["version"], int),
+    )
+
+
+def message_to_json(m: LoggedEvent | LobbyUpdate) -> Json:
+    return logged_to_json(m) if isinstance(m, LoggedEvent) else lobby_to_json(m)
+
+
+def message_from_json(m: Mapping[str, Any]) -> LoggedEvent | LobbyUpdate:
+    return logged_from_json(m) if "seq" in m else lobby_from_json(m)
+
+
+# ---------------------------------------------------------------- results
+def booster_to_json(record: BoosterRecord) -> Json:
+    data: Json = CONVERTER.unstructure(record)
+    return data
+
+
+def booster_from_json(data: Mapping[str, Any]) -> BoosterRecord:
+    record: BoosterRecord = CONVERTER.structure(data, BoosterRecord)
+    return record
+
+
+def pack_to_json(pack: BoosterPack) -> Json:
+    data: Json = CONVERTER.unstructure(pack)
+    return data
+
+
+def pack_from_json(data: Mapping[str, Any]) -> BoosterPack:
+    pack: BoosterPack = CONVERTER.structure(data, BoosterPack)
+    return pack
+
+
+def remembered_to_json(result: Remembered) -> Json:
+    """What an idempotency key keeps, as stored."""
+    if isinstance(result, MutationResult):
+        return {
+            "gameId": result.game_id,
+            "version": result.version,
+            "events": [logged_to_json(e) for e in result.events],
+        }
+    if isinstance(result, SealedToken):
+        return {"sealedToken": result.sealed}
+    return booster_to_json(result)
+
+
+def remembered_from_json(data: Mapping[str, Any]) -> Remembered:
+    if "events" in data:
+        return MutationResult(
+            str(data["gameId"]),
+            _strict(int)(data["version"], int),
+            tuple(logged_from_json(e) for e in data["events"]),
+        )
+    if "sealedToken" in data:
+        return SealedToken(_strict(str)(data["sealedToken"], str))
+    return booster_from_json(data)
+
+
+# ---------------------------------------------------------------- causes
+def cause_to_json(cause: Cause) -> Json:
+    if isinstance(cause, SeatCommand):
+        return {"seat": cause.seat, "command": command_to_dict(cause.command)}
+    collections = cause.collections
+    return {"start": {"collections": None if collections is None else [list(c) for c in collections]}}
+
+
+def cause_from_json(data: Mapping[str, Any]) -> Cause:
+    if "start" in data:
+        collections = data["start"]["collections"]
+        if collections is None:
+            return GameStart(None)
+        return GameStart(tuple(tuple(_card(c, Card) for c in cs) for cs in collections))
+    return SeatCommand(_strict(int)(data["seat"], int), command_from_dict(data["command"]))
