@@ -80,9 +80,7 @@ class EventLog(Protocol):
         """Append; a duplicate ``(game, seq)`` raises :class:`WriteConflict`."""
         ...
 
-    def read(
-        self, game_id: str, after_seq: int, limit: int, seat: int | None
-    ) -> list[LoggedEvent]:
+    def read(self, game_id: str, after_seq: int, limit: int, seat: int | None) -> list[LoggedEvent]:
         """Up to ``limit`` events after ``after_seq``, in order, as ``seat``
         (None: a spectator) may see them (R11), each with its cause."""
         ...

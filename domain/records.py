@@ -81,7 +81,9 @@ class GameRecord:
     def seats_taken(self) -> int:
         return sum(o is not None for o in self.seats)
 
-    def record(self, events: Sequence[Event], cause: Cause | None, at: datetime) -> list[LoggedEvent]:
+    def record(
+        self, events: Sequence[Event], cause: Cause | None, at: datetime
+    ) -> list[LoggedEvent]:
         """One accepted change: its events get the next seqs (the cause goes
         on the first) and the version goes up by one."""
         logged = [

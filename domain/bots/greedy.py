@@ -104,7 +104,9 @@ def greedy_bot(view: PlayerView, legal: Sequence[Command], rng: Rng) -> Command:
         pick = max if prize_helps(view) else min
         return pick(legal, key=lambda c: _value(c.card) if isinstance(c, PlaySecondCard) else 0)
     if isinstance(first, HungryDiscard | GiveCard):
-        return min(legal, key=lambda c: _value(c.card) if isinstance(c, HungryDiscard | GiveCard) else 0)
+        return min(
+            legal, key=lambda c: _value(c.card) if isinstance(c, HungryDiscard | GiveCard) else 0
+        )
     if isinstance(first, HungryTake):
         return max(legal, key=lambda c: _value(c.card) if isinstance(c, HungryTake) else 0)
     if isinstance(first, GiveCards):

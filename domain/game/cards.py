@@ -78,6 +78,9 @@ class Card(str):
     def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError("a Card is immutable")
 
+    def __delattr__(self, name: str) -> NoReturn:
+        raise AttributeError("a Card is immutable")
+
     def __reduce__(self) -> tuple[Any, ...]:
         return (Card, (str(self),))
 
@@ -175,6 +178,11 @@ PRIZE_CARDS: tuple[Card, ...] = tuple(
 )
 ASSIGNMENT_CARDS: tuple[Card, ...] = tuple(assignment_card(h) for h in HOUSES)
 THE_RAT: Card = Card(RAT_CARD)
+
+
+def is_design(card_id: object) -> bool:
+    """Whether ``card_id`` is a numbered design's id (R1.2: no ``#n``)."""
+    return isinstance(card_id, str) and card_id in _DESIGNS
 
 
 def sort_key(card: Card) -> tuple[int, int, str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import Counter
 
 from domain.game.abilities import require
+from domain.game.cards import Card
 from domain.game.commands import (
     ChooseNeighbour,
     DecisionCommand,
@@ -18,7 +19,6 @@ from domain.game.commands import (
     PlaySecondCard,
     ReorderTop,
 )
-from domain.game.cards import Card
 from domain.game.errors import IllegalAction
 from domain.game.events import (
     CardDiscarded,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from domain.game import messaging
 from domain.game.abilities import trigger, triggers
+from domain.game.cards import Card
 from domain.game.command_check import check_command, is_seat_number
 from domain.game.commands import (
     ChooseNeighbour,
@@ -27,7 +28,6 @@ from domain.game.commands import (
 )
 from domain.game.decisions import answer
 from domain.game.errors import BadInput, GameFinished, IllegalAction, NotYourTurn
-from domain.game.cards import Card
 from domain.game.events import CardDiscarded, CardPlayed, DiscardReason, Event, Passed
 from domain.game.follow import lead_suit, playable, sassy_stuck
 from domain.game.state import GameState, Phase, Play

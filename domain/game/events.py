@@ -78,7 +78,7 @@ class GameStarted(Event):
     packs: tuple[BoosterPack | None, ...] = field(default=(), metadata=WHOLE)
 
     def seen_by(self, seat: int | None) -> Self:
-        if seat is None or not self.hands:
+        if seat is None or not 0 <= seat < len(self.hands):
             return replace(self, hands=(), packs=())
         pack = self.packs[seat] if self.packs else None
         return replace(self, hand=self.hands[seat], pack=pack, hands=(), packs=())

@@ -89,9 +89,7 @@ def send(state: GameState, seat: int, to: int, text: str, events: list[Event]) -
         f"m{state.message_counter}", state.trick.number, seat, to, text, MessageStatus.PENDING
     )
     state.messages.append(m)
-    events.append(
-        MessageSent(m.id, m.trick, seat, to, m.status, m.text, _readers(seat, state.rat))
-    )
+    events.append(MessageSent(m.id, m.trick, seat, to, m.status, m.text, _readers(seat, state.rat)))
     if seat == state.rat:  # R5.2: the Rat's own messages go straight to delivery
         _deliver(state, m, events)
 
@@ -120,9 +118,7 @@ def deliver(state: GameState, seat: int, message_id: str, events: list[Event]) -
 def _deliver(state: GameState, m: Message, events: list[Event]) -> None:
     m.status = MessageStatus.DELIVERED
     readers = _readers(m.sender, m.recipient, state.rat)
-    events.append(
-        MessageDelivered(m.id, m.trick, m.sender, m.recipient, m.status, m.text, readers)
-    )
+    events.append(MessageDelivered(m.id, m.trick, m.sender, m.recipient, m.status, m.text, readers))
 
 
 def decline(state: GameState, seat: int, message_id: str, events: list[Event]) -> None:

@@ -13,10 +13,9 @@ from domain.game.cards import (
     PRIZE_CARDS,
     THE_RAT,
     Card,
-    CardKind,
     House,
     assignment_card,
-    is_card,
+    is_design,
     sort_key,
     sorted_cards,
 )
@@ -59,7 +58,7 @@ def _validate(
             raise BadInput("former sealed needs one collection per seat (R3.3)")
         for c in collections:
             for d in c:
-                if not is_card(d) or Card(d).kind is not CardKind.NUMBERED or Card(d) != Card(d).design:
+                if not is_design(d):
                     raise BadInput("a collection holds something that is not a numbered design")
 
 

@@ -12,10 +12,10 @@ from domain.errors import BadRequest, NotFound
 from domain.game.commands import Command
 from domain.game.legal import legal_actions
 from domain.game.views import PlayerView, PublicView, player_view, spectator_view
+from domain.log import LoggedEvent
 from domain.ports import UnitOfWork
 from domain.records import GameRecord, GameStatus, GameSummary
 from domain.services.deps import Deps
-from domain.log import LoggedEvent
 
 MAX_PAGE = 100
 

@@ -34,6 +34,7 @@ MALFORMED: list[Command] = [
     GiveCards((Gift(1.0, Card("crazy-1")),)),  # type: ignore[arg-type]
     GiveCards(["junk"]),  # type: ignore[arg-type]
     ReorderTop((Card("crazy-1"), 1)),  # type: ignore[arg-type]
+    ReorderTop(("crazy-1",)),  # type: ignore[arg-type]
 ]
 
 
@@ -45,6 +46,19 @@ def test_a_malformed_command_is_bad_input_and_changes_nothing(cmd: Command) -> N
     before = encode(state)
     with pytest.raises(GameError) as e:
         apply(state, seat, cmd)
+    assert e.value.code == "BAD_INPUT"
+    assert encode(state) == before
+
+
+def test_a_card_id_as_a_plain_string_is_bad_input() -> None:
+    state = new_game(4, "edges").state
+    seat = to_act(state)
+    assert seat is not None
+    held = state.seats[seat].hand[0]
+    assert type(held) is Card and PlayCard(held) in legal_actions(state, seat)
+    before = encode(state)
+    with pytest.raises(GameError) as e:
+        apply(state, seat, PlayCard(str(held)))  # type: ignore[arg-type]
     assert e.value.code == "BAD_INPUT"
     assert encode(state) == before
 
@@ -89,7 +103,8 @@ def test_clone_is_deep_and_equal() -> None:
     for s in (new_game(5, "clone").state, state):
         copy = s.clone()
         assert encode(copy) == encode(s) and copy == s
-        copy.seats[0].hand.append("x")
+        assert all(type(c) is Card for c in (*copy.seats[0].hand, *copy.rat_deck))
+        copy.seats[0].hand.append(Card("crazy-1"))
         copy.rat_deck.clear()
         assert encode(copy) != encode(s)
     mid = new_game(4, "mid").state

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from domain.game.cards import Card
+from domain.game.cards import THE_RAT, Card
 from domain.game.commands import PlayCard
-from domain.game.events import EventType
+from domain.game.events import TrickWon
 from domain.game.scoring import score, scores
 from domain.game.state import SeatState
 from domain.game.views import player_view, spectator_view
-from tests.builders import make_state, one, run
+from tests.builders import cards, make_state, one, run
 
 
 def seat(won: list[str], prizes: list[str]) -> SeatState:
-    return SeatState(house=None, identity="rat", won=won, prizes=prizes)
+    return SeatState(house=None, identity=THE_RAT, won=cards(won), prizes=cards(prizes))
 
 
 @pytest.mark.parametrize(
@@ -76,6 +76,6 @@ def test_r10_2_scores_are_public_and_current_after_every_trick() -> None:
         (1, PlayCard(Card("curious-20"))),
         (2, PlayCard(Card("curious-3"))),
     )
-    assert one(events, EventType.TRICK_WON).public["scores"] == [0, 30, 0]
+    assert one(events, TrickWon).seen_by(None).scores == (0, 30, 0)
     assert [s.score for s in spectator_view(state).seats] == [0, 30, 0]
     assert [s.score for s in player_view(state, 2).public.seats] == [0, 30, 0]

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
+from dataclasses import fields
 
-from domain.game.cards import HOUSE_INDEX, Card, design_of
+from domain.game.cards import HOUSE_INDEX, Card
 from domain.game.commands import PlayCard, SendMessage
-from domain.game.events import Event
+from domain.game.events import PRIVATE, WHOLE, Event
 from domain.game.legal import legal_actions
 from domain.game.setup import new_game
 from domain.game.state import GameState
 from domain.game.views import player_view, spectator_view
+from infra.codec import event_to_json
 from tests.builders import make_state, run
 from tests.jsonable import to_jsonable
 
@@ -19,7 +22,7 @@ def text(obj: object) -> str:
     return json.dumps(to_jsonable(obj))
 
 
-def cards_in(obj: object, cards: list[str]) -> set[str]:
+def cards_in(obj: object, cards: Iterable[str]) -> set[str]:
     """The cards of ``cards`` that appear (as whole ids) in ``obj``."""
     blob = text(obj)
     return {c for c in cards if f'"{c}"' in blob}
@@ -59,7 +62,10 @@ def test_r11_hands_are_listed_in_canonical_order_not_deal_order() -> None:
     state = game()
     for seat in range(4):
         hand = list(player_view(state, seat).hand)
-        keys = [(HOUSE_INDEX[design_of(c).house], design_of(c).value) for c in hand]
+        keys = []
+        for c in hand:
+            assert c.house is not None
+            keys.append((HOUSE_INDEX[c.house], c.value))
         assert keys == sorted(keys)
         assert sorted(hand) == sorted(state.seats[seat].hand)
 
@@ -106,7 +112,8 @@ def test_r11_spectator_view_has_no_face_down_card_and_no_message_text() -> None:
     assert "sleepy-5" in blob  # the face-up lead is public
 
 
-def test_r11_event_projections_never_give_a_spectator_more_than_public() -> None:
+def played_events() -> list[Event]:
+    """The events of a 3-seat game, from the deal through up to 60 actions."""
     setup = new_game(3, seed=5)
     state = setup.state
     events: list[Event] = list(setup.events)
@@ -116,6 +123,25 @@ def test_r11_event_projections_never_give_a_spectator_more_than_public() -> None
             break
         seat = state.pending.seat if state.pending else state.turn
         events += run(state, (seat, legal_actions(state, seat)[0]))
+    return events
+
+
+def test_r11_event_projections_never_give_a_spectator_more_than_public() -> None:
+    events = played_events()
+    assert {s for e in events for s in e.private_to()} == {0, 1, 2}
     for e in events:
-        assert e.for_seat(None) == e.public
-        assert e.for_seat(99) == e.public  # a seat with no projection gets public
+        public = e.seen_by(None)
+        assert type(public) is type(e)
+        for f in fields(public):  # no private or whole-event field is set
+            if f.metadata in (PRIVATE, WHOLE):
+                assert getattr(public, f.name) in (None, ()), (type(e).__name__, f.name)
+        for seat in range(3):  # a seat with no projection of its own gets public
+            if seat not in e.private_to():
+                assert e.seen_by(seat) == public
+                assert event_to_json(e.seen_by(seat)) == event_to_json(public)
+
+
+def test_r11_a_seat_outside_the_game_gets_the_public_projection() -> None:
+    for e in played_events():
+        for seat in (99, -1):  # a seat with no projection gets public
+            assert e.seen_by(seat) == e.seen_by(None), (type(e).__name__, seat)

@@ -2,25 +2,34 @@
 
 from __future__ import annotations
 
+import copy
+import json
+import pickle
 from collections import Counter
 
 import pytest
 
-from domain.game.boosters import BoosterPack, open_booster
+from domain.game.boosters import open_booster
 from domain.game.cards import (
+    ASSIGNMENT_CARDS,
+    DESIGN_CARDS,
     HOUSES,
     MESSENGER_RATS,
     PRIZE_CARDS,
     RAT_CARD,
+    THE_RAT,
+    Card,
+    CardKind,
     House,
     assignment_card,
     catalogue,
-    design_of,
-    is_numbered,
-    prize_house,
+    is_card,
+    prize_card,
     sorted_cards,
 )
 from domain.game.rng import Rng
+from infra.codec import pack_from_json, pack_to_json
+from tests.builders import cards
 
 
 def test_r1_1_seven_houses_in_canonical_order() -> None:
@@ -58,9 +67,9 @@ def test_r1_2_design_ids_are_house_dash_value_lower_case() -> None:
     assert "crazy-0" not in ids
     assert "crazy-33" not in ids
     assert all(i == i.lower() for i in ids)
-    d = design_of("sassy-31")
+    d = Card("sassy-31")
     assert (d.house, d.value, d.rare) == (House.SASSY, 31, True)
-    assert not design_of("sassy-29").rare
+    assert not Card("sassy-29").rare
 
 
 def test_r1_3_twenty_eight_house_cards_one_assignment_and_three_prizes_per_house() -> None:
@@ -68,10 +77,12 @@ def test_r1_3_twenty_eight_house_cards_one_assignment_and_three_prizes_per_house
     assert len(set(assignments)) == 7
     assert len(PRIZE_CARDS) == len(set(PRIZE_CARDS)) == 21
     assert len(set(assignments) | set(PRIZE_CARDS)) == 28
-    assert Counter(prize_house(p) for p in PRIZE_CARDS) == dict.fromkeys(HOUSES, 3)
+    assert Counter(p.house for p in PRIZE_CARDS) == dict.fromkeys(HOUSES, 3)
     assert "crazy-house" in assignments
     assert {"crazy-prize-1", "crazy-prize-2", "crazy-prize-3"} <= set(PRIZE_CARDS)
-    assert not any(is_numbered(c) for c in [*assignments, *PRIZE_CARDS, RAT_CARD])
+    assert not any(
+        Card(c).kind is CardKind.NUMBERED for c in [*assignments, *PRIZE_CARDS, RAT_CARD]
+    )
 
 
 def test_r1_4_one_rat_card_and_three_messenger_rats() -> None:
@@ -80,13 +91,15 @@ def test_r1_4_one_rat_card_and_three_messenger_rats() -> None:
 
 
 def test_r1_5_sealed_instance_ids_share_the_design() -> None:
-    assert is_numbered("crazy-7#2")
-    assert design_of("crazy-7#2") == design_of("crazy-7")
-    assert not is_numbered("crazy-33#1")
+    assert Card("crazy-7#2").kind is CardKind.NUMBERED
+    a, b = Card("crazy-7#2"), Card("crazy-7")
+    assert (a.design, a.house, a.value, a.rare) == (b.design, b.house, b.value, b.rare)
+    assert a.design == b.design == "crazy-7"
+    assert not is_card("crazy-33#1")
 
 
 def test_r11_card_listings_are_in_canonical_order() -> None:
-    assert sorted_cards(["sassy-1", "crazy-9", "crazy-10", "stinky-2"]) == [
+    assert sorted_cards(cards(["sassy-1", "crazy-9", "crazy-10", "stinky-2"])) == [
         "crazy-9",
         "crazy-10",
         "stinky-2",
@@ -99,8 +112,8 @@ def test_r1_6_booster_has_15_distinct_commons_2_distinct_rares_1_house(seed: int
     pack = open_booster(Rng(seed))
     assert len(pack.commons) == len(set(pack.commons)) == 15
     assert len(pack.rares) == len(set(pack.rares)) == 2
-    assert all(not design_of(c).rare for c in pack.commons)
-    assert all(design_of(r).rare for r in pack.rares)
+    assert all(not c.rare for c in pack.commons)
+    assert all(r.rare for r in pack.rares)
     assert pack.house in HOUSES
     assert pack.numbered == pack.commons + pack.rares
 
@@ -116,9 +129,198 @@ def test_r1_6_designs_repeat_across_packs_and_houses_vary() -> None:
 
 def test_r1_6_booster_round_trips_through_dict() -> None:
     pack = open_booster(Rng(3))
-    assert BoosterPack.from_dict(pack.to_dict()) == pack
+    back = pack_from_json(json.loads(json.dumps(pack_to_json(pack))))
+    assert back == pack
+    assert all(type(c) is Card for c in back.numbered)
 
 
 def test_r3_5_same_rng_state_opens_the_same_booster() -> None:
     assert open_booster(Rng(99)) == open_booster(Rng(99))
     assert open_booster(Rng(99)) != open_booster(Rng(100))
+
+
+# ------------------------------------------------- the Card value object (R1)
+def test_r1_2_r1_5_every_design_and_sealed_instance_parses_as_a_numbered_card() -> None:
+    for d in catalogue():
+        for card_id in (d.id, f"{d.id}#1", f"{d.id}#2", f"{d.id}#17"):
+            card = Card(card_id)
+            assert card == card_id
+            assert card.kind is CardKind.NUMBERED
+            assert card.numbered
+            assert (card.house, card.value, card.design, card.rare) == (
+                d.house,
+                d.value,
+                d.id,
+                d.rare,
+            )
+    assert tuple(d.id for d in catalogue()) == DESIGN_CARDS
+    assert all(type(c) is Card for c in DESIGN_CARDS)
+
+
+def test_r1_3_every_prize_and_assignment_card_parses_with_its_house() -> None:
+    for house in HOUSES:
+        for k in (1, 2, 3):
+            prize = Card(f"{house.value}-prize-{k}")
+            assert prize == prize_card(house, k)
+            assert (prize.kind, prize.house, prize.value, prize.design) == (
+                CardKind.PRIZE,
+                house,
+                0,
+                f"{house.value}-prize-{k}",
+            )
+            assert not prize.numbered and not prize.rare
+        assignment = Card(f"{house.value}-house")
+        assert assignment == assignment_card(house)
+        assert (assignment.kind, assignment.house, assignment.value, assignment.design) == (
+            CardKind.ASSIGNMENT,
+            house,
+            0,
+            f"{house.value}-house",
+        )
+        assert not assignment.numbered and not assignment.rare
+    assert tuple(assignment_card(h) for h in HOUSES) == ASSIGNMENT_CARDS
+    assert all(type(c) is Card for c in (*PRIZE_CARDS, *ASSIGNMENT_CARDS))
+
+
+def test_r1_4_the_rat_card_parses_without_a_house() -> None:
+    rat = Card(RAT_CARD)
+    assert rat == THE_RAT == "rat"
+    assert (rat.kind, rat.house, rat.value, rat.design) == (CardKind.RAT, None, 0, "rat")
+    assert not rat.numbered and not rat.rare
+
+
+@pytest.mark.parametrize(
+    "card_id",
+    [
+        "",
+        "crazy-0",  # R1.2: values are 1-32
+        "crazy-33",
+        "crazy-07",
+        "Crazy-7",
+        "crazy-7 ",
+        "crazy",
+        "crazy-7#0",  # R1.5: instances count from 1
+        "crazy-7#01",
+        "crazy-7#-1",
+        "crazy-7#x",
+        "crazy-7#",
+        "crazy-7#1#2",
+        "crazy-7#\u00b2",  # a digit, but not an ASCII one
+        "crazy-33#1",
+        "crazy-prize-0",  # R1.3: prizes 1-3
+        "crazy-prize-4",
+        "crazy-prize-1#1",  # only numbered cards have instances
+        "crazy-house#1",
+        "plain-house",
+        "rat#1",  # R1.4: one Rat card
+        "RAT",
+        "rats",
+    ],
+)
+def test_r1_an_id_that_names_no_card_is_refused(card_id: str) -> None:
+    with pytest.raises(ValueError):
+        Card(card_id)
+    assert not is_card(card_id)
+
+
+def test_r1_a_card_is_made_from_a_string_only() -> None:
+    for not_a_string in (7, None, b"crazy-7", ["crazy-7"]):
+        with pytest.raises(TypeError):
+            Card(not_a_string)  # type: ignore[arg-type]
+        assert not is_card(not_a_string)
+    assert is_card("crazy-7#2") and is_card(Card("rat"))
+
+
+def test_r1_a_card_is_immutable() -> None:
+    card = Card("crazy-7#2")
+    for name, value in (("house", House.SASSY), ("value", 8), ("design", "crazy-8")):
+        with pytest.raises(AttributeError):
+            setattr(card, name, value)
+    with pytest.raises(AttributeError):
+        card.kind = CardKind.PRIZE
+    with pytest.raises(AttributeError):
+        card.extra = 1
+    assert (card.kind, card.house, card.value, card.design) == (
+        CardKind.NUMBERED,
+        House.CRAZY,
+        7,
+        "crazy-7",
+    )
+    assert Card("crazy-7#2").house is House.CRAZY  # a new parse is unchanged too
+
+
+def test_r1_a_card_attribute_cannot_be_deleted() -> None:
+    card = Card("sassy-32#7")
+    try:
+        with pytest.raises(AttributeError):
+            del card.house
+    finally:  # cards are shared: repair the instance for the other tests
+        if not hasattr(card, "house"):
+            object.__setattr__(card, "house", House.SASSY)
+    assert card.house is House.SASSY
+
+
+def test_r1_a_card_reads_as_card_of_its_id() -> None:
+    assert repr(Card("crazy-7")) == "Card('crazy-7')"
+    assert repr(Card("crazy-7#2")) == "Card('crazy-7#2')"
+    assert repr(THE_RAT) == "Card('rat')"
+    assert repr([Card("sassy-prize-1")]) == "[Card('sassy-prize-1')]"
+    assert str(Card("crazy-7#2")) == f"{Card('crazy-7#2')}" == "crazy-7#2"
+    assert type(str(Card("crazy-7"))) is str
+    assert json.dumps([Card("crazy-7"), THE_RAT]) == '["crazy-7", "rat"]'
+
+
+def test_r1_a_card_equals_and_hashes_as_its_id() -> None:
+    card = Card("crazy-7#2")
+    assert card == "crazy-7#2" and "crazy-7#2" == card  # noqa: SIM300
+    assert hash(card) == hash("crazy-7#2")
+    assert card in {"crazy-7#2"} and "crazy-7#2" in {card}
+    by_id: dict[str, int] = {card: 1}
+    assert by_id["crazy-7#2"] == 1
+    assert card != "crazy-7" and card != Card("crazy-7") and card != Card("crazy-7#1")
+    assert Card("crazy-7") != "crazy-7#1"
+    assert Card(card) is card  # a Card is parsed once
+    assert Card("crazy-7#2") is card  # and interned
+    assert isinstance(card, str)
+
+
+def test_r1_copy_deepcopy_and_pickle_keep_a_card() -> None:
+    for card in (Card("crazy-7#2"), Card("sassy-31"), Card("needy-prize-3"), THE_RAT):
+        copies = [copy.copy(card), copy.deepcopy(card)]
+        copies += [
+            pickle.loads(pickle.dumps(card, protocol))
+            for protocol in range(pickle.HIGHEST_PROTOCOL + 1)
+        ]
+        in_list, in_tuple = copy.deepcopy((card, (card,)))
+        copies += [in_list, *in_tuple]
+        for c in copies:
+            assert type(c) is Card
+            assert c == card
+            assert (c.kind, c.house, c.value, c.design) == (
+                card.kind,
+                card.house,
+                card.value,
+                card.design,
+            )
+        held = copy.deepcopy({card: [card]})
+        ((key, [value]),) = held.items()
+        assert type(key) is Card and type(value) is Card
+
+
+def test_r1_1_r1_5_canonical_order_is_house_then_value_then_instance() -> None:
+    mixed = cards(
+        ["sassy-1", "crazy-7#2", "stinky-2", "crazy-10#1", "crazy-7#1", "crazy-9", "crazy-32"]
+    )
+    assert sorted_cards(mixed) == [
+        "crazy-7#1",
+        "crazy-7#2",
+        "crazy-9",
+        "crazy-10#1",
+        "crazy-32",
+        "stinky-2",
+        "sassy-1",
+    ]
+    assert sorted_cards(tuple(reversed(DESIGN_CARDS))) == list(DESIGN_CARDS)
+    order = [(HOUSES.index(c.house), c.value) for c in DESIGN_CARDS if c.house is not None]
+    assert order == sorted(order)
+    assert all(type(c) is Card for c in sorted_cards(mixed))

@@ -6,14 +6,15 @@ from collections import Counter
 
 import pytest
 
-from domain.game.cards import HOUSES, PRIZE_CARDS, RAT_CARD, assignment_card, prize_house
+from domain.game.cards import HOUSES, PRIZE_CARDS, RAT_CARD, assignment_card
 from domain.game.engine import to_act
 from domain.game.errors import BadInput
-from domain.game.events import EventType
+from domain.game.events import GameStarted, TrickStarted
 from domain.game.invariants import check
 from domain.game.legal import legal_actions
 from domain.game.setup import new_game
 from domain.game.state import Phase
+from infra.codec import event_to_json
 
 
 @pytest.mark.parametrize("rat", [0, 2, 4])
@@ -95,11 +96,12 @@ def test_r4_5_trick_1_the_rat_leads_after_the_prize_is_revealed() -> None:
     assert state.trick.leader == 3
     assert state.phase is Phase.LEAD
     assert to_act(state) == 3
-    assert [e.type for e in setup.events] == [EventType.GAME_STARTED, EventType.TRICK_STARTED]
-    started = setup.events[1].public
-    assert started["prize"] == state.trick.prize
-    assert started["trump"] == prize_house(state.trick.prize).value
-    assert started["leader"] == 3
+    assert [type(e) for e in setup.events] == [GameStarted, TrickStarted]
+    started = setup.events[1].seen_by(None)
+    assert isinstance(started, TrickStarted)
+    assert started.prize == state.trick.prize
+    assert started.trump is state.trick.prize.house
+    assert started.leader == 3
     for seat in (0, 1, 2, 4):  # only the Rat may play
         assert legal_actions(state, seat) == []
 
@@ -107,8 +109,14 @@ def test_r4_5_trick_1_the_rat_leads_after_the_prize_is_revealed() -> None:
 def test_r4_2_r11_game_started_shows_each_seat_only_its_own_hand() -> None:
     setup = new_game(3, seed=9)
     started = setup.events[0]
-    assert "hand" not in started.public
-    assert started.public["handSizes"] == [10, 10, 10]
+    assert isinstance(started, GameStarted)
+    public = started.seen_by(None)
+    assert public.hand is None and public.hands == ()
+    assert "hand" not in event_to_json(public)
+    assert public.hand_sizes == (10, 10, 10)
     for seat, s in enumerate(setup.state.seats):
-        assert Counter(started.for_seat(seat)["hand"]) == Counter(s.hand)
-    assert started.for_seat(None) == started.public
+        own = started.seen_by(seat)
+        assert own.hand is not None
+        assert Counter(own.hand) == Counter(s.hand)
+        assert own.hands == ()  # never another seat's hand
+        assert event_to_json(own) == {**event_to_json(public), "hand": list(own.hand)}

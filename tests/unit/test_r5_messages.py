@@ -6,11 +6,19 @@ import pytest
 
 from domain.game.cards import Card
 from domain.game.commands import DeclineMessage, DeliverMessage, PlayCard, SendMessage
-from domain.game.events import Event, EventType
+from domain.game.events import (
+    CardPlayed,
+    Event,
+    MessageDeclined,
+    MessageDelivered,
+    MessageExpired,
+    MessageSent,
+)
 from domain.game.legal import legal_actions
 from domain.game.messaging import message_targets
 from domain.game.state import GameState, MessageStatus
 from domain.game.views import player_view, spectator_view
+from infra.codec import event_to_json
 from tests.builders import make_state, of_type, one, refused, run
 
 RAT, A, B, C = 0, 1, 2, 3
@@ -31,8 +39,8 @@ def status(state: GameState, message_id: str) -> MessageStatus:
 
 
 def send(state: GameState, seat: int, to: int, text: str = SECRET) -> str:
-    event = one(run(state, (seat, SendMessage(to, text))), EventType.MESSAGE_SENT)
-    return str(event.public["id"])
+    event = one(run(state, (seat, SendMessage(to, text))), MessageSent)
+    return event.seen_by(None).id
 
 
 # ---------------------------------------------------------------- R5.1
@@ -87,7 +95,7 @@ def test_r5_2_the_rat_delivers_a_pending_message() -> None:
     mid = send(state, A, B)
     events = run(state, (RAT, DeliverMessage(mid)))
     assert status(state, mid) is MessageStatus.DELIVERED
-    assert one(events, EventType.MESSAGE_DELIVERED).public["to"] == B
+    assert one(events, MessageDelivered).seen_by(None).recipient == B
 
 
 def test_r5_2_the_rat_declines_a_pending_message() -> None:
@@ -95,7 +103,7 @@ def test_r5_2_the_rat_declines_a_pending_message() -> None:
     mid = send(state, A, B)
     events = run(state, (RAT, DeclineMessage(mid)))
     assert status(state, mid) is MessageStatus.DECLINED
-    assert one(events, EventType.MESSAGE_DECLINED).public["status"] == "declined"
+    assert one(events, MessageDeclined).seen_by(None).status is MessageStatus.DECLINED
     refused(state, RAT, DeliverMessage(mid), "ILLEGAL_ACTION")  # no longer pending
 
 
@@ -114,7 +122,7 @@ def test_r5_2_delivering_an_unknown_message_is_not_found() -> None:
 def test_r5_2_the_rats_own_message_is_delivered_at_once() -> None:
     state = table()
     events = run(state, (RAT, SendMessage(B, SECRET)))
-    assert [e.type for e in events] == [EventType.MESSAGE_SENT, EventType.MESSAGE_DELIVERED]
+    assert [type(e) for e in events] == [MessageSent, MessageDelivered]
     assert state.messages[0].status is MessageStatus.DELIVERED
 
 
@@ -163,9 +171,10 @@ def test_r5_3_pending_messages_expire_when_the_lead_card_is_played() -> None:
     m3 = send(state, B, C)
     run(state, (RAT, DeliverMessage(m3)))
     events = run(state, (RAT, PlayCard(Card("sleepy-1"))))
-    expired = of_type(events, EventType.MESSAGE_EXPIRED)
-    assert [(e.public["id"], e.public["from"]) for e in expired] == [(m1, A), (m2, C)]
-    assert events.index(expired[-1]) < events.index(one(events, EventType.CARD_PLAYED))
+    expired = of_type(events, MessageExpired)
+    public = [e.seen_by(None) for e in expired]
+    assert [(e.id, e.sender) for e in public] == [(m1, A), (m2, C)]
+    assert events.index(expired[-1]) < events.index(one(events, CardPlayed))
     assert status(state, m1) is status(state, m2) is MessageStatus.EXPIRED
     assert status(state, m3) is MessageStatus.DELIVERED
     assert legal_actions(state, RAT) == []  # nothing left to deliver
@@ -199,23 +208,29 @@ def test_r5_5_delivered_messages_do_not_count_as_pending() -> None:
 # ---------------------------------------------------------------- R5.4 privacy
 def texts_seen(event: Event) -> dict[object, bool]:
     """Which audience (seat or None for spectators) sees the text."""
-    return {who: "text" in event.for_seat(who) for who in (None, RAT, A, B, C)}
+    return {who: "text" in event_to_json(event.seen_by(who)) for who in (None, RAT, A, B, C)}
 
 
 def test_r5_4_sent_event_text_for_sender_and_rat_only() -> None:
     state = table()
-    sent = one(run(state, (A, SendMessage(B, SECRET))), EventType.MESSAGE_SENT)
+    sent = one(run(state, (A, SendMessage(B, SECRET))), MessageSent)
     assert texts_seen(sent) == {None: False, RAT: True, A: True, B: False, C: False}
-    assert sent.public == {"id": "m1", "trick": 1, "from": A, "to": B, "status": "pending"}
-    assert sent.for_seat(A)["text"] == SECRET
+    assert event_to_json(sent.seen_by(None)) == {
+        "id": "m1",
+        "trick": 1,
+        "from": A,
+        "to": B,
+        "status": "pending",
+    }
+    assert sent.seen_by(A).text == SECRET
 
 
 def test_r5_4_delivered_event_text_for_sender_recipient_and_rat() -> None:
     state = table()
     mid = send(state, A, B)
-    delivered = one(run(state, (RAT, DeliverMessage(mid))), EventType.MESSAGE_DELIVERED)
+    delivered = one(run(state, (RAT, DeliverMessage(mid))), MessageDelivered)
     assert texts_seen(delivered) == {None: False, RAT: True, A: True, B: True, C: False}
-    assert delivered.for_seat(B)["text"] == SECRET
+    assert delivered.seen_by(B).text == SECRET
 
 
 def test_r5_4_rats_own_message_text_for_rat_and_recipient_only() -> None:
@@ -231,8 +246,8 @@ def test_r5_4_declined_and_expired_events_carry_no_text() -> None:
     m1, _ = send(state, A, B), send(state, C, B)
     events = run(state, (RAT, DeclineMessage(m1)), (RAT, PlayCard(Card("sleepy-1"))))
     for e in [
-        *of_type(events, EventType.MESSAGE_DECLINED),
-        *of_type(events, EventType.MESSAGE_EXPIRED),
+        *of_type(events, MessageDeclined),
+        *of_type(events, MessageExpired),
     ]:
         assert not any(texts_seen(e).values())
 

@@ -6,12 +6,15 @@ on the follow rules alone.
 
 from __future__ import annotations
 
+import pytest
+
 from domain.game.cards import Card, House
 from domain.game.commands import DiscardAndPlay, Pass, PlayCard
 from domain.game.engine import to_act
-from domain.game.events import EventType
+from domain.game.events import CardPlayed, SeatSkipped, TrickWon
 from domain.game.legal import legal_actions
 from domain.game.views import spectator_view
+from infra.codec import event_to_json
 from tests.builders import make_state, of_type, one, refused, run
 
 
@@ -25,9 +28,11 @@ def test_r6_1_trump_is_the_house_of_the_prize_card() -> None:
 def test_r6_2_the_leader_may_lead_any_card_and_its_house_is_the_lead_suit() -> None:
     hand = ["curious-1", "crazy-9", "sassy-4"]
     state = make_state([hand, ["curious-2"], ["curious-3"]], prize="needy-prize-1")
-    assert sorted(legal_actions(state, 0), key=str) == sorted(map(PlayCard, hand), key=str)
+    assert sorted(legal_actions(state, 0), key=str) == sorted(
+        (PlayCard(Card(c)) for c in hand), key=str
+    )
     events = run(state, (0, PlayCard(Card("curious-1"))))
-    assert one(events, EventType.CARD_PLAYED).public["lead"] is True
+    assert one(events, CardPlayed).seen_by(None).lead is True
     trick = spectator_view(state).trick
     assert trick is not None
     assert trick.lead_suit is House.CURIOUS
@@ -88,9 +93,9 @@ def test_r6_3_the_others_play_once_each_clockwise_from_the_leader() -> None:
         (2, PlayCard(Card("curious-3"))),
         (0, PlayCard(Card("curious-1"))),
     )
-    assert [e.public["seat"] for e in of_type(events, EventType.CARD_PLAYED)] == [1, 2, 0]
-    won = one(events, EventType.TRICK_WON)
-    assert [p["seat"] for p in won.public["plays"]] == [1, 2, 0]
+    assert [e.seen_by(None).seat for e in of_type(events, CardPlayed)] == [1, 2, 0]
+    won = one(events, TrickWon)
+    assert [p.seat for p in won.seen_by(None).plays] == [1, 2, 0]
 
 
 def test_r6_4_a_seat_with_an_empty_hand_is_skipped() -> None:
@@ -98,19 +103,19 @@ def test_r6_4_a_seat_with_an_empty_hand_is_skipped() -> None:
         [["curious-1", "curious-9"], [], ["curious-3"], ["curious-4"]], prize="needy-prize-1"
     )
     events = run(state, (0, PlayCard(Card("curious-1"))))
-    skipped = one(events, EventType.SEAT_SKIPPED)
-    assert skipped.public == {"seat": 1, "trick": 1}
+    skipped = one(events, SeatSkipped)
+    assert event_to_json(skipped.seen_by(None)) == {"seat": 1, "trick": 1}
     assert to_act(state) == 2
     assert legal_actions(state, 1) == []
     events = run(state, (2, PlayCard(Card("curious-3"))), (3, PlayCard(Card("curious-4"))))
-    won = one(events, EventType.TRICK_WON)
-    assert [p["seat"] for p in won.public["plays"]] == [0, 2, 3]
+    won = one(events, TrickWon)
+    assert [p.seat for p in won.seen_by(None).plays] == [0, 2, 3]
 
 
 def test_r6_4_several_empty_hands_in_a_row_are_all_skipped() -> None:
     state = make_state([["curious-1", "curious-9"], [], [], ["curious-4"]], prize="needy-prize-1")
     events = run(state, (0, PlayCard(Card("curious-1"))))
-    assert [e.public["seat"] for e in of_type(events, EventType.SEAT_SKIPPED)] == [1, 2]
+    assert [e.seen_by(None).seat for e in of_type(events, SeatSkipped)] == [1, 2]
     assert to_act(state) == 3
 
 
@@ -134,7 +139,10 @@ def test_r6_5_only_a_card_the_seat_holds() -> None:
     err = refused(state, 0, PlayCard(Card("curious-2")), "ILLEGAL_ACTION")  # another seat's card
     assert "curious-2" not in err.message  # R11: an error names no hidden card
     refused(state, 0, PlayCard(Card("hungry-5")), "ILLEGAL_ACTION")  # in the Rat Deck
-    refused(state, 0, PlayCard(Card("no-such-card")), "ILLEGAL_ACTION")
+    refused(state, 0, PlayCard(Card("sassy-32")), "ILLEGAL_ACTION")  # in the box
+    with pytest.raises(ValueError):  # an id that names no card makes no Card (R1)
+        Card("no-such-card")
+    refused(state, 0, PlayCard("no-such-card"), "BAD_INPUT")  # type: ignore[arg-type]
 
 
 def test_r6_5_a_seat_out_of_range_is_bad_input() -> None:

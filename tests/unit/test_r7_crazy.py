@@ -5,13 +5,20 @@ from __future__ import annotations
 
 import pytest
 
-from domain.game.cards import Card
+from domain.game.cards import Card, House
 from domain.game.commands import PlayCard, PlaySecondCard
 from domain.game.engine import to_act
-from domain.game.events import EventType
+from domain.game.events import (
+    AbilityTriggered,
+    DecisionRequired,
+    SecondCardPlayed,
+    TrickPlay,
+    TrickWon,
+)
 from domain.game.legal import legal_actions
 from domain.game.options import AbilityTrigger
 from domain.game.state import DecisionKind
+from infra.codec import event_to_json
 from tests.builders import make_state, of_type, one, refused, run
 
 
@@ -20,9 +27,9 @@ def test_r7_1_crazy_lead_asks_its_player_for_a_second_card_any_card() -> None:
         [["crazy-10", "sassy-20", "needy-3"], ["crazy-2"], ["crazy-3"]], prize="stinky-prize-1"
     )
     events = run(state, (0, PlayCard(Card("crazy-10"))))
-    required = one(events, EventType.DECISION_REQUIRED)
-    assert required.public["kind"] == DecisionKind.CRAZY_SECOND_CARD.value
-    assert required.public["seat"] == 0
+    required = one(events, DecisionRequired)
+    assert required.seen_by(None).kind is DecisionKind.CRAZY_SECOND_CARD
+    assert required.seen_by(None).seat == 0
     # ignoring follow rules: not only Crazy cards
     assert legal_actions(state, 0) == [
         PlaySecondCard(Card("needy-3")),
@@ -41,14 +48,11 @@ def test_r7_1_the_play_is_worth_the_sum_of_both_cards() -> None:
         (1, PlayCard(Card("crazy-29"))),
         (2, PlayCard(Card("crazy-3"))),
     )
-    won = one(events, EventType.TRICK_WON)
-    assert won.public["plays"][0] == {
-        "seat": 0,
-        "card": "crazy-10",
-        "second": "sassy-20",
-        "value": 30,
-    }
-    assert won.public["winner"] == 0  # 30 beats crazy-29
+    won = one(events, TrickWon)
+    assert won.seen_by(None).plays[0] == TrickPlay(
+        seat=0, card=Card("crazy-10"), second=Card("sassy-20"), value=30
+    )
+    assert won.seen_by(None).winner == 0  # 30 beats crazy-29
 
 
 def test_r7_1_the_suit_stays_the_first_cards_a_trump_second_card_is_not_trump() -> None:
@@ -64,7 +68,7 @@ def test_r7_1_the_suit_stays_the_first_cards_a_trump_second_card_is_not_trump() 
         (1, PlayCard(Card("crazy-29"))),
         (2, PlayCard(Card("stinky-2"))),
     )
-    assert one(events, EventType.TRICK_WON).public["winner"] == 2
+    assert one(events, TrickWon).seen_by(None).winner == 2
 
 
 def test_r7_1_the_second_card_goes_to_the_bottom_of_the_rat_deck_not_to_the_winner() -> None:
@@ -108,7 +112,7 @@ def test_r7_1_the_second_card_triggers_nothing(mode: AbilityTrigger) -> None:
         trigger=mode,
     )
     events = run(state, (0, PlayCard(Card("crazy-10"))), (0, PlaySecondCard(Card("sassy-30"))))
-    assert len(of_type(events, EventType.ABILITY_TRIGGERED)) == 1
+    assert len(of_type(events, AbilityTriggered)) == 1
     assert state.trick is not None and not state.trick.sassy
     assert to_act(state) == 1
     assert legal_actions(state, 1) == [PlayCard(Card("crazy-2"))]
@@ -127,8 +131,8 @@ def test_r7_1_a_rare_crazy_second_card_asks_for_no_third_card() -> None:
 def test_r7_1_with_an_empty_hand_there_is_no_second_card() -> None:
     state = make_state([["crazy-10"], ["crazy-2"], ["crazy-3"]], prize="stinky-prize-1")
     events = run(state, (0, PlayCard(Card("crazy-10"))))
-    assert one(events, EventType.ABILITY_TRIGGERED).public["house"] == "crazy"
-    assert of_type(events, EventType.DECISION_REQUIRED) == []
+    assert one(events, AbilityTriggered).seen_by(None).house is House.CRAZY
+    assert of_type(events, DecisionRequired) == []
     assert state.pending is None
     assert to_act(state) == 1
 
@@ -139,14 +143,14 @@ def test_r7_1_a_rare_crazy_follow_asks_the_follower_for_a_second_card() -> None:
     assert state.pending is not None
     assert (state.pending.kind, state.pending.seat) == (DecisionKind.CRAZY_SECOND_CARD, 1)
     events = run(state, (1, PlaySecondCard(Card("needy-4"))), (2, PlayCard(Card("crazy-3"))))
-    assert one(events, EventType.TRICK_WON).public["plays"][1]["value"] == 34
+    assert one(events, TrickWon).seen_by(None).plays[1].value == 34
 
 
 def test_r7_1_a_face_up_second_card_is_public() -> None:
     state = make_state([["crazy-10", "sassy-20"], ["crazy-2"], ["crazy-3"]], prize="stinky-prize-1")
     run(state, (0, PlayCard(Card("crazy-10"))))
-    second = one(run(state, (0, PlaySecondCard(Card("sassy-20")))), EventType.SECOND_CARD_PLAYED)
-    assert second.public == {"seat": 0, "card": "sassy-20", "faceDown": False}
+    second = one(run(state, (0, PlaySecondCard(Card("sassy-20")))), SecondCardPlayed)
+    assert event_to_json(second.seen_by(None)) == {"seat": 0, "card": "sassy-20", "faceDown": False}
 
 
 def test_r7_1_the_second_card_must_come_from_the_hand() -> None:

@@ -8,11 +8,12 @@ from itertools import permutations
 from domain.game.cards import Card, sorted_cards
 from domain.game.commands import PlayCard, ReorderTop
 from domain.game.engine import to_act
-from domain.game.events import Event, EventType
+from domain.game.events import DecisionRequired, Event, TopReordered
 from domain.game.legal import legal_actions
 from domain.game.state import DecisionKind, GameState
 from domain.game.views import player_view, spectator_view
-from tests.builders import make_state, of_type, one, refused, run
+from infra.codec import event_to_json
+from tests.builders import cards, make_state, of_type, one, refused, run
 
 DECK = ["sassy-2", "crazy-10", "stinky-1", "crazy-9", "hungry-7"]
 
@@ -31,28 +32,28 @@ def test_r7_6_the_player_looks_at_the_top_3_cards() -> None:
     state, events = curious_lead(DECK)
     assert state.pending is not None
     assert (state.pending.kind, state.pending.seat) == (DecisionKind.CURIOUS_ORDER, 0)
-    required = one(events, EventType.DECISION_REQUIRED)
-    top = sorted_cards(DECK[:3])  # R11: the chooser sees the cards, not the deck's order
-    assert required.for_seat(0)["cards"] == top
+    required = one(events, DecisionRequired)
+    top = sorted_cards(cards(DECK[:3]))  # R11: the chooser sees the cards, not the deck's order
+    assert required.seen_by(0).cards == tuple(top)
     assert player_view(state, 0).decision_cards == tuple(top)
     assert legal_actions(state, 0) == [ReorderTop(p) for p in permutations(top)]
 
 
 def test_r7_6_r11_only_the_chooser_sees_those_cards() -> None:
     state, events = curious_lead(DECK)
-    required = one(events, EventType.DECISION_REQUIRED)
+    required = one(events, DecisionRequired)
     for viewer in (1, 2, None):
-        assert "cards" not in required.for_seat(viewer)
+        assert required.seen_by(viewer).cards is None
     assert player_view(state, 1).decision_cards == ()
     for view in (spectator_view(state), player_view(state, 2)):
         assert not any(card in repr(view) for card in DECK)
     reordered = one(
         run(state, (0, ReorderTop((Card("crazy-10"), Card("stinky-1"), Card("sassy-2"))))),
-        EventType.TOP_REORDERED,
+        TopReordered,
     )
-    assert reordered.public == {"seat": 0, "count": 3}
-    assert reordered.for_seat(0)["cards"] == ["crazy-10", "stinky-1", "sassy-2"]
-    assert "cards" not in reordered.for_seat(1)
+    assert event_to_json(reordered.seen_by(None)) == {"seat": 0, "count": 3}
+    assert reordered.seen_by(0).cards == ("crazy-10", "stinky-1", "sassy-2")
+    assert reordered.seen_by(1).cards is None
 
 
 def test_r7_6_the_cards_go_back_in_the_chosen_order_the_rest_untouched() -> None:
@@ -65,7 +66,7 @@ def test_r7_6_the_cards_go_back_in_the_chosen_order_the_rest_untouched() -> None
 
 def test_r7_6_the_same_order_may_be_kept() -> None:
     state, _ = curious_lead(DECK)
-    run(state, (0, ReorderTop(tuple(DECK[:3]))))
+    run(state, (0, ReorderTop(tuple(cards(DECK[:3])))))
     assert state.rat_deck == DECK
 
 
@@ -81,7 +82,7 @@ def test_r7_6_fewer_cards_if_the_rat_deck_holds_fewer() -> None:
 def test_r7_6_with_an_empty_rat_deck_nothing_happens() -> None:
     state, events = curious_lead([])
     assert state.pending is None
-    assert of_type(events, EventType.DECISION_REQUIRED) == []
+    assert of_type(events, DecisionRequired) == []
     assert to_act(state) == 1
 
 

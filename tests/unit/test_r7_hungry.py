@@ -6,10 +6,11 @@ from __future__ import annotations
 from domain.game.cards import Card
 from domain.game.commands import HungryDiscard, HungryTake, PlayCard
 from domain.game.engine import to_act
-from domain.game.events import EventType
+from domain.game.events import CardDiscarded, CardTaken, DecisionRequired
 from domain.game.legal import legal_actions
 from domain.game.state import DecisionKind, GameState
 from domain.game.views import player_view, spectator_view
+from infra.codec import event_to_json
 from tests.builders import make_state, of_type, one, refused, run
 
 DECK = ["sassy-2", "crazy-10", "stinky-1", "crazy-9"]
@@ -19,7 +20,7 @@ def hungry_lead(hand: list[str], deck: list[str]) -> GameState:
     state = make_state(
         [hand, ["hungry-2"], ["hungry-3"], ["hungry-4"]], prize="needy-prize-1", rat_deck=deck
     )
-    run(state, (0, PlayCard(hand[0])))
+    run(state, (0, PlayCard(Card(hand[0]))))
     return state
 
 
@@ -38,27 +39,31 @@ def test_r7_4_the_discard_goes_face_up_to_the_discard_pile() -> None:
     events = run(state, (0, HungryDiscard(Card("crazy-1"))))
     assert state.discard == ["crazy-1"]
     assert state.seats[0].hand == ["sassy-5"]
-    discarded = one(events, EventType.CARD_DISCARDED)
-    assert discarded.public == {"seat": 0, "card": "crazy-1", "reason": "hungry"}
+    discarded = one(events, CardDiscarded)
+    assert event_to_json(discarded.seen_by(None)) == {
+        "seat": 0,
+        "card": "crazy-1",
+        "reason": "hungry",
+    }
     assert spectator_view(state).discard == ("crazy-1",)
 
 
 def test_r7_4_then_the_player_sees_the_rat_deck_sorted_by_house_and_value() -> None:
     state = hungry_lead(["hungry-10", "crazy-1"], DECK)
     events = run(state, (0, HungryDiscard(Card("crazy-1"))))
-    required = one(events, EventType.DECISION_REQUIRED)
-    assert required.public["kind"] == DecisionKind.HUNGRY_TAKE.value
+    required = one(events, DecisionRequired)
+    assert required.seen_by(None).kind is DecisionKind.HUNGRY_TAKE
     listing = ["crazy-9", "crazy-10", "stinky-1", "sassy-2"]
-    assert required.for_seat(0)["cards"] == listing
+    assert required.seen_by(0).cards == tuple(listing)
     assert player_view(state, 0).decision_cards == tuple(listing)
-    assert legal_actions(state, 0) == [HungryTake(c) for c in listing]
+    assert legal_actions(state, 0) == [HungryTake(Card(c)) for c in listing]
 
 
 def test_r7_4_r11_only_the_chooser_sees_the_rat_deck_list() -> None:
     state = hungry_lead(["hungry-10", "crazy-1"], DECK)
-    required = one(run(state, (0, HungryDiscard(Card("crazy-1")))), EventType.DECISION_REQUIRED)
+    required = one(run(state, (0, HungryDiscard(Card("crazy-1")))), DecisionRequired)
     for viewer in (1, 2, 3, None):
-        assert "cards" not in required.for_seat(viewer)
+        assert required.seen_by(viewer).cards is None
     for seat in (1, 2, 3):
         assert player_view(state, seat).decision_cards == ()
     for view in (spectator_view(state), player_view(state, 1)):
@@ -70,10 +75,10 @@ def test_r7_4_take_any_card_the_rest_of_the_rat_deck_keeps_its_order() -> None:
     events = run(state, (0, HungryDiscard(Card("crazy-1"))), (0, HungryTake(Card("stinky-1"))))
     assert state.seats[0].hand == ["stinky-1"]
     assert state.rat_deck == ["sassy-2", "crazy-10", "crazy-9"]
-    taken = one(events, EventType.CARD_TAKEN)
-    assert taken.public == {"seat": 0, "ratDeckSize": 3}
-    assert taken.for_seat(0)["card"] == "stinky-1"
-    assert "card" not in taken.for_seat(1)
+    taken = one(events, CardTaken)
+    assert event_to_json(taken.seen_by(None)) == {"seat": 0, "ratDeckSize": 3}
+    assert taken.seen_by(0).card == "stinky-1"
+    assert taken.seen_by(1).card is None
     assert state.pending is None
     assert to_act(state) == 1
 
@@ -117,7 +122,7 @@ def test_r7_4_with_an_empty_rat_deck_nothing_happens() -> None:
 def test_r7_4_the_discarded_card_may_not_come_back_it_is_not_in_the_deck() -> None:
     state = hungry_lead(["hungry-10", "crazy-1"], ["sassy-2"])
     events = run(state, (0, HungryDiscard(Card("crazy-1"))))
-    assert one(events, EventType.DECISION_REQUIRED).for_seat(0)["cards"] == ["sassy-2"]
+    assert one(events, DecisionRequired).seen_by(0).cards == ("sassy-2",)
     events = run(state, (0, HungryTake(Card("sassy-2"))))
     assert state.rat_deck == []
-    assert of_type(events, EventType.DECISION_REQUIRED) == []
+    assert of_type(events, DecisionRequired) == []

@@ -5,17 +5,18 @@ from __future__ import annotations
 from domain.game.cards import Card
 from domain.game.commands import ChooseNeighbour, GiveCard, PlayCard
 from domain.game.engine import to_act
-from domain.game.events import EventType
+from domain.game.events import CardGiven, GiftReason, NeighbourChosen
 from domain.game.legal import legal_actions
 from domain.game.state import DecisionKind, GameState
 from domain.game.views import spectator_view
+from infra.codec import event_to_json
 from tests.builders import make_state, of_type, one, refused, run
 
 
 def needy_lead(hands: list[list[str]]) -> GameState:
     """Seat 0 leads ``hands[0][0]`` (Needy); in 4 seats its neighbours are 3 and 1."""
     state = make_state(hands, prize="sassy-prize-1")
-    run(state, (0, PlayCard(hands[0][0])))
+    run(state, (0, PlayCard(Card(hands[0][0]))))
     return state
 
 
@@ -34,7 +35,8 @@ def test_r7_5_the_player_chooses_one_of_the_two_neighbours() -> None:
 def test_r7_5_the_chosen_neighbour_gets_the_decision_and_chooses_the_card() -> None:
     state = needy_lead(FOUR)
     events = run(state, (0, ChooseNeighbour(1)))
-    assert one(events, EventType.NEIGHBOUR_CHOSEN).public == {"seat": 0, "neighbour": 1}
+    chosen = one(events, NeighbourChosen).seen_by(None)
+    assert event_to_json(chosen) == {"seat": 0, "neighbour": 1}
     assert state.pending is not None
     assert (state.pending.kind, state.pending.seat, state.pending.source) == (
         DecisionKind.NEEDY_GIFT,
@@ -72,11 +74,12 @@ def test_r7_5_the_neighbour_must_give_a_card_it_holds() -> None:
 def test_r7_5_r11_the_gift_is_seen_by_giver_and_receiver_only() -> None:
     state = needy_lead(FOUR)
     events = run(state, (0, ChooseNeighbour(1)), (1, GiveCard(Card("crazy-6"))))
-    given = one(events, EventType.CARD_GIVEN)
-    assert given.public == {"from": 1, "to": 0, "reason": "needy"}
-    assert given.for_seat(0)["card"] == given.for_seat(1)["card"] == "crazy-6"
+    given = one(events, CardGiven)
+    assert event_to_json(given.seen_by(None)) == {"from": 1, "to": 0, "reason": "needy"}
+    assert (given.giver, given.to, given.reason) == (1, 0, GiftReason.NEEDY)
+    assert given.seen_by(0).card == given.seen_by(1).card == "crazy-6"
     for viewer in (2, 3, None):
-        assert "card" not in given.for_seat(viewer)
+        assert given.seen_by(viewer).card is None
     assert "crazy-6" not in repr(spectator_view(state))
 
 
@@ -85,7 +88,7 @@ def test_r7_5_a_neighbour_with_no_cards_gives_nothing() -> None:
     assert legal_actions(state, 0) == [ChooseNeighbour(1), ChooseNeighbour(3)]
     events = run(state, (0, ChooseNeighbour(1)))
     assert state.pending is None
-    assert of_type(events, EventType.CARD_GIVEN) == []
+    assert of_type(events, CardGiven) == []
     assert state.seats[0].hand == []
     assert to_act(state) == 2  # seat 1 (empty) is skipped
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 from domain.game.cards import Card
 from domain.game.commands import DiscardAndPlay, Pass, PlayCard, PlaySecondCard
 from domain.game.engine import to_act
-from domain.game.events import EventType
+from domain.game.events import CardDiscarded, CardPlayed, Passed, TrickWon
 from domain.game.legal import legal_actions
 from domain.game.state import DecisionKind
 from domain.game.views import spectator_view
+from infra.codec import event_to_json
 from tests.builders import make_state, one, refused, run
 
 
@@ -70,12 +71,12 @@ def test_r7_7_discard_goes_face_up_then_any_card_is_played() -> None:
     )
     run(state, (0, PlayCard(Card("sassy-5"))))
     events = run(state, (1, DiscardAndPlay(Card("crazy-1"), Card("hungry-3"))))
-    assert one(events, EventType.CARD_DISCARDED).public == {
+    assert event_to_json(one(events, CardDiscarded).seen_by(None)) == {
         "seat": 1,
         "card": "crazy-1",
         "reason": "sassy",
     }
-    assert one(events, EventType.CARD_PLAYED).public["card"] == "hungry-3"
+    assert one(events, CardPlayed).seen_by(None).card == "hungry-3"
     assert state.discard == ["crazy-1"]
     assert spectator_view(state).discard == ("crazy-1",)
     assert state.seats[1].hand == ["hungry-2"]
@@ -97,7 +98,7 @@ def test_r7_7_sassy_discard_with_one_card_only_pass_is_legal() -> None:
     refused(state, 1, DiscardAndPlay(Card("crazy-1"), Card("crazy-1")), "ILLEGAL_ACTION")
     refused(state, 1, PlayCard(Card("crazy-1")), "ILLEGAL_ACTION")
     events = run(state, (1, Pass()))
-    assert one(events, EventType.PASSED).public == {"seat": 1, "trick": 1}
+    assert event_to_json(one(events, Passed).seen_by(None)) == {"seat": 1, "trick": 1}
     assert state.seats[1].hand == ["crazy-1"]  # a pass keeps the card
     assert to_act(state) == 2
 
@@ -105,17 +106,17 @@ def test_r7_7_sassy_discard_with_one_card_only_pass_is_legal() -> None:
 def test_r7_7_r8_1_a_pass_is_not_a_play() -> None:
     state = make_state([["sassy-5"], ["crazy-1"], ["sassy-3"]], prize="needy-prize-1", refill=False)
     events = run(state, (0, PlayCard(Card("sassy-5"))), (1, Pass()), (2, PlayCard(Card("sassy-3"))))
-    won = one(events, EventType.TRICK_WON)
-    assert [p["seat"] for p in won.public["plays"]] == [0, 2]
-    assert won.public["passes"] == [1]
-    assert won.public["winner"] == 0
+    won = one(events, TrickWon)
+    assert [p.seat for p in won.seen_by(None).plays] == [0, 2]
+    assert won.seen_by(None).passes == (1,)
+    assert won.seen_by(None).winner == 0
 
 
 def test_r7_7_r8_1_if_everybody_passes_the_leader_wins() -> None:
     state = make_state([["sassy-5"], ["crazy-1"], ["crazy-2"]], prize="needy-prize-1", refill=False)
     events = run(state, (0, PlayCard(Card("sassy-5"))), (1, Pass()), (2, Pass()))
-    won = one(events, EventType.TRICK_WON)
-    assert won.public["winner"] == 0
+    won = one(events, TrickWon)
+    assert won.seen_by(None).winner == 0
     assert state.seats[0].won == ["sassy-5"]
     assert state.seats[0].prizes == ["needy-prize-1"]
 
@@ -128,7 +129,7 @@ def test_r7_7_a_card_played_after_a_discard_can_win_as_trump() -> None:
         (1, DiscardAndPlay(Card("crazy-1"), Card("needy-2"))),
         (2, PlayCard(Card("sassy-30"))),
     )
-    assert one(events, EventType.TRICK_WON).public["winner"] == 1
+    assert one(events, TrickWon).seen_by(None).winner == 1
 
 
 def test_r7_7_r7_0_a_rare_played_after_a_discard_triggers() -> None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from domain.game.cards import Card
 from domain.game.commands import PlayCard
-from domain.game.events import EventType
+from domain.game.events import AbilityTriggered, CardPlayed, TrickWon
 from domain.game.legal import legal_actions
 from domain.game.state import GameState
 from domain.game.views import player_view, spectator_view
+from infra.codec import event_to_json
 from tests.builders import make_state, of_type, one, refused, run
 
 
@@ -30,8 +31,8 @@ def sleepy_lead() -> GameState:
 def test_r7_3_later_plays_are_face_down_the_lead_is_not() -> None:
     state = sleepy_lead()
     events = run(state, (1, PlayCard(Card("sleepy-20"))))
-    played = one(events, EventType.CARD_PLAYED)
-    assert played.public == {
+    played = one(events, CardPlayed)
+    assert event_to_json(played.seen_by(None)) == {
         "seat": 1,
         "trick": 1,
         "lead": False,
@@ -44,10 +45,10 @@ def test_r7_3_later_plays_are_face_down_the_lead_is_not() -> None:
 
 def test_r7_3_only_the_owner_sees_a_face_down_card_in_events() -> None:
     state = sleepy_lead()
-    played = one(run(state, (1, PlayCard(Card("sleepy-20")))), EventType.CARD_PLAYED)
-    assert played.for_seat(1)["card"] == "sleepy-20"
+    played = one(run(state, (1, PlayCard(Card("sleepy-20")))), CardPlayed)
+    assert played.seen_by(1).card == "sleepy-20"
     for viewer in (0, 2, 3, None):  # the Rat (seat 0) included
-        assert played.for_seat(viewer)["card"] is None
+        assert played.seen_by(viewer).card is None
 
 
 def test_r7_3_only_the_owner_sees_a_face_down_card_in_views() -> None:
@@ -78,7 +79,7 @@ def test_r7_3_a_face_down_card_triggers_nothing() -> None:
     events = run(state, (0, PlayCard(Card("sleepy-5"))), (1, PlayCard(Card("crazy-30"))))
     assert state.pending is None  # no Crazy second card
     events += run(state, (2, PlayCard(Card("sassy-31"))))
-    assert len(of_type(events, EventType.ABILITY_TRIGGERED)) == 1
+    assert len(of_type(events, AbilityTriggered)) == 1
 
 
 def test_r7_3_at_resolution_all_cards_are_revealed_and_compared_normally() -> None:
@@ -89,15 +90,16 @@ def test_r7_3_at_resolution_all_cards_are_revealed_and_compared_normally() -> No
         (2, PlayCard(Card("needy-2"))),  # a face-down trump
         (3, PlayCard(Card("sleepy-7"))),
     )
-    won = one(events, EventType.TRICK_WON)
-    assert won.for_seat(None) == won.public
-    assert [p["card"] for p in won.public["plays"]] == [
+    won = one(events, TrickWon)
+    assert won.private_to() == ()  # no seat has a projection of its own
+    assert won.seen_by(None) == won  # a spectator sees every card
+    assert [p.card for p in won.seen_by(None).plays] == [
         "sleepy-5",
         "sleepy-20",
         "needy-2",
         "sleepy-7",
     ]
-    assert won.public["winner"] == 2  # the trump wins
+    assert won.seen_by(None).winner == 2  # the trump wins
     assert sorted(state.seats[2].won) == ["needy-2", "sleepy-20", "sleepy-5", "sleepy-7"]
 
 
@@ -109,7 +111,7 @@ def test_r7_3_face_down_lead_suit_highest_wins_without_trump() -> None:
         (2, PlayCard(Card("crazy-8"))),
         (3, PlayCard(Card("sleepy-7"))),
     )
-    assert one(events, EventType.TRICK_WON).public["winner"] == 1
+    assert one(events, TrickWon).seen_by(None).winner == 1
 
 
 def test_r7_3_a_rare_sleepy_follow_turns_only_later_plays_face_down() -> None:
@@ -124,7 +126,7 @@ def test_r7_3_a_rare_sleepy_follow_turns_only_later_plays_face_down() -> None:
         (2, PlayCard(Card("crazy-6"))),
         (3, PlayCard(Card("crazy-7"))),
     )
-    assert [e.public["faceDown"] for e in of_type(events, EventType.CARD_PLAYED)] == [
+    assert [e.seen_by(None).face_down for e in of_type(events, CardPlayed)] == [
         False,
         False,
         True,
@@ -146,4 +148,4 @@ def test_r7_3_face_down_lasts_only_for_this_trick() -> None:
     assert state.turn == 1  # sleepy-20 won
     events = run(state, (1, PlayCard(Card("crazy-9"))))  # seat 1 has one card: no second card
     events += run(state, (2, PlayCard(Card("crazy-8"))))
-    assert [e.public["faceDown"] for e in of_type(events, EventType.CARD_PLAYED)] == [False, False]
+    assert [e.seen_by(None).face_down for e in of_type(events, CardPlayed)] == [False, False]

@@ -5,10 +5,11 @@ from __future__ import annotations
 from domain.game.cards import Card
 from domain.game.commands import Gift, GiveCards, PlayCard
 from domain.game.engine import to_act
-from domain.game.events import EventType
+from domain.game.events import CardGiven, DecisionRequired
 from domain.game.legal import legal_actions
 from domain.game.state import DecisionKind, GameState
 from domain.game.views import player_view, spectator_view
+from infra.codec import event_to_json
 from tests.builders import make_state, of_type, one, refused, run
 
 
@@ -17,7 +18,7 @@ def four_seats(leader_hand: list[str]) -> GameState:
     state = make_state(
         [leader_hand, ["stinky-2"], ["stinky-3"], ["stinky-4"]], prize="sassy-prize-1"
     )
-    run(state, (0, PlayCard(leader_hand[0])))
+    run(state, (0, PlayCard(Card(leader_hand[0]))))
     return state
 
 
@@ -116,15 +117,15 @@ def test_r7_2_in_a_3_seat_game_the_neighbours_are_the_two_others() -> None:
 def test_r7_2_r11_only_giver_and_receiver_see_which_card_moved() -> None:
     state = four_seats(["stinky-10", "crazy-1", "crazy-2"])
     events = run(state, (0, GiveCards((Gift(1, Card("crazy-1")), Gift(3, Card("crazy-2"))))))
-    gifts = of_type(events, EventType.CARD_GIVEN)
-    assert [g.public for g in gifts] == [
+    gifts = of_type(events, CardGiven)
+    assert [event_to_json(g.seen_by(None)) for g in gifts] == [
         {"from": 0, "to": 1, "reason": "stinky"},
         {"from": 0, "to": 3, "reason": "stinky"},
     ]
     to_1 = gifts[0]
-    assert to_1.for_seat(0)["card"] == to_1.for_seat(1)["card"] == "crazy-1"
+    assert to_1.seen_by(0).card == to_1.seen_by(1).card == "crazy-1"
     for viewer in (2, 3, None):
-        assert "card" not in to_1.for_seat(viewer)
+        assert to_1.seen_by(viewer).card is None
     assert "crazy-1" not in repr(spectator_view(state))
     assert "crazy-1" not in repr(player_view(state, 2))
     assert "crazy-1" in player_view(state, 1).hand
@@ -137,4 +138,4 @@ def test_r7_2_a_rare_stinky_follow_triggers_for_the_follower() -> None:
     events = run(state, (0, PlayCard(Card("stinky-1"))))
     assert state.pending is None  # the lead had no card left to give
     events = run(state, (1, PlayCard(Card("stinky-30"))))
-    assert one(events, EventType.DECISION_REQUIRED).public["seat"] == 1
+    assert one(events, DecisionRequired).seen_by(None).seat == 1

@@ -13,7 +13,7 @@ import pytest
 from domain.game.cards import Card
 from domain.game.commands import GiveCard, HungryDiscard, PlayCard, PlaySecondCard
 from domain.game.engine import to_act
-from domain.game.events import Event, EventType
+from domain.game.events import AbilityTriggered, CardPlayed, DecisionRequired, Event
 from domain.game.options import AbilityTrigger
 from domain.game.state import DecisionKind, GameState, Phase
 from tests.builders import make_state, of_type, refused, run
@@ -28,19 +28,17 @@ def sleepy_follow(follow: str, mode: AbilityTrigger) -> tuple[GameState, list[Ev
     state = make_state(
         [["curious-1"], [follow], ["curious-2"]], prize="crazy-prize-1", trigger=mode
     )
-    events = run(state, (0, PlayCard(Card("curious-1"))), (1, PlayCard(follow)))
+    events = run(state, (0, PlayCard(Card("curious-1"))), (1, PlayCard(Card(follow))))
     events += run(state, (2, PlayCard(Card("curious-2"))))
     return state, events
 
 
 def triggered(events: list[Event]) -> list[tuple[int, str]]:
-    return [
-        (e.public["seat"], e.public["card"]) for e in of_type(events, EventType.ABILITY_TRIGGERED)
-    ]
+    return [(e.seen_by(None).seat, e.seen_by(None).card) for e in of_type(events, AbilityTriggered)]
 
 
 def face_down(events: list[Event]) -> list[bool]:
-    return [e.public["faceDown"] for e in of_type(events, EventType.CARD_PLAYED)]
+    return [e.seen_by(None).face_down for e in of_type(events, CardPlayed)]
 
 
 @pytest.mark.parametrize("mode", list(AbilityTrigger))
@@ -95,7 +93,7 @@ def test_r7_0_a_face_down_card_never_triggers(mode: AbilityTrigger) -> None:
         (3, PlayCard(Card("crazy-3"))),
     )
     assert triggered(events) == [(0, "sleepy-1")]
-    assert of_type(events, EventType.DECISION_REQUIRED) == []
+    assert of_type(events, DecisionRequired) == []
     assert face_down(events) == [False, True, True, True]
 
 

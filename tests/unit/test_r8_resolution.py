@@ -9,9 +9,10 @@ from __future__ import annotations
 from domain.game.cards import Card
 from domain.game.commands import PlayCard, PlaySecondCard, SendMessage
 from domain.game.engine import to_act
-from domain.game.events import Event, EventType
+from domain.game.events import CardsDrawn, Event, TrickStarted, TrickWon
 from domain.game.options import Format
 from domain.game.state import Phase
+from infra.codec import event_to_json
 from tests.builders import make_state, of_type, one, run
 
 
@@ -20,8 +21,8 @@ def winner(
 ) -> int:
     """Seat 0 leads; every seat plays its first card; the winning seat."""
     state = make_state(hands, prize=prize, fmt=fmt)
-    events = run(state, *((s, PlayCard(h[0])) for s, h in enumerate(hands)))
-    return int(one(events, EventType.TRICK_WON).public["winner"])
+    events = run(state, *((s, PlayCard(Card(h[0]))) for s, h in enumerate(hands)))
+    return one(events, TrickWon).seen_by(None).winner
 
 
 # ---------------------------------------------------------------- R8.1
@@ -66,7 +67,7 @@ def test_r8_1_ties_earlier_play_wins_crazy_sum_against_a_single_card() -> None:
         (1, PlayCard(Card("crazy-15"))),
         (2, PlayCard(Card("crazy-2"))),
     )
-    assert one(events, EventType.TRICK_WON).public["winner"] == 0
+    assert one(events, TrickWon).seen_by(None).winner == 0
 
 
 def test_r8_1_ties_the_earlier_play_wins_even_when_the_leader_is_not_seat_0() -> None:
@@ -79,7 +80,7 @@ def test_r8_1_ties_the_earlier_play_wins_even_when_the_leader_is_not_seat_0() ->
         (0, PlayCard(Card("curious-9#2"))),
         (1, PlayCard(Card("curious-3#1"))),
     )
-    assert one(events, EventType.TRICK_WON).public["winner"] == 2
+    assert one(events, TrickWon).seen_by(None).winner == 2
 
 
 # ---------------------------------------------------------------- R8.2
@@ -96,13 +97,13 @@ def test_r8_2_the_winner_takes_every_played_card_and_the_prize() -> None:
     assert sorted(state.seats[1].won) == ["curious-20", "curious-5", "sassy-12"]
     assert state.seats[1].prizes == ["needy-prize-2"]
     assert state.seats[0].won == state.seats[2].won == []
-    won = one(events, EventType.TRICK_WON)
-    assert won.public["prize"] == "needy-prize-2"
-    assert won.public["winner"] == 1
+    won = one(events, TrickWon)
+    assert won.seen_by(None).prize == "needy-prize-2"
+    assert won.seen_by(None).winner == 1
 
 
 # ---------------------------------------------------------------- R8.3
-def refill_trick(refill: bool) -> tuple[list[list[str]], list[str], list[Event]]:
+def refill_trick(refill: bool) -> tuple[list[list[Card]], list[Card], list[Event]]:
     """Seat 2 wins with a trump; hands end at 8, 7, 8; the deck holds 6."""
     hands = [
         [f"sleepy-{v}" for v in range(1, 10)],
@@ -117,14 +118,18 @@ def refill_trick(refill: bool) -> tuple[list[list[str]], list[str], list[Event]]
         (1, PlayCard(Card("crazy-8"))),
         (2, PlayCard(Card("needy-9"))),
     )
-    assert one(events, EventType.TRICK_WON).public["winner"] == 2
+    assert one(events, TrickWon).seen_by(None).winner == 2
     return [s.hand for s in state.seats], state.rat_deck, events
 
 
 def test_r8_3_refill_from_the_winner_clockwise_to_10_while_the_deck_lasts() -> None:
     hands, deck, events = refill_trick(refill=True)
-    drawn = of_type(events, EventType.CARDS_DRAWN)
-    assert [(e.public["seat"], e.public["count"]) for e in drawn] == [(2, 2), (0, 2), (1, 2)]
+    drawn = of_type(events, CardsDrawn)
+    assert [(e.seen_by(None).seat, e.seen_by(None).count) for e in drawn] == [
+        (2, 2),
+        (0, 2),
+        (1, 2),
+    ]
     assert hands[2][-2:] == ["sassy-1", "sassy-2"]
     assert hands[0][-2:] == ["sassy-3", "sassy-4"]
     assert hands[1][-2:] == ["sassy-5", "sassy-6"]
@@ -134,16 +139,16 @@ def test_r8_3_refill_from_the_winner_clockwise_to_10_while_the_deck_lasts() -> N
 
 def test_r8_3_r11_drawn_cards_are_seen_by_the_drawer_only() -> None:
     _, _, events = refill_trick(refill=True)
-    first = of_type(events, EventType.CARDS_DRAWN)[0]
-    assert first.public == {"seat": 2, "count": 2, "ratDeckSize": 4}
-    assert first.for_seat(2)["cards"] == ["sassy-1", "sassy-2"]
+    first = of_type(events, CardsDrawn)[0]
+    assert event_to_json(first.seen_by(None)) == {"seat": 2, "count": 2, "ratDeckSize": 4}
+    assert first.seen_by(2).cards == ("sassy-1", "sassy-2")
     for viewer in (0, 1, None):
-        assert "cards" not in first.for_seat(viewer)
+        assert first.seen_by(viewer).cards is None
 
 
 def test_r8_3_refill_hands_false_draws_nothing() -> None:
     hands, deck, events = refill_trick(refill=False)
-    assert of_type(events, EventType.CARDS_DRAWN) == []
+    assert of_type(events, CardsDrawn) == []
     assert [len(h) for h in hands] == [8, 7, 8]
     assert len(deck) == 6
 
@@ -161,8 +166,8 @@ def test_r8_3_a_seat_holding_10_or_more_draws_nothing() -> None:
         (1, PlayCard(Card("hungry-1"))),
         (2, PlayCard(Card("sleepy-6"))),
     )
-    drawn = of_type(events, EventType.CARDS_DRAWN)
-    assert [(e.public["seat"], e.public["count"]) for e in drawn] == [(0, 2), (2, 2)]
+    drawn = of_type(events, CardsDrawn)
+    assert [(e.seen_by(None).seat, e.seen_by(None).count) for e in drawn] == [(0, 2), (2, 2)]
     assert len(state.seats[1].hand) == 11
 
 
@@ -179,15 +184,15 @@ def test_r8_4_the_winner_leads_the_next_trick_after_the_next_prize_is_revealed()
         (1, PlayCard(Card("curious-20"))),
         (2, PlayCard(Card("curious-12"))),
     )
-    started = one(events, EventType.TRICK_STARTED)
-    assert started.public == {
+    started = one(events, TrickStarted)
+    assert event_to_json(started.seen_by(None)) == {
         "trick": 2,
         "prize": "sassy-prize-3",
         "trump": "sassy",
         "leader": 1,
         "prizePoolSize": 1,
     }
-    assert events.index(started) > events.index(one(events, EventType.TRICK_WON))
+    assert events.index(started) > events.index(one(events, TrickWon))
     assert state.trick is not None
     assert (state.trick.number, state.trick.prize, state.trick.leader) == (2, "sassy-prize-3", 1)
     assert state.prize_pool == ["hungry-prize-1"]

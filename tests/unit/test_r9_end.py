@@ -23,7 +23,7 @@ from domain.game.commands import (
     SendMessage,
 )
 from domain.game.engine import to_act
-from domain.game.events import Event, EventType
+from domain.game.events import Event, GameEnded, TrickStarted
 from domain.game.legal import legal_actions
 from domain.game.messaging import message_targets
 from domain.game.state import GameState, Phase, Termination
@@ -35,7 +35,7 @@ SASSY_PRIZE = prize_card(HOUSES[6], 1)
 
 
 def play_out(state: GameState, plays: list[tuple[int, str]]) -> list[Event]:
-    return run(state, *((s, PlayCard(c)) for s, c in plays))
+    return run(state, *((s, PlayCard(Card(c))) for s, c in plays))
 
 
 def seventh_house_trick(prizes_of: int, won: list[list[str]]) -> tuple[GameState, list[Event]]:
@@ -65,9 +65,9 @@ def test_r9_2_rat_holds_all_7_houses_rat_wins_outright() -> None:
     assert state.outcome.winners == (0,)
     assert state.outcome.disqualified == ()
     assert state.outcome.scores[0] < state.outcome.scores[2]
-    ended = one(events, EventType.GAME_ENDED)
-    assert ended.public["termination"] == "rat_all_houses"
-    assert ended.public["winners"] == [0]
+    ended = one(events, GameEnded)
+    assert ended.seen_by(None).termination is Termination.RAT_ALL_HOUSES
+    assert ended.seen_by(None).winners == (0,)
 
 
 def test_r9_2_house_player_all_7_houses_loses_win_goes_to_best_other_score() -> None:
@@ -78,7 +78,7 @@ def test_r9_2_house_player_all_7_houses_loses_win_goes_to_best_other_score() -> 
     assert state.outcome.disqualified == (1,)
     assert max(state.outcome.scores) == state.outcome.scores[1]  # best score, yet out
     assert state.outcome.winners == (2,)
-    assert one(events, EventType.GAME_ENDED).public["disqualified"] == [1]
+    assert one(events, GameEnded).seen_by(None).disqualified == (1,)
 
 
 def test_r9_2_the_best_others_may_share_the_win() -> None:
@@ -113,7 +113,7 @@ def test_r9_1_the_game_ends_when_the_prize_pool_is_empty() -> None:
     assert state.outcome is not None
     assert state.outcome.termination is Termination.PRIZE_POOL_EMPTY
     assert state.outcome.winners == (1,)
-    assert of_type(events, EventType.TRICK_STARTED) == []
+    assert of_type(events, TrickStarted) == []
 
 
 def test_r9_2_equal_best_scores_share_the_win() -> None:
@@ -124,7 +124,7 @@ def test_r9_2_equal_best_scores_share_the_win() -> None:
     assert state.outcome is not None
     assert state.outcome.scores == (3, 3, 1)
     assert state.outcome.winners == (0, 1)
-    assert one(events, EventType.GAME_ENDED).public["winners"] == [0, 1]
+    assert one(events, GameEnded).seen_by(None).winners == (0, 1)
 
 
 def test_r9_1_the_game_ends_when_no_seat_holds_a_card() -> None:
