@@ -97,7 +97,7 @@ def create_app(settings: Settings | None = None, container: Container | None = N
         holder["c"] = c
         c.start()
         # What exists now lives as long as the process: keep it out of the
-        # collector's full passes, which otherwise stall requests for ~70 ms.
+        # collector's full passes, which otherwise stall requests.
         gc.collect()
         gc.freeze()
         try:

@@ -142,8 +142,8 @@ def serve(args: argparse.Namespace) -> int:
         access_log=False,  # api.middleware logs each request, without its query string
         # uvicorn's websockets-sansio, dropping clients that stop reading
         ws="api.ws_protocol:WebSocketProtocol",
-        # [decision] frames are small JSON events: per-message deflate costs
-        # ~10% CPU and ~40 KB of memory per subscription for little gain
+        # frames are small JSON events: per-message deflate costs CPU and memory
+        # per subscription for little gain (docs/decisions/0022)
         ws_per_message_deflate=False,
         ws_max_size=MAX_WS_MESSAGE_BYTES,  # a larger client message closes the socket (1009)
         # whose X-Forwarded-For gives the client IP (rate limits); None: uvicorn's default

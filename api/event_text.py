@@ -30,9 +30,7 @@ def describe(e: Event) -> str:
         )
         return f"Game started ({e.options.format.value}): {seats}"
     if isinstance(e, TrickStarted):
-        return (
-            f"\nTrick {e.trick}: prize {e.prize} (trump {e.trump.value}), seat {e.leader} leads"
-        )
+        return f"\nTrick {e.trick}: prize {e.prize} (trump {e.trump.value}), seat {e.leader} leads"
     if isinstance(e, CardPlayed):
         return f"  seat {e.seat} {'leads' if e.lead else 'plays'} {_card(e.card)}"
     if isinstance(e, SecondCardPlayed):

@@ -34,11 +34,10 @@ async def run_in_thread(fn: Callable[[], T]) -> T:
 
 
 async def run_inline(fn: Callable[[], T]) -> T:
-    """The transaction on the event loop's own thread. [decision] For the
-    embedded SQLite default in one process: writers serialise on the file
-    anyway, a transaction is ~0.3 ms of CPU with no network wait, and thread
-    hops plus SQLite's busy-wait retries cost more than they give (measured:
-    ~0.8 ms a move under 32 clients, and a long latency tail)."""
+    """The transaction on the event loop's own thread, for the embedded
+    SQLite default in one process: writers serialise on the file anyway and a
+    transaction never waits on a network, so thread hops and SQLite's
+    busy-wait retries cost more than they give (docs/decisions/0012)."""
     return fn()
 
 

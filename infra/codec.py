@@ -219,7 +219,9 @@ def cause_to_json(cause: Cause) -> Json:
     if isinstance(cause, SeatCommand):
         return {"seat": cause.seat, "command": command_to_dict(cause.command)}
     collections = cause.collections
-    return {"start": {"collections": None if collections is None else [list(c) for c in collections]}}
+    return {
+        "start": {"collections": None if collections is None else [list(c) for c in collections]}
+    }
 
 
 def cause_from_json(data: Mapping[str, Any]) -> Cause:

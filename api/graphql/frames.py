@@ -7,14 +7,14 @@ is most of the cost of a fan-out. An event view marked with its audience
 projection, and ``GameEvent`` has no resolver that reads the caller, so the
 result of a selection over it depends on the operation, the variables the
 selection uses, and that key alone. :class:`SharedFrames` keeps the last
-results by that key; other payloads, and results with errors, are executed
-as usual. The key never mixes audiences: a seat's frame is never served to
-another seat or to a spectator (tests/api/test_shared_frames.py).
+results by that key, in its schema's :class:`FrameCache`; other payloads,
+and results with errors, are executed as usual. The key never mixes
+audiences: a seat's frame is never served to another seat or to a spectator
+(tests/api/test_shared_frames.py).
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +33,7 @@ from graphql.pyutils import AwaitableOrValue
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
 from api.graphql.plain_selection import PlainSelection, plain_selection
+from infra.lru import LRU
 
 FRAMES_KEPT = 4096
 """Results kept: a move brings at most ~a dozen events per audience, read by
@@ -77,13 +78,15 @@ _Key = tuple[_Operation, tuple[tuple[str, str], ...], tuple[str, int]]
 
 
 class FrameCache:
-    """The last results by (operation, selection variables, frame key)."""
+    """One schema's last results by (operation, selection variables, frame key)."""
 
     def __init__(self, size: int = FRAMES_KEPT) -> None:
-        self._size = size
-        self._results: OrderedDict[_Key, ExecutionResult] = OrderedDict()
-        self._operations: dict[int, _Operation] = {}
-        self.hits = 0
+        self._results: LRU[_Key, ExecutionResult] = LRU(size)
+        self._operations: LRU[int, _Operation] = LRU(size)
+
+    @property
+    def hits(self) -> int:
+        return self._results.hits
 
     def operation(
         self,
@@ -95,9 +98,7 @@ class FrameCache:
         if known is None or known.node is not node:
             variables = _selection_variables(node, fragments)
             known = _Operation(node, variables, plain_selection(schema, node))
-            if len(self._operations) >= self._size:
-                self._operations.clear()
-            self._operations[id(node)] = known  # keeps the node, so the id stays its own
+            self._operations.put(id(node), known)  # keeps the node, so the id stays its own
         return known
 
     def key(self, operation: _Operation, variables: dict[str, Any], frame: tuple[str, int]) -> _Key:
@@ -105,27 +106,24 @@ class FrameCache:
         return operation, used, frame
 
     def get(self, key: _Key) -> ExecutionResult | None:
-        result = self._results.get(key)
-        if result is not None:
-            self.hits += 1
-        return result
+        return self._results.get(key)
 
     def put(self, key: _Key, result: ExecutionResult) -> None:
-        if result.errors:
-            return
-        self._results[key] = result
-        if len(self._results) > self._size:
-            self._results.popitem(last=False)
+        if not result.errors:
+            self._results.put(key, result)
 
 
-FRAMES = FrameCache()
+def shared_frames(frames: FrameCache) -> type[SharedFrames]:
+    """The execution context class of one schema, over that schema's frames."""
+    return type("SharedFrames", (SharedFrames,), {"frames": frames})
 
 
 class SharedFrames(StrawberryGraphQLCoreExecutionContext):
     """Executes a marked subscription event once per audience and selection:
-    the per-event executor of a frame already built just returns it."""
+    the per-event executor of a frame already built just returns it. A
+    schema uses a subclass bound to its own cache (:func:`shared_frames`)."""
 
-    frames: FrameCache = FRAMES
+    frames: FrameCache
 
     def build_per_event_executor(self, payload: Any) -> Any:
         frame = getattr(payload, "frame_key", None)

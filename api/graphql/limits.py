@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
@@ -12,6 +11,8 @@ from graphql import ASTValidationRule, DocumentNode, GraphQLError, GraphQLSchema
 from strawberry.extensions import ParserCache, SchemaExtension
 from strawberry.extensions.max_aliases import create_validator as alias_validator
 from strawberry.extensions.query_depth_limiter import create_validator as depth_validator
+
+from infra.lru import LRU
 
 MAX_DEPTH = 12
 MAX_ALIASES = 15
@@ -24,35 +25,25 @@ RULES: list[type[ASTValidationRule]] = [
 ]
 
 
-class _Validated:
-    """Validation results by document identity: the parser cache hands every
-    request of one query text the same document, and a schema's rules never
-    change, so (schema, document) is the key. Strawberry's ``ValidationCache``
-    keys on the documents' value instead, hashing every node of the tree on
-    every request (a move's document: ~40 nodes)."""
+class Validated:
+    """One schema's validation results by document identity: the parser cache
+    hands every request of one query text the same document, and a schema's
+    rules never change, so the document is the key. Strawberry's
+    ``ValidationCache`` keys on the document's value instead, hashing every
+    node of the tree on every request."""
 
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._results: OrderedDict[
-            tuple[int, int], tuple[GraphQLSchema, DocumentNode, list[GraphQLError]]
-        ] = OrderedDict()
+    def __init__(self, size: int = CACHE_SIZE) -> None:
+        self._results: LRU[int, tuple[DocumentNode, list[GraphQLError]]] = LRU(size)
 
     def errors(
         self, schema: GraphQLSchema, document: DocumentNode, rules: Any
     ) -> list[GraphQLError]:
-        key = (id(schema), id(document))
-        hit = self._results.get(key)
-        if hit is not None and hit[0] is schema and hit[1] is document:
-            self._results.move_to_end(key)
-            return hit[2]
+        hit = self._results.get(id(document))
+        if hit is not None and hit[0] is document:
+            return hit[1]
         errors = validate(schema, document, rules)
-        self._results[key] = (schema, document, errors)  # the refs keep the ids theirs
-        if len(self._results) > self._size:
-            self._results.popitem(last=False)
+        self._results.put(id(document), (document, errors))  # the ref keeps the id its own
         return errors
-
-
-VALIDATED = _Validated(CACHE_SIZE)
 
 
 class CodedParserCache(ParserCache):
@@ -62,6 +53,10 @@ class CodedParserCache(ParserCache):
     ``extensions.code``: raised from ``on_parse`` they would skip the error
     extensions, so a failed parse is left to Strawberry's own parse, which
     reports it as a request error."""
+
+    def __init__(self, validated: Validated, maxsize: int = CACHE_SIZE) -> None:
+        super().__init__(maxsize=maxsize)
+        self._validated = validated
 
     def on_operation(self) -> Iterator[None]:
         ctx = self.execution_context
@@ -80,12 +75,12 @@ class CodedParserCache(ParserCache):
     def on_validate(self) -> Iterator[None]:
         ctx = self.execution_context
         assert ctx.graphql_document is not None
-        ctx.pre_execution_errors = VALIDATED.errors(
+        ctx.pre_execution_errors = self._validated.errors(
             ctx.schema._schema, ctx.graphql_document, ctx.validation_rules
         )
         yield
 
 
 def extensions() -> list[Callable[[], SchemaExtension]]:
-    """Per-request factories over shared, prebuilt rules and module-level caches."""
-    return [partial(CodedParserCache, maxsize=CACHE_SIZE)]
+    """Per-request factories over prebuilt rules and one schema's caches."""
+    return [partial(CodedParserCache, Validated())]

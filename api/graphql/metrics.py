@@ -3,8 +3,8 @@
 :class:`GraphQLMetrics`, a schema extension, measures operations: latency,
 coded GraphQL errors, open subscriptions. :func:`count_results` counts what
 the root fields return (moves accepted, typed ``Refusal`` results) where the
-result unions are told apart, so that the other fields pay nothing: a
-``resolve`` hook would wrap every field and cost a large query about 10%.
+result unions are told apart, so that the other fields pay nothing (a
+``resolve`` hook would wrap every field of every query).
 """
 
 from __future__ import annotations

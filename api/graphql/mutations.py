@@ -26,8 +26,8 @@ from domain.game.commands import (
     PlayCard,
     SendMessage,
 )
-from domain.services import boosters, games, play, players, queries
 from domain.records import MutationResult
+from domain.services import boosters, games, play, players, queries
 from domain.services.transaction import Request
 
 

@@ -16,7 +16,7 @@ from strawberry.utils.await_maybe import await_maybe
 
 import api.graphql.types.enums  # noqa: F401  (registers the domain enums)
 from api.graphql.errors import ErrorCodes, log
-from api.graphql.frames import SharedFrames
+from api.graphql.frames import FrameCache, shared_frames
 from api.graphql.limits import extensions
 from api.graphql.metrics import count_results, metrics_extension
 from api.graphql.mutations import Mutation
@@ -70,7 +70,10 @@ class LeanRunner(SchemaExtensionsRunner):
 
 class GameSchema(strawberry.Schema):
     """Logs client errors briefly; unexpected ones are logged with their
-    traceback by :class:`ErrorCodes` when masked."""
+    traceback by :class:`ErrorCodes` when masked. ``frames``: this schema's
+    shared subscription frames (api/graphql/frames.py)."""
+
+    frames: FrameCache
 
     def create_extensions_runner(
         self, execution_context: ExecutionContext, extensions: list[SchemaExtension]
@@ -90,7 +93,7 @@ def build_schema(
     introspection: bool = True,
     metrics: Metrics | None = None,
     rate_limiter: RateLimiter | None = None,
-) -> strawberry.Schema:
+) -> GameSchema:
     exts: list[Callable[[], SchemaExtension]] = [*extensions(), ErrorCodes]
     if rate_limiter is not None:  # None when every limit is off: no cost at all
         exts.append(rate_limit_extension(rate_limiter))
@@ -98,13 +101,15 @@ def build_schema(
         exts.insert(0, metrics_extension(metrics))
     if not introspection:
         exts.append(DisableIntrospection)
+    frames = FrameCache()
     built = GameSchema(
         query=Query,
         mutation=Mutation,
         subscription=Subscription,
         extensions=exts,
-        execution_context_class=SharedFrames,
+        execution_context_class=shared_frames(frames),
     )
+    built.frames = frames
     if metrics is not None:
         count_results(built, metrics)
     return built

@@ -3,11 +3,11 @@
 A Core statement is compiled once per dialect, its bind processors looked up
 once (``TypeEngine.bind_processor``: UTC datetimes, JSON through the engine's
 serializer); a call only binds values and runs one ``execute`` or
-``executemany``. [decision] For the writes every move makes (the game's
-UPDATE, the events' INSERT) and the idempotency key's look-up: SQLAlchemy's
-per-statement work (compiled-cache lookup, execution context, result set-up,
-event dispatch) cost about 150 us of a ~900 us move on SQLite, as much as
-SQLite's own work, and the key's look-up ~50 us more.
+``executemany``. Used for the statements every move runs (the game's version
+read, its UPDATE, the events' INSERT, the idempotency key's look-up), where
+SQLAlchemy's per-statement work weighs as much as SQLite's own. It relies on
+SQLAlchemy internals: the one such exception in the server, with SQLAlchemy
+pinned to a minor release (docs/decisions/0016).
 
 On a failure, what the rest of the server relies on is kept: the driver's
 error is raised as SQLAlchemy's (``IntegrityError``, ``OperationalError``,

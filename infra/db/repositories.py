@@ -22,7 +22,6 @@ from domain.records import (
     GameRecord,
     GameStatus,
     IdempotencyRecord,
-    NewEvents,
     Page,
     Player,
 )
@@ -176,9 +175,7 @@ class SqlEventLog(_Repo):
         self._insert(game_events, [m.event_to_row(e) for e in events], what)
         self.appended.extend(events)
 
-    def read(
-        self, game_id: str, after_seq: int, limit: int, seat: int | None
-    ) -> list[LoggedEvent]:
+    def read(self, game_id: str, after_seq: int, limit: int, seat: int | None) -> list[LoggedEvent]:
         if limit < 0:
             raise ValueError("limit must not be negative")
         rows = self._c.execute(_EVENTS_AFTER, {"g": game_id, "after": after_seq, "n": limit})

@@ -167,9 +167,7 @@ def _trick(d: dict[str, Any] | None) -> Trick | None:
 def _decision(d: dict[str, Any] | None) -> Decision | None:
     if d is None:
         return None
-    return Decision(
-        DecisionKind(d["kind"]), _int(d["seat"]), _int(d["source"]), _cards(d["cards"])
-    )
+    return Decision(DecisionKind(d["kind"]), _int(d["seat"]), _int(d["source"]), _cards(d["cards"]))
 
 
 def _message(d: dict[str, Any]) -> Message:

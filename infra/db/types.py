@@ -11,10 +11,10 @@ from sqlalchemy.engine import Dialect
 
 
 def json_type(*, nullable: bool = False) -> sa.types.TypeEngine[Any]:
-    """JSON on both. [decision] Plain ``json`` on PostgreSQL, not ``jsonb``: the
-    server never looks inside these documents, and parsing a ~4 KB state into
-    jsonb on every move costs more than it gives. A nullable column stores
-    None as SQL NULL."""
+    """JSON on both. Plain ``json`` on PostgreSQL, not ``jsonb``: the server
+    never looks inside these documents, and parsing a state into jsonb on
+    every move costs more than it gives (docs/decisions/0015). A nullable
+    column stores None as SQL NULL."""
     return sa.JSON(none_as_null=nullable).with_variant(PG_JSON(none_as_null=nullable), "postgresql")
 
 

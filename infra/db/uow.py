@@ -1,8 +1,8 @@
 """The unit of work: one transaction over every repository.
 
-[decision] A Core ``Connection`` per unit of work rather than an ORM
-``Session``: nothing here needs an identity map, and the Session's bookkeeping
-cost about 0.1 ms per transaction (a sixth of the per-move budget on SQLite).
+A Core ``Connection`` per unit of work rather than an ORM ``Session``: nothing
+here needs an identity map or change tracking (docs/decisions/0014). After a
+commit, :meth:`SqlUnitOfWork.collect_new_events` hands out what it logged.
 """
 
 from __future__ import annotations

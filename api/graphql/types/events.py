@@ -8,7 +8,8 @@ import strawberry
 from strawberry.scalars import JSON
 
 from domain.log import LoggedEvent
-from domain.records import GameStatus, LobbyUpdate as DomainLobbyUpdate
+from domain.records import GameStatus
+from domain.records import LobbyUpdate as DomainLobbyUpdate
 from infra.codec import event_to_json
 
 
