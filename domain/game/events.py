@@ -112,6 +112,8 @@ class _MessageEvent(Event):
     readers: tuple[int, ...] = field(default=(), metadata=WHOLE)
 
     def seen_by(self, seat: int | None) -> Self:
+        if not self.readers:  # no text to hide, or already a projection
+            return self
         if seat in self.readers:
             return replace(self, readers=())
         return replace(self, text=None, readers=())

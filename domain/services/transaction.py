@@ -110,15 +110,16 @@ class Tx:
         return game
 
     def record(self, game: GameRecord, change: Change) -> MutationResult:
-        """Log ``change`` as the game's next version and store the game: a
-        new game is added, a loaded one saved if still at the version loaded.
-        The result shows the events as the caller sees them (R11)."""
+        """Log ``change`` as the game's next version and store the game (a
+        new game is added, a loaded one saved if still at the version loaded),
+        then its events, which refer to it. The result shows the events as
+        the caller sees them (R11)."""
         logged = game.record(change.events, change.cause, self.now())
-        self.uow.events.append(logged)
         if game.id in self._loaded:
             self.uow.games.save(game, self._loaded[game.id])
         else:
             self.uow.games.add(game)
+        self.uow.events.append(logged)
         seat = game.seat_of(None if self._req is None else self._req.player_id)
         return MutationResult(game.id, game.version, tuple(e.seen_by(seat) for e in logged))
 

@@ -115,19 +115,21 @@ class SqlGameRepository(_Repo):
         self.written.append(game)
 
     def get(self, game_id: str) -> GameRecord | None:
-        if self._cache is not None:
+        # a game this transaction wrote is not committed yet: never cached
+        cache = None if any(g.id == game_id for g in self.written) else self._cache
+        if cache is not None:
             found = _GAME_VERSION.first(self._c, {"id": game_id})
             if found is None:
                 return None
-            cached = self._cache.get(game_id, found["version"])
+            cached = cache.get(game_id, found["version"])
             if cached is not None:
                 return cached
         row = self._c.execute(_GAME_BY_ID, {"id": game_id}).first()
         if row is None:
             return None
         game = m.game_from_row(row._mapping)
-        if self._cache is not None:
-            self._cache.put(game.clone())  # committed; the caller changes its own
+        if cache is not None:
+            cache.put(game.clone())  # committed; the caller changes its own
         return game
 
     def save(self, game: GameRecord, expected_version: int) -> None:

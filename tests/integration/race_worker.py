@@ -8,11 +8,12 @@ import asyncio
 from collections import Counter
 
 from domain.errors import DomainError
+from domain.game.commands import Command
 from domain.game.engine import to_act
 from domain.game.legal import legal_actions
 from domain.services.deps import Deps
-from domain.services.mutation import Request
 from domain.services.play import act
+from domain.services.transaction import Request
 from infra.bus.memory import InProcessBus
 from infra.clock import SystemClock
 from infra.db.engine import make_engine
@@ -24,7 +25,7 @@ async def race(deps: Deps, game_id: str, players: list[str], moves: int) -> Coun
     outcomes: Counter[str] = Counter()
     for _ in range(moves):
 
-        def load() -> tuple[int, object] | None:
+        def load() -> tuple[int, Command] | None:
             with deps.uow() as uow:
                 game = uow.games.get(game_id)
                 assert game is not None and game.state is not None
@@ -38,7 +39,7 @@ async def race(deps: Deps, game_id: str, players: list[str], moves: int) -> Coun
             break
         seat, cmd = found
         try:
-            await act(deps, Request(players[seat], "act", {}), game_id, cmd)  # type: ignore[arg-type]
+            await act(deps, Request(players[seat], "act", {}), game_id, cmd)
             outcomes["ok"] += 1
         except DomainError as e:
             outcomes[e.code.value] += 1

@@ -7,17 +7,21 @@ from datetime import UTC, datetime, timedelta, timezone
 
 from domain.bots.strategy import Strategy
 from domain.game.boosters import BoosterPack
-from domain.game.cards import House
+from domain.game.cards import Card, House
+from domain.game.commands import PlayCard
+from domain.game.events import CardGiven, GiftReason, MessageSent
 from domain.game.options import AbilityTrigger, Format, GameOptions
 from domain.game.setup import new_game
+from domain.game.state import MessageStatus
+from domain.log import LoggedEvent, SeatCommand
 from domain.records import (
     BoosterRecord,
     GameRecord,
     GameStatus,
     IdempotencyRecord,
+    MutationResult,
     Occupant,
     Player,
-    StoredEvent,
 )
 
 T0 = datetime(2026, 11, 20, 12, 0, 0, 123456, tzinfo=UTC)
@@ -70,24 +74,29 @@ def started_game(host: str, at: datetime = T0) -> GameRecord:
     )
 
 
-def event(game_id: str, seq: int, at: datetime = T0) -> StoredEvent:
-    return StoredEvent(
-        game_id,
-        seq,
-        "CardPlayed",
-        {"seat": 1, "card": "sleepy-3", "nested": {"list": [1, 2.5, None, True]}, "txt": "é"},
-        {0: {"hand": ["a", "b"]}, 3: {"hand": []}},
-        at,
-        {"seat": 1, "command": {"kind": "PlayCard", "card": "sleepy-3"}} if seq % 2 else None,
-    )
+def event(game_id: str, seq: int, at: datetime = T0) -> LoggedEvent:
+    """A logged event with projections of their own for some seats: odd seqs
+    a card given from seat 1 to seat 2, with a cause; even seqs a message from
+    seat 0 to seat 3 (text beyond ASCII) that only they read, without one."""
+    if seq % 2:
+        gift = CardGiven(1, 2, GiftReason.STINKY, Card("sleepy-3"))
+        return LoggedEvent(game_id, seq, at, gift, SeatCommand(1, PlayCard(Card("stinky-7"))))
+    text = "Muffin ✨ «é» 猫"
+    message = MessageSent(f"m{seq}", 1, 0, 3, MessageStatus.PENDING, text, readers=(0, 3))
+    return LoggedEvent(game_id, seq, at, message)
+
+
+def as_seen(e: LoggedEvent, seat: int | None) -> LoggedEvent:
+    """What the log reads back of ``e`` for ``seat``: its projection, with its cause."""
+    return LoggedEvent(e.game_id, e.seq, e.at, e.event.seen_by(seat), e.cause)
 
 
 def idempotency(player_id: str, key: str = "key-1") -> IdempotencyRecord:
-    return IdempotencyRecord(player_id, key, "f" * 64, {"gameId": "g", "version": 2}, T0)
+    result = MutationResult("g", 2, (event("g", 2).seen_by(3),))
+    return IdempotencyRecord(player_id, key, "f" * 64, result, T0)
 
 
 def booster(player_id: str, game_id: str | None = None, at: datetime = T0) -> BoosterRecord:
-    pack = BoosterPack(
-        tuple(f"sleepy-{i}" for i in range(15)), ("crazy-1", "crazy-2"), House.HUNGRY
-    )
+    commons = tuple(Card(f"sleepy-{i}") for i in range(1, 16))
+    pack = BoosterPack(commons, (Card("crazy-30"), Card("crazy-31")), House.HUNGRY)
     return BoosterRecord(new_id(), player_id, pack, at, game_id)

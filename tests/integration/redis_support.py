@@ -12,15 +12,26 @@ import time
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from pathlib import Path
-from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis
 
-from domain.ports import Subscription, SubscriptionClosed
+from domain.ports import BusMessage, Resync, Subscription, SubscriptionClosed
+from domain.records import GameStatus, LobbyUpdate
 
-Message = dict[str, Any]
-RESYNC: Message = {"resync": True}
+Message = BusMessage | Resync
+"""What a subscription yields."""
+
+
+def note(tag: str, n: int = 0) -> LobbyUpdate:
+    """A bus message told apart by ``tag`` (its game id) and ``n`` (its version)."""
+    return LobbyUpdate(tag, GameStatus.LOBBY, 4, 0, n)
+
+
+def number(m: Message) -> int:
+    """The ``n`` of a :func:`note`."""
+    assert isinstance(m, LobbyUpdate), m
+    return m.version
 
 
 async def eventually(
@@ -146,14 +157,14 @@ class Collector:
             self.closed = e.reason
 
     @property
-    def data(self) -> list[Message]:
+    def data(self) -> list[BusMessage]:
         """The messages without the resync signals."""
-        return [m for m in self.messages if m != RESYNC]
+        return [m for m in self.messages if not isinstance(m, Resync)]
 
     def resyncs(self) -> int:
-        return sum(1 for m in self.messages if m == RESYNC)
+        return sum(1 for m in self.messages if isinstance(m, Resync))
 
-    async def wait_data(self, count: int, timeout: float = 5.0) -> list[Message]:
+    async def wait_data(self, count: int, timeout: float = 5.0) -> list[BusMessage]:
         try:
             await eventually(lambda: len(self.data) >= count, timeout, f"{count} message(s)")
         except AssertionError as e:

@@ -10,7 +10,7 @@ import pytest
 
 from infra.db.uow import SqlUnitOfWorkFactory
 from tests.integration import records as r
-from tests.integration.writers import EVENTS_PER_WRITE, hammer, hammer_in_process
+from tests.integration.writers import EVENTS_PER_WRITE, hammer, hammer_in_process, tick_of
 
 THREADS, PROCESSES, WRITES = 4, 2, 25
 
@@ -30,17 +30,17 @@ def game_id(uow: SqlUnitOfWorkFactory) -> str:
 def _check_log(uow: SqlUnitOfWorkFactory, game_id: str, committed: int) -> None:
     with uow() as u:
         game = u.games.get(game_id)
-        events = u.events.read(game_id, 0, 10 * committed * EVENTS_PER_WRITE)
+        events = u.events.read(game_id, 0, 10 * committed * EVENTS_PER_WRITE, None)
     assert game is not None
     assert game.version == committed
     assert game.last_seq == committed * EVENTS_PER_WRITE
     assert [e.seq for e in events] == list(range(1, game.last_seq + 1))
     # Each write's events are whole and carry the version that write made.
-    assert [e.public["v"] for e in events] == [
+    assert [tick_of(e)[1] for e in events] == [
         v for v in range(1, committed + 1) for _ in range(EVENTS_PER_WRITE)
     ]
     for i in range(0, len(events), EVENTS_PER_WRITE):
-        assert len({e.public["by"] for e in events[i : i + EVENTS_PER_WRITE]}) == 1
+        assert len({tick_of(e)[0] for e in events[i : i + EVENTS_PER_WRITE]}) == 1
 
 
 def test_threads(uow: SqlUnitOfWorkFactory, game_id: str, db_url: str) -> None:

@@ -105,13 +105,13 @@ def test_event_reads_are_ranged_and_ordered(uow: SqlUnitOfWorkFactory) -> None:
         u.events.append([r.event(a.id, s) for s in range(4, 11)])
         u.commit()
     with uow() as u:
-        assert [e.seq for e in u.events.read(a.id, 0, 100)] == list(range(1, 11))
-        assert [e.seq for e in u.events.read(a.id, 4, 3)] == [5, 6, 7]
-        assert [e.seq for e in u.events.read(a.id, 9, 3)] == [10]
-        assert u.events.read(a.id, 10, 3) == []
-        assert u.events.read(a.id, 0, 0) == []
-        assert u.events.read("nope", 0, 5) == []
-        assert {e.game_id for e in u.events.read(b.id, 0, 100)} == {b.id}
+        assert [e.seq for e in u.events.read(a.id, 0, 100, None)] == list(range(1, 11))
+        assert [e.seq for e in u.events.read(a.id, 4, 3, None)] == [5, 6, 7]
+        assert [e.seq for e in u.events.read(a.id, 9, 3, None)] == [10]
+        assert u.events.read(a.id, 10, 3, None) == []
+        assert u.events.read(a.id, 0, 0, None) == []
+        assert u.events.read("nope", 0, 5, None) == []
+        assert {e.game_id for e in u.events.read(b.id, 0, 100, None)} == {b.id}
 
 
 def test_stalled_bot_games_are_found_by_bot_turn_and_age(uow: SqlUnitOfWorkFactory) -> None:
@@ -123,8 +123,8 @@ def test_stalled_bot_games_are_found_by_bot_turn_and_age(uow: SqlUnitOfWorkFacto
     from domain.records import Occupant
 
     host = r.player()
-    bots = [Occupant(bot=Strategy.RANDOM)] * 4
-    people = [Occupant(player_id=host.id)] * 4
+    bots: list[Occupant | None] = [Occupant(bot=Strategy.RANDOM)] * 4
+    people: list[Occupant | None] = [Occupant(player_id=host.id)] * 4
     state = new_game(4, "stall", rat=0).state  # seat 0 leads trick 1
 
     def running(minute: int, seats: list[Occupant | None]) -> GameRecord:

@@ -11,14 +11,15 @@ from collections import Counter
 import pytest
 
 from domain.errors import DomainError, ErrorCode
+from domain.game.commands import Command
 from domain.game.engine import to_act
 from domain.game.legal import legal_actions
 from domain.replay import replay_state
 from domain.services.deps import Deps
 from domain.services.games import NewGame, create_game, join_game, start_game
-from domain.services.mutation import Request
 from domain.services.play import act
 from domain.services.players import create_player
+from domain.services.transaction import Request
 from infra.bus.memory import InProcessBus
 from infra.clock import SystemClock
 from infra.db.engine import make_engine
@@ -50,7 +51,7 @@ async def _four_people(deps: Deps) -> tuple[str, list[str]]:
 def _log_and_replay_agree(uow: SqlUnitOfWorkFactory, gid: str) -> int:
     with uow() as u:
         game = u.games.get(gid)
-        log = u.events.read(gid, 0, 1_000_000)
+        log = u.events.read(gid, 0, 1_000_000, None)
     assert game is not None and game.state is not None
     assert [e.seq for e in log] == list(range(1, game.last_seq + 1))
     replayed = replay_state(game, log)
@@ -66,7 +67,7 @@ async def test_many_tasks_racing_one_game_leave_a_gapless_log_that_replays(
     codes: Counter[str] = Counter()
     for _ in range(25):  # each round: every seat tries its first legal action at once
 
-        def options() -> list[tuple[str, object]]:
+        def options() -> list[tuple[str, Command]]:
             with uow() as u:
                 game = u.games.get(gid)
                 assert game is not None and game.state is not None
@@ -84,7 +85,7 @@ async def test_many_tasks_racing_one_game_leave_a_gapless_log_that_replays(
         if not attempts:
             break
         results = await asyncio.gather(
-            *(act(deps, Request(pid, "act", {}), gid, cmd) for pid, cmd in attempts),  # type: ignore[arg-type]
+            *(act(deps, Request(pid, "act", {}), gid, cmd) for pid, cmd in attempts),
             return_exceptions=True,
         )
         for r in results:
@@ -184,7 +185,7 @@ async def test_a_crash_between_append_and_save_leaves_neither(
         await act(crashing, Request(people[seat], "act", {}), gid, cmd)
     with uow() as u:
         after = u.games.get(gid)
-        log = u.events.read(gid, 0, 10_000)
+        log = u.events.read(gid, 0, 10_000, None)
     assert after is not None and after.version == before.version
     assert len(log) == before.last_seq
     await act(deps, Request(people[seat], "act", {}), gid, cmd)  # "restart" and continue

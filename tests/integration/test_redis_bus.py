@@ -25,23 +25,25 @@ import redis.asyncio as aioredis
 
 from domain.game.engine import to_act
 from domain.game.legal import legal_actions
-from domain.ports import SubscriptionClosed
+from domain.log import LoggedEvent
+from domain.ports import RESYNC, Resync, SubscriptionClosed
 from domain.services.deps import Deps
 from domain.services.games import NewGame, create_game, join_game, start_game
-from domain.services.mutation import Request
 from domain.services.play import act
 from domain.services.players import create_player
 from domain.services.queries import read_events
-from domain.services.results import EventView
-from domain.services.streams import game_events
+from domain.services.streams import Heard, game_events
+from domain.services.transaction import Request
+from infra import codec
 from infra.bus.redis import RedisBus
 from tests.fakes import FakeClock, FakeIds, FakeUnitOfWork, Store, run_inline
 from tests.integration.redis_support import (
-    RESYNC,
     Collector,
     Message,
     PrivateRedis,
     eventually,
+    note,
+    number,
     with_query,
 )
 
@@ -126,13 +128,13 @@ async def test_a_subscriber_gets_only_its_channel_in_publish_order(
         # Published right after subscribing: nothing may be missed.
         for i in range(30):
             await publisher.publish(
-                [(ch, {"ch": ch, "i": i}) for ch in [*audiences, "game:1:seat:2", "game:2:seat:0"]]
+                [(ch, note(ch, i)) for ch in [*audiences, "game:1:seat:2", "game:2:seat:0"]]
             )
-        await publisher.publish([(ch, {"ch": ch, "end": True}) for ch in audiences])
+        await publisher.publish([(ch, note(f"{ch}/end")) for ch in audiences])
         for ch, c in collectors.items():
             got = await c.wait_data(31)
-            assert got == [*({"ch": ch, "i": i} for i in range(30)), {"ch": ch, "end": True}]
-            assert all(m == RESYNC for m in c.messages if "ch" not in m)
+            assert got == [*(note(ch, i) for i in range(30)), note(f"{ch}/end")]
+            assert all(isinstance(m, Resync) for m in c.messages if m not in got)
         for c in collectors.values():
             await c.stop()
     assert subscriber.subscriber_count() == 0
@@ -165,10 +167,10 @@ async def test_one_pubsub_connection_and_reference_counted_channels(
 
         # every local subscriber of a channel gets its messages
         publisher = make_bus(redis_url)
-        await publisher.publish([(ch, {"n": i}) for i, ch in enumerate(channels)])
+        await publisher.publish([(ch, note("n", i)) for i, ch in enumerate(channels)])
         for i, ch in enumerate(channels):
             for c in collectors[ch]:
-                assert await c.wait_data(1) == [{"n": i}]
+                assert await c.wait_data(1) == [note("n", i)]
 
         # two of three leave: still subscribed; the last leaves: unsubscribed
         shared = channels[0]
@@ -183,13 +185,13 @@ async def test_one_pubsub_connection_and_reference_counted_channels(
         # leaving and coming back at once keeps the channel subscribed
         async with bus.subscribe(shared) as again:
             back = Collector(again)
-            await publisher.publish([(shared, {"back": 1})])
-            assert await back.wait_data(1) == [{"back": 1}]
+            await publisher.publish([(shared, note("back", 1))])
+            assert await back.wait_data(1) == [note("back", 1)]
             await back.stop()
         async with bus.subscribe(shared) as again:
             back = Collector(again)
-            await publisher.publish([(shared, {"back": 2})])
-            assert await back.wait_data(1) == [{"back": 2}]
+            await publisher.publish([(shared, note("back", 2))])
+            assert await back.wait_data(1) == [note("back", 2)]
             await back.stop()
         assert len(await _pubsub_clients(admin, name)) == 1
         for cs in collectors.values():
@@ -219,17 +221,17 @@ async def test_a_slow_subscriber_is_dropped_while_the_others_keep_receiving(
     async with bus.subscribe("game:1:public") as fast, bus.subscribe("game:1:public") as slow:
         reader = Collector(fast)
         for i in range(10):  # one at a time: the fast one is never behind
-            await publisher.publish([("game:1:public", {"i": i})])
+            await publisher.publish([("game:1:public", note("i", i))])
             await reader.wait_data(i + 1)
-        assert reader.data == [{"i": i} for i in range(10)]
+        assert reader.data == [note("i", i) for i in range(10)]
         with pytest.raises(SubscriptionClosed) as closed:
             await asyncio.wait_for(anext(aiter(slow)), 2)
         assert closed.value.reason.startswith("slow subscriber")
         assert "3 messages behind" in closed.value.reason
         assert bus.dropped == 1
         assert bus.subscriber_count("game:1:public") == 1
-        await publisher.publish([("game:1:public", {"i": 10})])
-        assert (await reader.wait_data(11))[-1] == {"i": 10}
+        await publisher.publish([("game:1:public", note("i", 10))])
+        assert (await reader.wait_data(11))[-1] == note("i", 10)
         assert reader.closed is None
         await reader.stop()
 
@@ -247,18 +249,18 @@ async def test_redis_going_away_outbox_reconnect_and_resync(
         remote = Collector(await stack.enter_async_context(sub.subscribe("c")))
         leaving = AsyncExitStack()
         await leaving.enter_async_context(sub.subscribe("gone"))
-        await pub.publish([("c", {"n": 1})])
-        await solo.publish([("c", {"n": 2})])
+        await pub.publish([("c", note("n", 1))])
+        await solo.publish([("c", note("n", 2))])
         for c in (local, remote):
-            assert await c.wait_data(2) == [{"n": 1}, {"n": 2}]
+            assert await c.wait_data(2) == [note("n", 1), note("n", 2)]
         resyncs = {id(c): c.resyncs() for c in (local, remote)}
 
         private_redis.stop()
         await eventually(lambda: not pub.connected and not sub.connected, 5, "the disconnect")
-        await pub.publish([("c", {"n": 3})])  # must not raise: kept in the outbox
-        await solo.publish([("c", {"n": 4})])
-        assert list(pub._outbox) == [(pub._prefix + "c", '{"n":3}')]
-        assert list(solo._outbox) == [(solo._prefix + "c", '{"n":4}')]
+        await pub.publish([("c", note("n", 3))])  # must not raise: kept in the outbox
+        await solo.publish([("c", note("n", 4))])
+        assert _outbox(pub) == [(pub._prefix + "c", note("n", 3))]
+        assert _outbox(solo) == [(solo._prefix + "c", note("n", 4))]
         assert pub.publish_failures >= 1 and solo.publish_failures >= 1
         assert pub.reconnects == sub.reconnects == 0
         # with Redis away, subscribing does not wait, and leaving is remembered
@@ -269,9 +271,9 @@ async def test_redis_going_away_outbox_reconnect_and_resync(
 
         private_redis.start()
         # the local subscriber of the publishing process: resync, then the outbox
-        await eventually(lambda: {"n": 3} in local.messages, 5, "the outboxed message")
-        after = local.messages[local.messages.index({"n": 2}) + 1 :]
-        assert after.index(RESYNC) < after.index({"n": 3})
+        await eventually(lambda: note("n", 3) in local.messages, 5, "the outboxed message")
+        after = local.messages[local.messages.index(note("n", 2)) + 1 :]
+        assert after.index(RESYNC) < after.index(note("n", 3))
         # the other process: a resync after the reconnect (it backfills from the log)
         await eventually(lambda: remote.resyncs() > resyncs[id(remote)], 5, "a resync")
         await eventually(lambda: not solo._outbox and not pub._outbox, 5, "the outboxes sent")
@@ -286,12 +288,12 @@ async def test_redis_going_away_outbox_reconnect_and_resync(
             await server.aclose()
 
         # live again, from every process
-        await solo.publish([("c", {"n": 5}), ("late", {"n": 5})])
-        await pub.publish([("c", {"n": 6})])
-        assert await late.wait_data(1) == [{"n": 5}]
+        await solo.publish([("c", note("n", 5)), ("late", note("n", 5))])
+        await pub.publish([("c", note("n", 6))])
+        assert await late.wait_data(1) == [note("n", 5)]
         for c in (local, remote):
-            await eventually(_has(c, {"n": 6}), 5, "live messages")
-            numbers = [m["n"] for m in c.data]
+            await eventually(_has(c, note("n", 6)), 5, "live messages")
+            numbers = [number(m) for m in c.data]
             assert len(numbers) == len(set(numbers)), numbers  # no duplicate
             # each publisher's messages in its order; another process may miss
             # an outboxed one (sent before it subscribed again): its resync covers it
@@ -299,9 +301,14 @@ async def test_redis_going_away_outbox_reconnect_and_resync(
                 seen = [n for n in numbers if n in (first, outboxed, last)]
                 assert seen in ([first, outboxed, last], [first, last]), numbers
         # the publishing process's own subscriber missed nothing it published
-        assert [m["n"] for m in local.data if m["n"] != 4] == [1, 2, 3, 5, 6]
+        assert [number(m) for m in local.data if number(m) != 4] == [1, 2, 3, 5, 6]
         for c in (local, remote, late):
             await c.stop()
+
+
+def _outbox(bus: RedisBus) -> list[tuple[str, Message]]:
+    """What waits in a bus's outbox, decoded."""
+    return [(ch, codec.message_from_json(json.loads(data))) for ch, data in bus._outbox]
 
 
 def _has(c: Collector, message: Message) -> Callable[[], bool]:
@@ -349,14 +356,14 @@ async def _play(deps: Deps, store: Store, gid: str, ids: list[str], moves: int) 
 class StreamReader:
     """Consumes a game stream in the background."""
 
-    def __init__(self, stream: AsyncIterator[EventView]) -> None:
-        self.events: list[EventView] = []
+    def __init__(self, stream: AsyncIterator[Heard]) -> None:
+        self.events: list[LoggedEvent] = []
         self._stream = stream
         self._task = asyncio.get_running_loop().create_task(self._read())
 
     async def _read(self) -> None:
         with suppress(SubscriptionClosed):  # the bus closed at the end of a failed test
-            async for e in self._stream:
+            async for _audience, e in self._stream:
                 self.events.append(e)
 
     def upto(self, seq: int) -> Callable[[], bool]:
@@ -368,8 +375,8 @@ class StreamReader:
             await self._task
 
 
-async def _whole_log(deps: Deps, gid: str, player: str | None) -> list[EventView]:
-    out: list[EventView] = []
+async def _whole_log(deps: Deps, gid: str, player: str | None) -> list[LoggedEvent]:
+    out: list[LoggedEvent] = []
     while True:
         page, more = await read_events(deps, gid, player, out[-1].seq if out else 0, 100)
         out += page
@@ -377,8 +384,9 @@ async def _whole_log(deps: Deps, gid: str, player: str | None) -> list[EventView
             return out
 
 
-def _normal(events: list[EventView]) -> list[Message]:
-    return [json.loads(json.dumps(e.to_message())) for e in events]
+def _normal(events: list[LoggedEvent]) -> list[dict[str, Any]]:
+    """The events as a client gets them (JSON)."""
+    return [json.loads(json.dumps(codec.logged_to_json(e))) for e in events]
 
 
 async def test_game_streams_lose_nothing_across_a_redis_restart(
@@ -440,7 +448,7 @@ async def test_aclose_closes_local_subscriptions_and_releases_the_connection(
 ) -> None:
     name = f"mmk-test-{uuid.uuid4().hex[:12]}"
     bus = make_bus(with_query(redis_url, client_name=name))  # closed again at the end
-    await bus.publish([("warm-up", {"n": 0})])  # a publishing connection too
+    await bus.publish([("warm-up", note("n", 0))])  # a publishing connection too
     async with AsyncExitStack() as stack:
         subs = [await stack.enter_async_context(bus.subscribe(ch)) for ch in ("a", "a", "b")]
         await eventually(lambda: _one_client_with(admin, name, subs=2), 5, "subscribed")
@@ -479,8 +487,8 @@ async def test_channels_first_wanted_while_the_bus_connects_are_subscribed_too(
         collectors = await asyncio.gather(*(enter(ch, i * 0.0005) for i, ch in enumerate(channels)))
         counts = await _numsub(admin, [prefix + ch for ch in channels])
         assert set(counts.values()) == {1}, counts
-        await publisher.publish([(ch, {"ch": ch}) for ch in channels])
+        await publisher.publish([(ch, note(ch)) for ch in channels])
         for ch, c in zip(channels, collectors, strict=True):
-            assert await c.wait_data(1) == [{"ch": ch}]
+            assert await c.wait_data(1) == [note(ch)]
         for c in collectors:
             await c.stop()

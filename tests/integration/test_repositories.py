@@ -2,18 +2,38 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
 
+from domain.game.cards import Card, House
+from domain.game.commands import Gift, GiveCards, PlayCard, ReorderTop, SendMessage
+from domain.game.events import (
+    CardGiven,
+    CardPlayed,
+    DealtSeat,
+    GameStarted,
+    GiftReason,
+    MessageSent,
+    TrickPlay,
+    TrickWon,
+)
+from domain.game.state import MessageStatus
+from domain.log import GameStart, SeatCommand
 from domain.ports import WriteConflict
 from domain.records import GameRecord, GameStatus, Player
+from infra import codec
 from infra.db.mappers import CorruptRow
 from infra.db.state_codec import encode
-from infra.db.tables import games
+from infra.db.tables import game_events, games
 from infra.db.uow import SqlUnitOfWorkFactory
 from tests.integration import records as r
+
+GOLDEN = sorted((Path(__file__).parent.parent / "golden").glob("*.jsonl"))
 
 
 def _with_player(uow: SqlUnitOfWorkFactory) -> Player:
@@ -136,6 +156,8 @@ def test_naive_datetimes_are_refused(uow: SqlUnitOfWorkFactory) -> None:
 
 
 def test_event_round_trip(uow: SqlUnitOfWorkFactory) -> None:
+    """Each audience reads back its own projection of each event, with the
+    cause (R11): seats 0 and 3 read the message, seats 1 and 2 the card."""
     host = _with_player(uow)
     game = r.lobby_game(host.id)
     _store_game(uow, game)
@@ -145,8 +167,16 @@ def test_event_round_trip(uow: SqlUnitOfWorkFactory) -> None:
         u.events.append([])
         u.commit()
     with uow() as u:
-        assert u.events.read(game.id, 0, 10) == events
-        assert u.events.read(game.id, 0, 10)[0].private[3] == {"hand": []}
+        for seat in (None, 0, 1, 2, 3):
+            assert u.events.read(game.id, 0, 10, seat) == [r.as_seen(e, seat) for e in events]
+        message = u.events.read(game.id, 1, 1, 3)[0].event
+        assert isinstance(message, MessageSent) and message.text == "Muffin ✨ «é» 猫"
+        hidden = u.events.read(game.id, 1, 1, 1)[0].event
+        assert isinstance(hidden, MessageSent) and hidden.text is None
+        gift = u.events.read(game.id, 0, 1, None)[0]
+        assert isinstance(gift.event, CardGiven) and gift.event.card is None
+        assert gift.cause == SeatCommand(1, PlayCard(Card("stinky-7")))
+        assert gift.at.tzinfo is UTC
 
 
 def test_duplicate_seq_conflicts(uow: SqlUnitOfWorkFactory) -> None:
@@ -161,7 +191,7 @@ def test_duplicate_seq_conflicts(uow: SqlUnitOfWorkFactory) -> None:
     with uow() as u, pytest.raises(WriteConflict):
         u.events.append([r.event(game.id, 3), r.event(game.id, 3)])
     with uow() as u:
-        assert [e.seq for e in u.events.read(game.id, 0, 10)] == [1, 2]
+        assert [e.seq for e in u.events.read(game.id, 0, 10, None)] == [1, 2]
 
 
 def test_idempotency_round_trip_and_duplicate(uow: SqlUnitOfWorkFactory) -> None:
@@ -191,3 +221,193 @@ def test_booster_round_trip(uow: SqlUnitOfWorkFactory) -> None:
     with uow() as u:
         assert u.boosters.of_player(p.id) == [first, second]
         assert u.boosters.of_player("nobody") == []
+
+
+# ---------------------------------------------------------------- the old shape
+# Rows of a 3-seat Singleton game as the code before the typed events wrote
+# them (tests/golden/singleton-3-seats.jsonl): each audience's JSON, private
+# projections under string seat keys, and the cause as a plain dict.
+_STARTED = {
+    "handSizes": [10, 10, 10],
+    "options": {"abilityTrigger": "lead_and_rare", "format": "singleton", "refillHands": True},
+    "prizePoolSize": 20,
+    "rat": 0,
+    "ratDeckSize": 194,
+    "seats": [
+        {"house": None, "rat": True, "seat": 0},
+        {"house": "curious", "rat": False, "seat": 1},
+        {"house": "crazy", "rat": False, "seat": 2},
+    ],
+}
+_HANDS = [
+    "crazy-7 crazy-26 stinky-5 stinky-29 stinky-32 sleepy-14 hungry-14 needy-10 needy-30 sassy-1",
+    "crazy-12 crazy-15 stinky-24 sleepy-7 sleepy-22 sleepy-31 hungry-8 hungry-17 curious-11 "
+    "curious-12",
+    "crazy-6 crazy-20 stinky-4 stinky-9 sleepy-10 hungry-10 curious-17 curious-22 curious-28 "
+    "sassy-6",
+]
+_TEXT = "#1 trick 1: seat 0 to seat 2, héllo"
+_MESSAGE = {"from": 0, "id": "m1", "status": "pending", "to": 2, "trick": 1}
+_GIFT = {"from": 0, "reason": "stinky", "to": 1}
+_FACE_DOWN = {"faceDown": True, "lead": False, "seat": 0, "trick": 5}
+_TRICK_WON = {
+    "passes": [],
+    "plays": [
+        {"card": "stinky-32", "seat": 0, "second": None, "value": 32},
+        {"card": "stinky-5", "seat": 1, "second": None, "value": 5},
+        {"card": "stinky-4", "seat": 2, "second": None, "value": 4},
+    ],
+    "prize": "curious-prize-1",
+    "scores": [3, 0, 0],
+    "trick": 1,
+    "winner": 0,
+}
+OLD_ROWS: list[dict[str, Any]] = [
+    {
+        "type": "GameStarted",
+        "public": _STARTED,
+        "private": {str(s): _STARTED | {"hand": _HANDS[s].split()} for s in range(3)},
+        "cause": {"start": {"collections": None}},
+    },
+    {
+        "type": "TrickStarted",
+        "public": {
+            "leader": 0,
+            "prize": "curious-prize-1",
+            "prizePoolSize": 20,
+            "trick": 1,
+            "trump": "curious",
+        },
+        "private": {},
+        "cause": None,
+    },
+    {
+        "type": "MessageSent",
+        "public": _MESSAGE,
+        "private": {"0": _MESSAGE | {"text": _TEXT}},
+        "cause": {"seat": 0, "command": {"kind": "SendMessage", "to": 2, "text": _TEXT}},
+    },
+    {
+        "type": "CardGiven",
+        "public": _GIFT,
+        "private": {"0": _GIFT | {"card": "stinky-5"}, "1": _GIFT | {"card": "stinky-5"}},
+        "cause": {
+            "seat": 0,
+            "command": {
+                "kind": "GiveCards",
+                "gifts": [{"to": 1, "card": "stinky-5"}, {"to": 2, "card": "sassy-1"}],
+            },
+        },
+    },
+    {"type": "TrickWon", "public": _TRICK_WON, "private": {}, "cause": None},
+    {
+        "type": "CardPlayed",
+        "public": _FACE_DOWN | {"card": None},
+        "private": {"0": _FACE_DOWN | {"card": "sleepy-19"}},
+        "cause": {"seat": 0, "command": {"kind": "PlayCard", "card": "sleepy-19"}},
+    },
+    {
+        "type": "TopReordered",
+        "public": {"count": 3, "seat": 0},
+        "private": {"0": {"cards": ["stinky-20", "sleepy-4", "hungry-19"], "count": 3, "seat": 0}},
+        "cause": {
+            "seat": 0,
+            "command": {"kind": "ReorderTop", "cards": ["stinky-20", "sleepy-4", "hungry-19"]},
+        },
+    },
+]
+
+
+def _insert_old_rows(uow: SqlUnitOfWorkFactory, game_id: str, rows: list[dict[str, Any]]) -> None:
+    """Written straight into the table, as the old code's mapper wrote them."""
+    stored = [
+        row | {"game_id": game_id, "seq": seq, "created_at": r.T0}
+        for seq, row in enumerate(rows, start=1)
+    ]
+    with uow.engine.begin() as conn:
+        conn.execute(sa.insert(game_events), stored)
+
+
+def _seen(row: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    """The JSON an audience saw of an old row."""
+    seen: dict[str, Any] = row["public"] if seat is None else row["private"].get(str(seat))
+    return row["public"] if seen is None else seen
+
+
+def test_stored_logs_of_the_old_shape_still_load(uow: SqlUnitOfWorkFactory) -> None:
+    host = _with_player(uow)
+    game = r.lobby_game(host.id)
+    _store_game(uow, game)
+    _insert_old_rows(uow, game.id, OLD_ROWS)
+    with uow() as u:
+        logs = {seat: u.events.read(game.id, 0, 100, seat) for seat in (None, 0, 1, 2)}
+    for seat, log in logs.items():
+        assert [(e.seq, e.type) for e in log] == [
+            (i, row["type"]) for i, row in enumerate(OLD_ROWS, start=1)
+        ]
+        for e, row in zip(log, OLD_ROWS, strict=True):
+            assert codec.event_to_json(e.event) == _seen(row, seat), (seat, e.seq)
+            assert e.at == r.T0 and e.game_id == game.id
+    # typed: the causes, and what each audience may see
+    public, rat, one = logs[None], logs[0], logs[1]
+    assert [e.cause for e in public] == [
+        GameStart(None),
+        None,
+        SeatCommand(0, SendMessage(2, _TEXT)),
+        SeatCommand(0, GiveCards((Gift(1, Card("stinky-5")), Gift(2, Card("sassy-1"))))),
+        None,
+        SeatCommand(0, PlayCard(Card("sleepy-19"))),
+        SeatCommand(0, ReorderTop((Card("stinky-20"), Card("sleepy-4"), Card("hungry-19")))),
+    ]
+    assert [e.cause for e in rat] == [e.cause for e in public]
+    started = one[0].event
+    assert isinstance(started, GameStarted) and started.hand == tuple(map(Card, _HANDS[1].split()))
+    assert started.seats[1] == DealtSeat(1, House.CURIOUS, False) and started.rat == 0
+    assert isinstance(public[0].event, GameStarted) and public[0].event.hand is None
+    assert public[2].event == MessageSent("m1", 1, 0, 2, MessageStatus.PENDING)
+    assert rat[2].event == MessageSent("m1", 1, 0, 2, MessageStatus.PENDING, _TEXT)
+    assert one[3].event == CardGiven(0, 1, GiftReason.STINKY, Card("stinky-5"))
+    assert logs[2][3].event == CardGiven(0, 1, GiftReason.STINKY)
+    won = public[4].event
+    assert isinstance(won, TrickWon) and won.plays[1] == TrickPlay(1, Card("stinky-5"), None, 5)
+    assert rat[5].event == CardPlayed(0, 5, False, Card("sleepy-19"), True)
+    assert one[5].event == CardPlayed(0, 5, False, None, True)
+
+
+def _golden_rows(
+    path: Path,
+) -> tuple[int, list[dict[str, Any]], tuple[tuple[Card, ...], ...] | None]:
+    """A golden playthrough's log as the old code stored it: each change's
+    events, the start's cause with the collections (R3.3) as it was written."""
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    header, changes = lines[0], lines[1:]
+    collections = header["collections"]
+    rows = []
+    for change in changes:
+        for i, e in enumerate(change["events"]):
+            started = e["type"] == "GameStarted"
+            cause = {"start": {"collections": collections}} if started else None
+            rows.append({"type": e["type"], "public": e["public"], "private": e["private"]})
+            rows[-1]["cause"] = cause if i == 0 else None
+    typed = None if collections is None else tuple(tuple(map(Card, c)) for c in collections)
+    return header["seats"], rows, typed
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=[p.stem for p in GOLDEN])
+def test_the_golden_logs_of_the_old_shape_load_for_every_audience(
+    uow: SqlUnitOfWorkFactory, path: Path
+) -> None:
+    seats, rows, collections = _golden_rows(path)
+    host = _with_player(uow)
+    game = r.lobby_game(host.id)
+    _store_game(uow, game)
+    _insert_old_rows(uow, game.id, rows)
+    with uow() as u:
+        for seat in (None, *range(seats)):
+            log = u.events.read(game.id, 0, len(rows) + 1, seat)
+            assert len(log) == len(rows)
+            for e, row in zip(log, rows, strict=True):
+                assert e.type == row["type"]
+                assert codec.event_to_json(e.event) == _seen(row, seat), (seat, e.seq)
+            starts = [e.cause for e in log if e.cause is not None]
+            assert starts == [GameStart(collections)]

@@ -10,8 +10,8 @@ from domain.records import GameStatus
 from domain.services.bots import drive_bots
 from domain.services.deps import Deps
 from domain.services.games import NewGame, add_bot, create_game, start_game
-from domain.services.mutation import Request
 from domain.services.players import create_player
+from domain.services.transaction import Request
 from infra.bus.memory import InProcessBus
 from infra.db.uow import SqlUnitOfWorkFactory
 from tests.fakes import FakeClock, FakeIds
@@ -36,7 +36,7 @@ async def test_a_bot_game_is_played_to_the_end(uow: SqlUnitOfWorkFactory) -> Non
 
     with uow() as u:
         game = u.games.get(game_id)
-        events = u.events.read(game_id, 0, 100_000)
+        events = u.events.read(game_id, 0, 100_000, None)
     assert game is not None and game.state is not None
     assert game.status is GameStatus.FINISHED and game.state.outcome is not None
     assert moves > 20

@@ -6,13 +6,27 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from domain.game.events import MessageSent
+from domain.game.state import MessageStatus
+from domain.log import LoggedEvent
 from domain.ports import UnitOfWork, WriteConflict
-from domain.records import StoredEvent
 from infra.db.engine import make_engine
 from infra.db.uow import SqlUnitOfWorkFactory
 from tests.integration.records import T0
 
 EVENTS_PER_WRITE = 3
+
+
+def tick(game_id: str, seq: int, who: str, version: int) -> LoggedEvent:
+    """An event that says which writer logged it (its id) and the version its
+    write made (its trick)."""
+    return LoggedEvent(game_id, seq, T0, MessageSent(who, version, 0, 1, MessageStatus.PENDING))
+
+
+def tick_of(e: LoggedEvent) -> tuple[str, int]:
+    """(writer, version) of an event :func:`tick` made."""
+    assert isinstance(e.event, MessageSent), e
+    return e.event.id, e.event.trick
 
 
 def hammer(uow: Callable[[], UnitOfWork], game_id: str, writes: int, who: str) -> tuple[int, int]:
@@ -27,14 +41,7 @@ def hammer(uow: Callable[[], UnitOfWork], game_id: str, writes: int, who: str) -
                 if committed % 2:
                     time.sleep(0.001)  # widen the race window
                 events = [
-                    StoredEvent(
-                        game_id,
-                        game.last_seq + k,
-                        "Tick",
-                        {"by": who, "v": read_version + 1},
-                        {},
-                        T0,
-                    )
+                    tick(game_id, game.last_seq + k, who, read_version + 1)
                     for k in range(1, EVENTS_PER_WRITE + 1)
                 ]
                 game.last_seq += EVENTS_PER_WRITE

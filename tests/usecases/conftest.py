@@ -6,8 +6,8 @@ import pytest
 
 from domain.bots.strategy import Strategy
 from domain.services.games import NewGame, add_bot, create_game, join_game, start_game
-from domain.services.mutation import Request
 from domain.services.players import create_player
+from domain.services.transaction import Request
 from tests.fakes import Harness, harness
 
 

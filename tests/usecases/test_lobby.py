@@ -7,8 +7,9 @@ import pytest
 from domain.bots.strategy import Strategy
 from domain.channels import LOBBY
 from domain.errors import DomainError, ErrorCode
+from domain.game.events import GameStarted
 from domain.game.options import Format, GameOptions
-from domain.records import GameStatus
+from domain.records import GameStatus, LobbyUpdate
 from domain.services.games import (
     NewGame,
     add_bot,
@@ -36,13 +37,7 @@ async def test_create_game_seats_the_host_and_logs_events(h: Harness) -> None:
     assert game.seat_of(host) == 0 and game.status is GameStatus.LOBBY
     assert [e.type for e in result.events] == ["GameCreated", "SeatTaken"]
     assert [e.seq for e in result.events] == [1, 2]
-    assert note == {
-        "gameId": game.id,
-        "status": "lobby",
-        "seatCount": 4,
-        "seatsTaken": 1,
-        "version": 1,
-    }
+    assert note == LobbyUpdate(game.id, GameStatus.LOBBY, seat_count=4, seats_taken=1, version=1)
 
 
 @pytest.mark.parametrize(("seats", "rat"), [(2, None), (9, None), (4, 4), (4, -1)])
@@ -81,8 +76,10 @@ async def test_only_the_host_seats_bots_and_starts(h: Harness) -> None:
     result = await start_game(h.deps, req(a), gid)
     game = h.store.games[gid]
     assert game.status is GameStatus.RUNNING and game.version == version + 1
-    assert result.events[0].type == "GameStarted"
-    assert "hand" in result.events[0].data  # the caller's own projection
+    started = result.events[0].event
+    assert isinstance(started, GameStarted)
+    assert started.hand is not None and started.hands == ()  # the caller's own projection
+    assert game.state is not None and sorted(started.hand) == sorted(game.state.seats[0].hand)
     await _refused(ErrorCode.ILLEGAL_ACTION, start_game(h.deps, req(a), gid))
     await _refused(ErrorCode.ILLEGAL_ACTION, join_game(h.deps, req(await player(h)), gid, None))
 

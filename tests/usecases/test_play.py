@@ -13,10 +13,10 @@ from domain.game.legal import legal_actions
 from domain.records import GameStatus
 from domain.replay import replay_state
 from domain.services.games import NewGame, add_bot, create_game, start_game
-from domain.services.mutation import Request, _transaction
 from domain.services.play import act, seat_command
+from domain.services.transaction import Request
 from infra.db.state_codec import encode
-from tests.fakes import Harness
+from tests.fakes import FakeUnitOfWork, Harness
 from tests.usecases.conftest import player, req, started_game
 
 
@@ -104,18 +104,24 @@ async def test_the_same_key_with_other_input_is_refused(h: Harness) -> None:
     await _refused(ErrorCode.IDEMPOTENCY_KEY_REUSED, act(h.deps, other, gid, cmd))
 
 
+def _commit_elsewhere(h: Harness, gid: str, pid: str, cmd: SendMessage | PlayCard) -> None:
+    """Another process commits ``cmd`` by ``pid`` (on the same store)."""
+    with FakeUnitOfWork(h.store) as uow:
+        game = uow.games.get(gid)
+        assert game is not None
+        version = game.version
+        change = seat_command(game, pid, cmd)
+        uow.events.append(game.record(change.events, change.cause, h.deps.clock.now()))
+        uow.games.save(game, version)
+        uow.commit()
+
+
 def _race_once(h: Harness, gid: str, rat_pid: str) -> None:
     """Before the next commit, another writer commits a change to the game."""
 
     def interloper() -> None:
         h.store.fail_before_commit = None
-        _transaction(
-            h.deps,
-            Request(rat_pid, "sendMessage", {}),
-            gid,
-            lambda uow, game: seat_command(game, rat_pid, SendMessage(1, "hello")),
-            True,
-        )
+        _commit_elsewhere(h, gid, rat_pid, SendMessage(1, "hello"))
 
     h.store.fail_before_commit = interloper
 
@@ -166,7 +172,7 @@ async def test_a_bots_only_game_runs_to_the_end_and_replays(h: Harness, seats: i
     assert await h.drain() > 0
     game = h.store.games[gid]
     assert game.status is GameStatus.FINISHED
-    log = sorted((e for (g, _), e in h.store.events.items() if g == gid), key=lambda e: e.seq)
+    log = h.store.log(gid)
     assert [e.seq for e in log] == list(range(1, game.last_seq + 1))
     replayed = replay_state(game, log)
     assert replayed is not None and game.state is not None
@@ -201,71 +207,3 @@ async def test_stalled_bots_are_resumed_by_any_instance(h: Harness) -> None:
     await h.drain()
     assert h.store.games[gid].status is GameStatus.FINISHED
     assert await resume_stalled_bots(h.deps, idle_seconds=0) == 0
-
-
-# ---------------------------------------------------------------- optimistic reads
-def _stale_copy(h: Harness, gid: str) -> None:
-    """This process's copy of the game stays at the current version while
-    another process moves it (the next changes below bypass the copy)."""
-    h.store.known[gid] = h.store.games[gid].clone()
-
-
-def _elsewhere(h: Harness, gid: str, pid: str, command: SendMessage | PlayCard) -> None:
-    """Another process commits ``command`` by ``pid``; this one's copy lags."""
-    stale = h.store.known.pop(gid)
-    _transaction(
-        h.deps, Request(pid, "x", {}), gid, lambda uow, g: seat_command(g, pid, command), True
-    )
-    h.store.known[gid] = stale
-
-
-async def test_a_refusal_on_a_stale_copy_is_confirmed_on_a_fresh_read(h: Harness) -> None:
-    gid, seat, pid = await _person_to_act(h)
-    _stale_copy(h, gid)
-    _elsewhere(h, gid, pid, _first_play(h, gid, seat))
-    nxt, next_pid = _seat_to_act(h, gid)
-    before = h.store.games[gid]
-    assert before.state is not None
-    command = legal_actions(before.state, nxt)[0]
-    stale = h.store.known[gid].state
-    assert stale is not None and command not in legal_actions(stale, nxt), "refused on the copy"
-    result = await act(h.deps, req(next_pid), gid, command)
-    assert result.version == before.version + 1
-    assert result.events[0].seq == before.last_seq + 1
-    assert h.store.known[gid].version == result.version, "the copy caught up"
-
-
-async def test_an_acceptance_on_a_stale_copy_is_checked_by_the_save(h: Harness) -> None:
-    gid, seat, pid = await _person_to_act(h)
-    rat = h.store.games[gid].seats[0]
-    assert rat is not None and rat.player_id == pid  # the Rat leads: messages first
-    _stale_copy(h, gid)
-    _elsewhere(h, gid, pid, SendMessage(1, "hello"))  # the turn stays; the version moves
-    before = h.store.games[gid]
-    result = await act(h.deps, req(pid), gid, _first_play(h, gid, seat))
-    events = sorted(e.seq for (g, _), e in h.store.events.items() if g == gid)
-    assert events == list(range(1, len(events) + 1))  # no gap, no duplicate
-    assert result.events[0].seq == before.last_seq + 1, "played on the fresh state"
-    assert result.version == before.version + 1
-
-
-async def test_expected_version_is_judged_on_a_fresh_read(h: Harness) -> None:
-    gid, seat, pid = await _person_to_act(h)
-    _stale_copy(h, gid)
-    _elsewhere(h, gid, pid, SendMessage(1, "hello"))
-    now = h.store.games[gid].version
-    command = _first_play(h, gid, seat)
-    fresh_req = Request(pid, "playCard", {}, expected_version=now)
-    result = await act(h.deps, fresh_req, gid, command)
-    assert result.version == now + 1
-    old_req = Request(pid, "playCard", {"again": True}, expected_version=now)  # behind by one
-    await _refused(ErrorCode.STALE_STATE, act(h.deps, old_req, gid, command))
-
-
-async def test_expected_version_of_a_stale_copy_is_stale_state_not_conflict(h: Harness) -> None:
-    gid, seat, pid = await _person_to_act(h)
-    copied = h.store.games[gid].version
-    _stale_copy(h, gid)
-    _elsewhere(h, gid, pid, SendMessage(1, "hello"))  # the copy stays at `copied`
-    behind = Request(pid, "playCard", {}, expected_version=copied)
-    await _refused(ErrorCode.STALE_STATE, act(h.deps, behind, gid, _first_play(h, gid, seat)))

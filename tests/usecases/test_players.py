@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from domain.errors import DomainError, ErrorCode
+from domain.records import SealedToken
 from domain.services.auth import bearer_token, token_hash
 from domain.services.players import authenticate, create_player, me
 from tests.fakes import Harness
@@ -50,7 +51,7 @@ def test_malformed_bearer_header_is_unauthenticated(header: str) -> None:
 
 async def test_me_lists_the_collection(h: Harness) -> None:
     from domain.services.boosters import open_booster_pack
-    from domain.services.mutation import Request
+    from domain.services.transaction import Request
 
     new = await create_player(h.deps, "ann")
     pack = await open_booster_pack(h.deps, Request(new.player.id, "openBoosterPack", {}))
@@ -64,7 +65,9 @@ async def test_create_player_with_a_key_replays_the_same_player_and_token(h: Har
     again = await create_player(h.deps, "ann", idempotency_key="k-123-0123456789abcdef")
     assert again == first
     assert len(h.store.players) == 1
-    sealed = h.store.keys[(first.player.id, "k-123-0123456789abcdef")].result["sealedToken"]
+    kept = h.store.keys[(first.player.id, "k-123-0123456789abcdef")].result
+    assert isinstance(kept, SealedToken)
+    sealed = kept.sealed
     assert first.token not in sealed and first.token not in repr(h.store)
     other = await create_player(h.deps, "ann", idempotency_key="k-456-0123456789abcdef")
     assert other.player.id != first.player.id and other.token != first.token

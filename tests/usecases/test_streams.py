@@ -6,25 +6,44 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from domain.channels import game_channel
+from domain.game.commands import SendMessage
 from domain.game.engine import to_act
+from domain.game.events import GameStarted, MessageDelivered, MessageSent
 from domain.game.legal import legal_actions
+from domain.log import LoggedEvent
+from domain.ports import RESYNC
 from domain.services.games import NewGame, create_game, join_game, leave_game, start_game
 from domain.services.play import act
 from domain.services.queries import read_events
-from domain.services.results import EventView
 from domain.services.streams import game_events
 from tests.fakes import Harness
 from tests.usecases.conftest import player, req, started_game
 
 
-async def _collect(stream: Any, n: int) -> list[EventView]:
+async def _collect(stream: Any, n: int) -> list[LoggedEvent]:
+    """The next ``n`` events of a stream (without their audiences)."""
     out = []
-    async for e in stream:
+    async for _audience, e in stream:
         out.append(e)
         if len(out) == n:
             break
     return out
+
+
+async def _next(stream: Any) -> LoggedEvent:
+    _audience, e = await anext(stream)
+    assert isinstance(e, LoggedEvent)
+    return e
+
+
+def _started(events: list[LoggedEvent]) -> GameStarted:
+    """The ``GameStarted`` event of a log, as its reader sees it."""
+    started = next(e.event for e in events if e.type == "GameStarted")
+    assert isinstance(started, GameStarted)
+    return started
 
 
 async def _play_some(h: Harness, gid: str, ids: list[str], moves: int) -> None:
@@ -41,24 +60,20 @@ async def test_a_seat_channel_carries_only_that_seats_projection(h: Harness) -> 
     log = await read_events(h.deps, gid, None, 0, 100)
     for seat in range(4):
         mine = await read_events(h.deps, gid, ids[seat], 0, 100)
-        started = next(e for e in mine[0] if e.type == "GameStarted")
-        public = next(e for e in log[0] if e.type == "GameStarted")
-        assert "hand" in started.data and "hand" not in public.data
+        started = _started(mine[0])
+        public = _started(log[0])
+        assert started.hand is not None and public.hand is None
         for other in range(4):
             if other != seat:
-                theirs = next(
-                    e
-                    for e in (await read_events(h.deps, gid, ids[other], 0, 100))[0]
-                    if e.type == "GameStarted"
-                )
-                assert not set(theirs.data["hand"]) & set(started.data["hand"])
+                theirs = _started((await read_events(h.deps, gid, ids[other], 0, 100))[0])
+                assert theirs.hand is not None and not set(theirs.hand) & set(started.hand)
 
 
 async def test_resume_after_seq_replays_then_streams_live_without_gap(h: Harness) -> None:
     gid, ids = await started_game(h, people=4, seats=4)
     resume_at = h.store.games[gid].last_seq - 2
     stream = game_events(h.deps, gid, ids[1], resume_at)
-    first = await anext(stream)  # subscribed, backlog being replayed
+    first = await _next(stream)  # subscribed, backlog being replayed
     await _play_some(h, gid, ids, 5)
     total = h.store.games[gid].last_seq
     rest = await asyncio.wait_for(_collect(stream, total - resume_at - 1), 2)
@@ -71,8 +86,7 @@ async def test_spectators_get_the_public_stream(h: Harness) -> None:
     gid, _ids = await started_game(h, people=4, seats=4)
     spectator = await player(h, "watcher")
     events = await _collect(game_events(h.deps, gid, spectator, 0), h.store.games[gid].last_seq)
-    started = next(e for e in events if e.type == "GameStarted")
-    assert "hand" not in started.data
+    assert _started(events).hand is None
     anonymous = await _collect(game_events(h.deps, gid, None, 0), 1)
     assert anonymous[0].seq == 1
 
@@ -81,7 +95,7 @@ async def test_a_gap_in_live_messages_is_backfilled_from_the_log(h: Harness) -> 
     gid, ids = await started_game(h, people=4, seats=4)
     last = h.store.games[gid].last_seq
     stream = game_events(h.deps, gid, None, last)
-    pending = asyncio.ensure_future(anext(stream))
+    pending = asyncio.ensure_future(_next(stream))
     await asyncio.sleep(0)
     # Two moves commit, but the bus loses the first move's messages.
     original = h.bus.publish
@@ -107,7 +121,7 @@ async def test_a_resync_message_makes_the_stream_catch_up(h: Harness) -> None:
     gid, ids = await started_game(h, people=4, seats=4)
     last = h.store.games[gid].last_seq
     stream = game_events(h.deps, gid, None, last)
-    pending = asyncio.ensure_future(anext(stream))
+    pending = asyncio.ensure_future(_next(stream))
     await asyncio.sleep(0)
     original = h.bus.publish
 
@@ -117,7 +131,7 @@ async def test_a_resync_message_makes_the_stream_catch_up(h: Harness) -> None:
     h.bus.publish = silent  # type: ignore[method-assign]
     await _play_some(h, gid, ids, 1)
     h.bus.publish = original  # type: ignore[method-assign]
-    await original([(game_channel(gid, None), {"resync": True})])
+    h.bus._offer(game_channel(gid, None), RESYNC)  # the bus may have lost messages
     first = await asyncio.wait_for(pending, 2)
     assert first.seq == last + 1
     await stream.aclose()
@@ -131,8 +145,8 @@ async def test_a_stream_follows_its_subscriber_into_and_out_of_a_seat(h: Harness
     await join_game(h.deps, req(ann), gid, 1)
     ann_stream = game_events(h.deps, gid, ann, 0)
     sam_stream = game_events(h.deps, gid, sam, 0)
-    ann_first = asyncio.ensure_future(anext(ann_stream))  # subscribed at seat 1
-    sam_first = asyncio.ensure_future(anext(sam_stream))  # a spectator
+    ann_first = asyncio.ensure_future(_next(ann_stream))  # subscribed at seat 1
+    sam_first = asyncio.ensure_future(_next(sam_stream))  # a spectator
     await asyncio.sleep(0)
     await leave_game(h.deps, req(ann), gid)
     await join_game(h.deps, req(bob), gid, 1)
@@ -144,8 +158,8 @@ async def test_a_stream_follows_its_subscriber_into_and_out_of_a_seat(h: Harness
         got += await asyncio.wait_for(_collect(stream, total - 1), 2)
         await stream.aclose()
         assert got == (await read_events(h.deps, gid, who, 0, 100))[0]
-        started = next(e for e in got if e.type == "GameStarted")
-        assert ("hand" in started.data) is (who == sam), started
+        started = _started(got)
+        assert (started.hand is not None) is (who == sam), started
 
 
 async def test_resuming_past_the_last_seq_is_refused(h: Harness) -> None:
@@ -163,3 +177,31 @@ async def test_resuming_past_the_last_seq_is_refused(h: Harness) -> None:
     await asyncio.sleep(0.01)
     assert not pending.done()
     pending.cancel()
+
+
+_MessageEvents = (MessageSent, MessageDelivered)
+
+
+def _texts(events: list[LoggedEvent]) -> list[str | None]:
+    return [e.event.text if isinstance(e.event, _MessageEvents) else None for e in events]
+
+
+async def test_a_messages_text_reaches_its_readers_live_and_from_the_log(h: Harness) -> None:
+    gid, ids = await started_game(h, people=4, seats=4, rat_seat=0)
+    last = h.store.games[gid].last_seq
+    live = game_events(h.deps, gid, ids[1], last)
+    pending = asyncio.ensure_future(_collect(live, 2))
+    await asyncio.sleep(0)
+    await act(h.deps, req(ids[0]), gid, SendMessage(1, "hello"))  # the Rat's: delivered at once
+    heard = await asyncio.wait_for(pending, 2)
+    await live.aclose()
+    assert [e.type for e in heard] == ["MessageSent", "MessageDelivered"]
+    assert _texts(heard) == [None, "hello"]  # seat 1 reads it once delivered (R5.2)
+    logged, _ = await read_events(h.deps, gid, ids[1], last, 100)
+    backlog = game_events(h.deps, gid, ids[1], last)
+    replayed = await asyncio.wait_for(_collect(backlog, 2), 2)
+    await backlog.aclose()
+    assert _texts(logged) == _texts(replayed) == [None, "hello"]
+    assert logged == replayed == heard
+    others, _ = await read_events(h.deps, gid, ids[2], last, 100)
+    assert _texts(others) == [None, None]
