@@ -163,7 +163,6 @@ async def test_a_stream_follows_its_subscriber_into_and_out_of_a_seat(h: Harness
 
 
 async def test_resuming_past_the_last_seq_is_refused(h: Harness) -> None:
-    import pytest
 
     from domain.errors import DomainError, ErrorCode
 
