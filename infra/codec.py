@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar, cast, get_args, get_origin
 
 from cattrs import Converter
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
@@ -60,6 +60,10 @@ def _strict(kind: type[T]) -> Callable[[Any, type], T]:
     return structure
 
 
+def _is_tuple(cls: Any) -> bool:
+    return get_origin(cls) is tuple
+
+
 def _card(value: Any, _: type) -> Card:
     if not isinstance(value, str):
         raise TypeError(f"a card id is a string, not {type(value).__name__}")
@@ -72,6 +76,14 @@ def _converter() -> Converter:
     )
     for kind in (int, bool, str):
         conv.register_structure_hook(kind, _strict(kind))
+
+    def structure_tuple(value: Any, cls: type) -> tuple[Any, ...]:
+        if not isinstance(value, list):
+            raise TypeError(f"expected a list, got {type(value).__name__}")
+        item = get_args(cls)[0]
+        return tuple(conv.structure(v, item) for v in value)
+
+    conv.register_structure_hook_func(_is_tuple, structure_tuple)
     conv.register_unstructure_hook(Card, lambda card: card)
     conv.register_structure_hook(Card, _card)
     conv.register_unstructure_hook(datetime, datetime.isoformat)

@@ -1,9 +1,10 @@
 """The one way anything changes, for people and bots alike (the unit of work
 and message bus of cosmicpython's service layer):
 
-    load -> look the idempotency key up -> decide (the rules) -> append the
-    events -> save, conditional on the version loaded -> remember the result
-    under the key -> commit -> publish the new events (publisher.py)
+    load -> look the idempotency key up -> check expectedVersion -> decide
+    (the rules) -> save the game, conditional on the version loaded -> append
+    its events -> remember the result under the key -> commit -> publish the
+    new events (publisher.py)
 
 A use case gives the ``load`` and ``decide`` steps; it reads through the
 :class:`Tx` it is handed and writes only through it, so this module alone
@@ -98,16 +99,21 @@ class Tx:
         return player
 
     def game(self, game_id: str) -> GameRecord:
-        """The game as committed (this transaction's own copy), checked
-        against the request's ``expectedVersion``."""
+        """The game as committed: this transaction's own copy."""
         game = self.uow.games.get(game_id)
         if game is None:
             raise NotFound(f"no game {game_id}")
-        want = None if self._req is None else self._req.expected_version
-        if want is not None and want != game.version:
-            raise StaleState(f"the game is at version {game.version}, not {want}")
         self._loaded[game.id] = game.version
         return game
+
+    def check_expected_version(self) -> None:
+        """``STALE_STATE`` unless the game loaded is at the request's
+        ``expectedVersion`` (checked after the key: a repeat of a change that
+        moved the game on gets the first result)."""
+        want = None if self._req is None else self._req.expected_version
+        for version in self._loaded.values():
+            if want is not None and want != version:
+                raise StaleState(f"the game is at version {version}, not {want}")
 
     def record(self, game: GameRecord, change: Change) -> MutationResult:
         """Log ``change`` as the game's next version and store the game (a
@@ -178,6 +184,7 @@ def _once(deps: Deps, req: Request | None, steps: Steps[T, R]) -> tuple[R, list[
         first = tx.remembered()
         if first is not None:
             return steps.repeat(tx, first), []
+        tx.check_expected_version()
         result = steps.decide(tx, loaded)
         tx.remember(partial(steps.keep, result))
         return result, tx.commit()

@@ -20,7 +20,7 @@ from infra.settings import Settings
 from tests.adapters.app_support import AsgiWebSocket, gql, new_player
 
 INTROSPECT = "{ __schema { queryType { name } } }"
-NO_LIMITS = {
+NO_LIMITS: dict[str, Any] = {
     "rate_mutations_token": 0,
     "rate_mutations_ip": 0,
     "rate_subscriptions_token": 0,

@@ -10,9 +10,9 @@ import pytest
 from domain.bots.strategy import Strategy
 from domain.records import GameStatus
 from domain.services.games import NewGame, add_bot, create_game, start_game
-from domain.services.mutation import Request
 from domain.services.players import authenticate, create_player
 from domain.services.queries import get_game
+from domain.services.transaction import Request
 from infra.bootstrap import build
 from infra.settings import Settings, SettingsError
 

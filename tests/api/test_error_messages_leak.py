@@ -1,18 +1,20 @@
 """Refusals through the API never say where a hidden card is (R11).
 
 Naming a card one does not hold — one in another seat's hand, in the Rat
-Deck, in the prize pool, discarded, won, in the trick, or no card at all —
-gives the same ``Refusal`` code and message for each mutation shape, in
-every state the games below pass through: the seat to act (often with a
-pending ability decision, ``abilityTrigger: EVERY_CARD``) and a seat that is
-not. Nothing changes. The exhaustive version over every card id runs on the
-engine in tests/property/test_refusals_hide_cards.py.
+Deck, in the prize pool, discarded, won, in the trick, a seat's house card
+or the Rat card, or a card this game's deck does not hold — gives the same
+``Refusal`` code and message for each mutation shape, in every state the
+games below pass through: the seat to act (often with a pending ability
+decision, ``abilityTrigger: EVERY_CARD``) and a seat that is not. An id that
+names no card at all is refused as ``BAD_INPUT``, with a message that names
+only that id. Nothing changes. The exhaustive version over every card id
+runs on the engine in tests/property/test_refusals_hide_cards.py.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -20,6 +22,7 @@ import pytest
 import domain.game.engine
 import domain.services.play
 from api.graphql.types.actions import mutation_and_arguments
+from domain.game.cards import ASSIGNMENT_CARDS, THE_RAT, Card, is_card
 from domain.game.commands import Command, PlayCard
 from domain.game.engine import to_act
 from domain.game.errors import IllegalAction
@@ -29,7 +32,7 @@ from domain.game.rng import Rng
 from domain.game.state import DecisionKind, GameState
 from tests.api.conftest import Client
 from tests.api.support import call, mark, start
-from tests.api.worlds import NOT_CARDS
+from tests.api.worlds import game_cards
 
 Args = dict[str, Any]
 Shape = tuple[str, Callable[[str], Args]]
@@ -42,23 +45,47 @@ CASES = [
 ]
 STEPS = 60  # moves per game
 CHECK_EVERY = 12  # moves between checks (and every pending decision of a kind not seen yet)
-NO_CARDS = (*NOT_CARDS, "crazy-0", "crazy-7#0", "")
+NO_CARDS = ("crazy-99", "needy-prize-4", "nothing", "crazy-0", "crazy-7#0", "", "CRAZY-7")
+"""Ids that name no card: refused as BAD_INPUT, whatever the game."""
+ABSENT = tuple(Card(c) for c in ("sassy-7#99", "crazy-32#40", "crazy-7", "hungry-12#1"))
+"""Cards (valid ids) of which a deck may not hold some: designs under either
+format's id form and instances no deck has (R1.5)."""
+NO_CARD = "no card"
+"""The category of :data:`NO_CARDS`."""
 
 
-def categories(state: GameState, seat: int) -> dict[str, list[str]]:
-    """Where the cards ``seat`` does not hold are."""
+CATEGORIES = (
+    "another hand",
+    "rat deck",
+    "prize pool",
+    "discard",
+    "won",
+    "trick",
+    "house card",
+    "not in this game",
+    NO_CARD,
+)
+
+
+def categories(state: GameState, seat: int) -> dict[str, Sequence[str]]:
+    """Where the cards ``seat`` does not hold are; and ids of no card."""
     others = [c for i, s in enumerate(state.seats) if i != seat for c in s.hand]
     t = state.trick
     trick = [] if t is None else [t.prize, *(c for p in t.plays for c in (p.card, p.second) if c)]
-    return {
+    in_game = game_cards(state)
+    out: dict[str, Sequence[str]] = {
         "another hand": others,
         "rat deck": list(state.rat_deck),
         "prize pool": list(state.prize_pool),
         "discard": list(state.discard),
         "won": [c for s in state.seats for c in s.won + s.prizes],
         "trick": trick,
-        "no card": list(NO_CARDS),
+        "house card": [*ASSIGNMENT_CARDS, THE_RAT],
+        "not in this game": [c for c in ABSENT if c not in in_game],
+        NO_CARD: NO_CARDS,
     }
+    assert tuple(out) == CATEGORIES
+    return out
 
 
 def decision(kind: str, **fields: Any) -> Args:
@@ -68,7 +95,7 @@ def decision(kind: str, **fields: Any) -> Args:
 def shapes(state: GameState, seat: int) -> list[Shape]:
     """Mutation shapes naming one card ``x`` (``h``: a card in hand)."""
     hand = sorted(state.seats[seat].hand)
-    h = hand[0] if hand else NO_CARDS[0]
+    h = hand[0] if hand else ABSENT[0]
     lo, hi = sorted(state.neighbours(seat))
     d = state.pending
     looked = list(d.cards) if d is not None and d.kind is DecisionKind.CURIOUS_ORDER else []
@@ -90,7 +117,7 @@ def shapes(state: GameState, seat: int) -> list[Shape]:
     ]
 
 
-def barred(state: GameState, seat: int) -> set[str]:
+def barred(state: GameState, seat: int) -> set[Card]:
     """Cards whose naming could be legal (all seen by the seat): its hand,
     the Rat Deck in its Hungry take, the looked-at cards in its Curious order."""
     out = set(state.seats[seat].hand)
@@ -106,7 +133,8 @@ def barred(state: GameState, seat: int) -> set[str]:
 async def check_seat(
     client: Client, game_id: str, token: str, state: GameState, seat: int, rng: Rng
 ) -> Counter[str]:
-    """One card per category for every shape: one answer per shape."""
+    """One card per category for every shape: one answer per shape, and for
+    the id of no card the BAD_INPUT that names only that id."""
     skip = barred(state, seat)
     picks: dict[str, str] = {}
     for where, cards in categories(state, seat).items():
@@ -118,7 +146,12 @@ async def check_seat(
         for where, card in picks.items():
             r = await call(client, token, name, gameId=game_id, **make(card))
             assert r["__typename"] == "Refusal", (seat, name, where, card, r)
-            answers.setdefault((r["code"], r["message"]), f"{where}: {card!r}")
+            if where == NO_CARD:
+                assert not is_card(card)
+                no_card = ("BAD_INPUT", f"no card has the id {card!r}")
+                assert (r["code"], r["message"]) == no_card, (seat, name, card, r)
+            else:
+                answers.setdefault((r["code"], r["message"]), f"{where}: {card!r}")
         assert len(answers) == 1, f"seat {seat}, {name} {make('X')}: {answers}"
     return Counter(picks.keys())
 
@@ -152,7 +185,7 @@ async def test_a_refusal_does_not_depend_on_where_the_card_is(
         name, args = mutation_and_arguments(legal[rng.below(len(legal))])
         r = await call(client, tokens[actor], name, gameId=game_id, **args)
         assert r["__typename"] == "GameChange", r
-    for where in ("another hand", "rat deck", "prize pool", "discard", "won", "trick", "no card"):
+    for where in CATEGORIES:
         assert covered[where] > 0, f"no check named a card of {where}"
     assert kinds_checked, "no pending decision was checked"
 
@@ -161,7 +194,8 @@ async def test_cards_in_a_hand_the_deck_the_discard_and_nowhere_get_one_refusal(
     client: Client,
 ) -> None:
     """The issue's example, spelled out: playing a card held by another seat,
-    one in the Rat Deck, a discarded one and one of no card, on one's turn."""
+    one in the Rat Deck, a discarded one and one no deck holds, on one's turn;
+    an id of no card is BAD_INPUT."""
     tokens = [(await client.new_player(f"p{i}"))[0] for i in range(3)]
     game_id = await start(client, tokens, seed="refusal-example", ratSeat=0)
     state = client.h.store.games[game_id].state
@@ -174,7 +208,7 @@ async def test_cards_in_a_hand_the_deck_the_discard_and_nowhere_get_one_refusal(
         "the rat deck": state.rat_deck[0],
         "the discard": state.discard[0],
         "the prize pool": state.prize_pool[0],
-        "no card": "crazy-99",
+        "no deck": Card("sassy-7#99"),
     }
     answers = {
         where: await call(client, tokens[0], "playCard", gameId=game_id, card=card)
@@ -183,6 +217,8 @@ async def test_cards_in_a_hand_the_deck_the_discard_and_nowhere_get_one_refusal(
     assert {(r["code"], r["message"]) for r in answers.values()} == {
         ("ILLEGAL_ACTION", "that card is not in your hand (R6.5)")
     }, answers
+    r = await call(client, tokens[0], "playCard", gameId=game_id, card="crazy-99")
+    assert (r["code"], r["message"]) == ("BAD_INPUT", "no card has the id 'crazy-99'"), r
 
 
 async def test_a_refusal_that_names_the_rat_deck_is_caught(

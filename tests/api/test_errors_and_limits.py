@@ -13,8 +13,8 @@ import pytest
 from api.graphql.schema import schema
 from domain.game.commands import SendMessage
 from domain.services import play
-from domain.services.mutation import Request, _transaction
 from domain.services.play import seat_command
+from domain.services.transaction import Request, Tx
 from infra.bus.memory import InProcessBus
 from tests.api.conftest import Client
 from tests.api.support import (
@@ -153,9 +153,9 @@ async def test_refusals_of_the_rules(client: Client) -> None:
     assert state is not None
     before = mark(client, game_id)
     seat1_card = state.seats[1].hand[0]
-    cases = [
+    cases: list[tuple[int, str, str, dict[str, Any]]] = [
         (0, "playCard", "ILLEGAL_ACTION", {"card": seat1_card}),
-        (0, "playCard", "ILLEGAL_ACTION", {"card": "no-such-card"}),
+        (0, "playCard", "BAD_INPUT", {"card": "no-such-card"}),
         (1, "playCard", "NOT_YOUR_TURN", {"card": seat1_card}),
         (1, "pass", "NOT_YOUR_TURN", {}),
         (0, "pass", "ILLEGAL_ACTION", {}),
@@ -300,13 +300,11 @@ def racing(client: Client, game_id: str, player_id: str) -> None:
     def other_instance() -> None:
         store.fail_before_commit = None
         req = Request(player_id, "sendMessage", {"to": 2})
-        _transaction(
-            deps,
-            req,
-            game_id,
-            lambda uow, g: seat_command(g, player_id, SendMessage(2, "first")),
-            True,
-        )
+        with deps.uow() as uow:
+            tx = Tx(deps, uow, req)
+            g = tx.game(game_id)
+            tx.record(g, seat_command(g, player_id, SendMessage(2, "first")))
+            tx.commit()
 
     store.fail_before_commit = other_instance
 

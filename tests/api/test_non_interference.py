@@ -25,13 +25,12 @@ from typing import Any
 
 import pytest
 
-import domain.game.messaging
-import domain.game.turns
+import domain.game.events
 import domain.services.queries
-from domain.game.cards import design_of, is_numbered
-from domain.game.events import Event, EventType
+from domain.game.cards import Card
+from domain.game.events import CardsDrawn
 from domain.game.options import AbilityTrigger, Format
-from domain.game.state import GameState, Message
+from domain.game.state import GameState
 from domain.game.views import PublicView
 from tests.api.worlds import (
     Frames,
@@ -84,7 +83,7 @@ def scenarios(per_table: int) -> list[Scenario]:
 SCENARIOS = scenarios(4 * SCALE)
 
 
-def others_renamed(script: Script, observer: Observer, sigma: dict[str, str]) -> int:
+def others_renamed(script: Script, observer: Observer, sigma: dict[Card, Card]) -> int:
     """How many cards sigma renames in the hands of the seats ``observer`` is not
     (all seats, for a spectator) at the deal, and in the Rat Deck."""
     others = [s for i, s in enumerate(script.initial.seats) if i != observer]
@@ -138,9 +137,9 @@ async def test_sigma_also_moves_cards_across_houses() -> None:
     for o in sc.observers:
         sigma, swaps = choose_sigma(script, o, seed=7)
         assert swaps > 0, f"no cross-house swap kept for observer {o}"
-        assert any(
-            design_of(c).house is not design_of(sigma[c]).house for c in sigma if is_numbered(c)
-        ), "some hidden card changes house"
+        assert any(c.house is not sigma[c].house for c in sigma if c.numbered), (
+            "some hidden card changes house"
+        )
 
 
 # ---------------------------------------------------------------- sensitivity
@@ -180,26 +179,23 @@ def leaky_spectator_view(real: Callable[[GameState], PublicView]) -> Callable[..
     return view
 
 
-def leaky_refill(real: Callable[..., None]) -> Callable[..., None]:
-    """Puts the drawn cards into the public projection of CardsDrawn."""
+def leaky_drawn(real: Callable[[CardsDrawn, int | None], CardsDrawn]) -> Callable[..., Any]:
+    """Puts the drawn cards into every projection of CardsDrawn, the public one too."""
 
-    def refill(state: GameState, winner: int, events: list[Event]) -> None:
-        start = len(events)
-        real(state, winner, events)
-        for e in events[start:]:
-            if e.type is EventType.CARDS_DRAWN:
-                e.public["cards"] = e.private[e.public["seat"]]["cards"]
+    def seen_by(e: CardsDrawn, seat: int | None) -> CardsDrawn:
+        return e
 
-    return refill
+    return seen_by
 
 
-def leaky_route(real: Callable[[Message], dict[str, Any]]) -> Callable[..., dict[str, Any]]:
-    """Puts a message's text into its public route."""
+def leaky_route(real: Callable[..., Any]) -> Callable[..., Any]:
+    """Puts a message's text into its public route: every projection of a
+    message event shows the text."""
 
-    def route(m: Message) -> dict[str, Any]:
-        return {**real(m), "text": m.text}
+    def seen_by(e: Any, seat: int | None) -> Any:
+        return dataclasses.replace(e, readers=())
 
-    return route
+    return seen_by
 
 
 def game_views(frames: Frames) -> list[bytes]:
@@ -227,8 +223,8 @@ async def test_the_worlds_agree_without_a_leak_yet_differ_for_others() -> None:
     ("target", "name", "make", "observer"),
     [
         (domain.services.queries, "spectator_view", leaky_spectator_view, None),
-        (domain.game.turns, "refill", leaky_refill, 1),
-        (domain.game.messaging, "_route", leaky_route, None),
+        (CardsDrawn, "seen_by", leaky_drawn, 1),
+        (domain.game.events._MessageEvent, "seen_by", leaky_route, None),
     ],
     ids=["view-shows-deck-card", "event-shows-drawn-cards", "route-shows-text"],
 )

@@ -5,19 +5,21 @@ the executor."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 import pytest
+import strawberry
 from graphql import OperationDefinitionNode, parse, validate
 from hypothesis import given
 from hypothesis import strategies as st
+from strawberry.scalars import JSON
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
 from api.graphql.plain_selection import plain_selection
 from api.graphql.schema import schema
 from api.graphql.types.events import GameEvent
-from domain.services.results import EventView
 
 FIELDS = ["gameId", "seq", "type", "at", "data", "__typename"]
 JSONISH = st.recursive(
@@ -65,8 +67,16 @@ def test_a_plain_selection_frames_what_the_executor_frames(
     root = f"{root_alias}: gameEvents" if root_alias else "gameEvents"
     text = f'subscription {{ {root}(gameId: "g1", afterSeq: 3) {{ {fields} }} }}'
     audience = "game:g1:public" if seat is None else f"game:g1:seat:{seat}"
-    view = EventView("g1", seq, kind, "2026-11-29T10:00:00.123000+00:00", data, audience)
-    payload = GameEvent.from_domain(view)
+    at = datetime(2026, 11, 29, 10, 0, 0, 123000, tzinfo=UTC)
+    # Any payload: a GameEvent is plain data (its ``data`` any JSON).
+    payload = GameEvent(
+        game_id=strawberry.ID("g1"),
+        seq=seq,
+        type=kind,
+        at=at,
+        data=JSON(data),
+        frame_key=(audience, seq),
+    )
     if validate(schema._schema, parse(text)):  # e.g. one alias for two fields: never run
         return
     expected = _by_executor(text, payload)

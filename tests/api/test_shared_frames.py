@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from api.graphql.frames import FRAMES
+from api.graphql.schema import schema
 from tests.api.conftest import Client
 from tests.api.support import play_to_end, start
 from tests.api.test_subscriptions import EVENTS, Stream, pull_events, quiet
@@ -46,7 +46,7 @@ async def test_each_subscriber_gets_its_own_projection_while_audiences_share_fra
         await subscribed(client, t, game_id, a) for t, a in zip(callers, afters, strict=True)
     ]
     firsts = [await pull_events(s, a + 1) for s, a in zip(streams, afters, strict=True)]
-    hits = FRAMES.hits
+    hits = schema.frames.hits
     await play_to_end(client, game_id, [*tokens])  # live frames queue up
     final = client.h.store.games[game_id].last_seq
     for caller, after, stream, first in zip(callers, afters, streams, firsts, strict=True):
@@ -55,7 +55,7 @@ async def test_each_subscriber_gets_its_own_projection_while_audiences_share_fra
         log = await log_of(client, caller, game_id)
         assert frames == [e for e in log if e["seq"] > after]
     live = final - begun
-    assert FRAMES.hits - hits >= 3 * live, (
+    assert schema.frames.hits - hits >= 3 * live, (
         "one hit per event for the second seat-1 stream, two for the spectators"
     )
 

@@ -38,10 +38,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from api.graphql.types.actions import mutation_and_arguments
-from domain.game.cards import PRIZE_CARDS, design_of, is_numbered
+from domain.game.cards import PRIZE_CARDS, Card
 from domain.game.commands import Command, Gift, GiveCards, ReorderTop, SendMessage
 from domain.game.engine import apply, to_act
 from domain.game.errors import GameError
+from domain.game.events import Event
 from domain.game.legal import legal_actions
 from domain.game.messaging import message_targets
 from domain.game.options import AbilityTrigger, Format
@@ -49,7 +50,6 @@ from domain.game.rng import Rng
 from domain.game.setup import _started, new_game
 from domain.game.state import DecisionKind, GameState, Phase
 from domain.game.turns import trick_started
-from domain.records import StoredEvent
 from infra.db.state_codec import encode
 from tests.api.conftest import Client
 from tests.api.support import GAME, call, mutation_text
@@ -75,7 +75,8 @@ ME = (
 )
 
 NOT_CARDS = ("crazy-99", "sassy-7#9", "needy-prize-4", "rat", "nothing")
-"""Ids of no card of any game: refused like any card not in hand."""
+"""Ids the probes name besides the game's cards: cards no seat holds in hand
+(refused like any card not in hand) and ids of no card (refused as BAD_INPUT)."""
 
 MESSAGE_BUDGET = 4  # messenger commands per trick at most
 SUBSCRIPTION_DRAIN_EVERY = 9  # steps between reads of the live subscription
@@ -129,12 +130,16 @@ class Script:
     states: list[GameState] = field(default_factory=list)
 
 
+Sigma = Mapping[Card, Card]
+"""A renaming of card instances."""
+
+
 # ---------------------------------------------------------------- relabelling
-def map_cards(cards: Sequence[str], sigma: Mapping[str, str]) -> list[str]:
+def map_cards(cards: Sequence[Card], sigma: Sigma) -> list[Card]:
     return [sigma.get(c, c) for c in cards]
 
 
-def relabel(state: GameState, sigma: Mapping[str, str]) -> GameState:
+def relabel(state: GameState, sigma: Sigma) -> GameState:
     """A copy of ``state`` with every card instance renamed through ``sigma``."""
     s = state.clone()
     for seat in s.seats:
@@ -156,7 +161,7 @@ def relabel(state: GameState, sigma: Mapping[str, str]) -> GameState:
     return s
 
 
-def map_command(cmd: Command, sigma: Mapping[str, str], text: str | None = None) -> Command:
+def map_command(cmd: Command, sigma: Sigma, text: str | None = None) -> Command:
     """``cmd`` with its card ids renamed (and, for a message, its text replaced)."""
     if isinstance(cmd, SendMessage):
         return cmd if text is None else SendMessage(cmd.to, text)
@@ -172,7 +177,7 @@ def map_command(cmd: Command, sigma: Mapping[str, str], text: str | None = None)
     return dataclasses.replace(cmd, **changes) if changes else cmd
 
 
-def game_cards(state: GameState) -> set[str]:
+def game_cards(state: GameState) -> set[Card]:
     """The card instances sigma may rename: numbered cards and prize cards."""
     zones = [state.rat_deck, state.prize_pool, state.discard]
     zones += [s.hand for s in state.seats] + [s.won for s in state.seats]
@@ -185,7 +190,7 @@ def game_cards(state: GameState) -> set[str]:
 
 
 # ---------------------------------------------------------------- entitlement
-def entitled(script: Script, observer: Observer) -> tuple[frozenset[str], frozenset[int]]:
+def entitled(script: Script, observer: Observer) -> tuple[frozenset[Card], frozenset[int]]:
     """Every card ``observer`` may see at some point of world 1, and the
     markers of every message text it may read (R11, R5.4)."""
     before = Facts.of(script.initial)
@@ -202,7 +207,7 @@ def entitled(script: Script, observer: Observer) -> tuple[frozenset[str], frozen
     return frozenset(cards), frozenset(marks)
 
 
-def consistent(script: Script, sigma: Mapping[str, str]) -> bool:
+def consistent(script: Script, sigma: Sigma) -> bool:
     """The pure engine accepts every mapped command of the script on the
     relabelled deal: world 2 agrees with all the rules let anyone infer."""
     state = relabel(script.initial, sigma)
@@ -216,15 +221,16 @@ def consistent(script: Script, sigma: Mapping[str, str]) -> bool:
     return True
 
 
-def _group(card: str) -> str:
+def _group(card: Card) -> str:
     """Hidden cards are first exchanged within a group: a house (numbered
     cards) or the prize cards (an unrevealed prize never leaves the pool)."""
-    return "prize" if card in PRIZE_CARDS else design_of(card).house.value
+    assert card.house is not None
+    return "prize" if card in PRIZE_CARDS else card.house.value
 
 
 def choose_sigma(
     script: Script, observer: Observer, seed: int, cross_tries: int = 8
-) -> tuple[dict[str, str], int]:
+) -> tuple[dict[Card, Card], int]:
     """A consistent sigma over the cards ``observer`` never may see: a cyclic
     shift within each group (no hidden card keeps its identity where the
     group has two or more), then cross-house transpositions that keep the
@@ -232,20 +238,20 @@ def choose_sigma(
     rng = Rng(seed)
     seen, _ = entitled(script, observer)
     hidden = sorted(game_cards(script.initial) - seen)
-    groups: dict[str, list[str]] = {}
+    groups: dict[str, list[Card]] = {}
     for c in hidden:
         groups.setdefault(_group(c), []).append(c)
-    sigma: dict[str, str] = {}
+    sigma: dict[Card, Card] = {}
     for members in groups.values():
         rng.shuffle(members)
         for i, c in enumerate(members):
             sigma[c] = members[(i + 1) % len(members)]
     assert consistent(script, sigma), "a within-house re-deal must always be consistent"
-    numbered = [c for c in hidden if is_numbered(c)]
+    numbered = [c for c in hidden if c.numbered]
     swaps = 0
     for _ in range(cross_tries if len(numbered) > 1 else 0):
         a, b = numbered[rng.below(len(numbered))], numbered[rng.below(len(numbered))]
-        if design_of(sigma[a]).house is design_of(sigma[b]).house:
+        if sigma[a].house is sigma[b].house:
             continue
         trial = {**sigma, a: sigma[b], b: sigma[a]}
         if consistent(script, trial):
@@ -323,9 +329,9 @@ class World:
         self.record(0, "startGame", r)
         assert r["__typename"] == "GameChange", r
 
-    def inject(self, sigma: Mapping[str, str]) -> None:
+    def inject(self, sigma: Sigma) -> None:
         """Test set-up: the sigma re-deal replaces the dealt state and the deal's
-        events in the fake store (seat projections rebuilt by the engine)."""
+        events in the fake store (whole events, rebuilt by the engine)."""
         store = self.client.h.store
         rec = store.games[self.game_id]
         assert rec.state is not None
@@ -334,13 +340,13 @@ class World:
         state = relabel(rec.state, sigma)
         assert (encode(state) != encode(rec.state)) == bool(sigma), "sigma re-deals"
         rec.state = state
-        fresh = {"GameStarted": _started(state, redo.packs), "TrickStarted": trick_started(state)}
+        fresh: dict[str, Event] = {
+            "GameStarted": _started(state, redo.packs),
+            "TrickStarted": trick_started(state),
+        }
         for key, e in list(store.events.items()):
             if key[0] == self.game_id and e.type in fresh:
-                new = fresh[e.type]
-                store.events[key] = StoredEvent(
-                    e.game_id, e.seq, e.type, new.public, dict(new.private), e.at, e.cause
-                )
+                store.events[key] = dataclasses.replace(e, event=fresh[e.type])
 
     async def subscribe_all(self) -> None:
         for o in self.observers:
@@ -530,7 +536,7 @@ async def play_world_two(
     sc: Scenario,
     script: Script,
     observer: Observer,
-    sigma: Mapping[str, str],
+    sigma: Sigma,
     texts: Mapping[int, str],
     bystanders: Sequence[Observer] = (),
 ) -> dict[Observer, Frames]:

@@ -18,18 +18,20 @@ from pathlib import Path
 
 import pytest
 
+from domain.game.cards import Card
 from domain.game.engine import apply, to_act
+from domain.game.events import CardPlayed
 from domain.game.legal import legal_actions
 from domain.game.options import GameOptions
 from domain.game.rng import Rng
 from domain.game.setup import new_game
 from domain.game.state import GameState
-from domain.records import GameRecord, GameStatus, Occupant, Player, StoredEvent
+from domain.records import GameRecord, GameStatus, Occupant, Player
 from domain.services.deps import Deps
 from domain.services.games import NewGame, create_game, join_game, start_game
-from domain.services.mutation import Request
 from domain.services.play import act
 from domain.services.players import create_player
+from domain.services.transaction import Request
 from infra.bootstrap import runner_for
 from infra.bus.memory import InProcessBus
 from infra.clock import SystemClock
@@ -42,7 +44,8 @@ from tests.integration.databases import fresh_postgres, sqlite_url
 
 MOVES = 3_000
 NOW = datetime.now(UTC)
-PUBLIC = {"seat": 1, "card": "sleepy-3", "faceDown": False, "trick": 3}
+PLAYED = CardPlayed(seat=0, trick=3, lead=False, card=Card("sleepy-3"), face_down=True)
+"""An event stored as a public row and one seat's projection."""
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -79,12 +82,7 @@ def _move(uow: SqlUnitOfWorkFactory, game_id: str) -> None:
         game = u.games.get(game_id)
         assert game is not None
         read_version = game.version
-        events = [
-            StoredEvent(game_id, game.last_seq + k, "CardPlayed", PUBLIC, {0: PUBLIC}, NOW)
-            for k in (1, 2, 3)
-        ]
-        game.last_seq += 3
-        game.version += 1
+        events = game.record([PLAYED] * 3, None, NOW)
         u.events.append(events)
         u.games.save(game, read_version)
         u.commit()

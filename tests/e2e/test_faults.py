@@ -23,6 +23,7 @@ import orjson
 import pytest
 from sqlalchemy.engine import make_url
 
+from domain.log import SeatCommand
 from domain.replay import replay_state
 from infra.db.engine import make_engine
 from infra.db.state_codec import encode
@@ -130,14 +131,14 @@ def log_and_state_agree(database_url: str, game_id: str) -> tuple[int, int]:
     try:
         with SqlUnitOfWorkFactory(engine)() as uow:
             game = uow.games.get(game_id)
-            log = uow.events.read(game_id, 0, 1_000_000)
+            log = uow.events.read(game_id, 0, 1_000_000, None)
     finally:
         engine.dispose()
     assert game is not None and game.state is not None
     assert [e.seq for e in log] == list(range(1, game.last_seq + 1)), "a gap or a duplicate"
     replayed = replay_state(game, log)
     assert replayed is not None and encode(replayed) == encode(game.state)
-    commands = sum(1 for e in log if e.cause is not None and "command" in e.cause)
+    commands = sum(1 for e in log if isinstance(e.cause, SeatCommand))
     return game.last_seq, commands
 
 

@@ -173,7 +173,9 @@ def command_in(data: list[Any]) -> c.Command:
     elif cls is c.ReorderTop:
         args = [tuple(Card(x) for x in args[0])]
     else:
-        args = [Card(a) if f.name in _CARD_FIELDS else a for f, a in zip(fields(cls), args)]
+        args = [
+            Card(a) if f.name in _CARD_FIELDS else a for f, a in zip(fields(cls), args, strict=True)
+        ]
     cmd: c.Command = cls(*args)
     return cmd
 

@@ -40,6 +40,7 @@ from typing import Any
 
 import httpx
 
+from domain.log import SeatCommand
 from infra.db.engine import make_engine
 from infra.db.uow import SqlUnitOfWorkFactory
 from tests.e2e.client import Api, Person
@@ -245,8 +246,8 @@ def commands_in_log(database_url: str, game_ids: list[str]) -> int:
         uow = SqlUnitOfWorkFactory(engine)
         for game_id in game_ids:
             with uow() as u:
-                log = u.events.read(game_id, 0, 1_000_000)
-            total += sum(1 for e in log if e.cause is not None and "command" in e.cause)
+                log = u.events.read(game_id, 0, 1_000_000, None)
+            total += sum(1 for e in log if isinstance(e.cause, SeatCommand))
     finally:
         engine.dispose()
     return total

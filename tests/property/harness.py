@@ -30,7 +30,8 @@ from hypothesis import strategies as st
 
 from domain.bots.greedy import greedy_bot
 from domain.bots.strategy import Bot, random_bot
-from domain.game.cards import PRIZE_CARDS, catalogue, is_numbered
+from domain.game.cards import DESIGN_CARDS, Card, CardKind
+from domain.game.cards import is_card as names_a_card
 from domain.game.commands import (
     Command,
     DeclineMessage,
@@ -78,8 +79,7 @@ def examples(ci: int) -> int:
 
 
 # ---------------------------------------------------------------- games
-DESIGN_IDS: tuple[str, ...] = tuple(d.id for d in catalogue())
-PRIZES = frozenset(PRIZE_CARDS)
+DESIGN_IDS: tuple[Card, ...] = DESIGN_CARDS  # every numbered design, as a Singleton card
 BOTS: dict[str, Bot] = {"random": random_bot, "greedy": greedy_bot}
 MESSAGE_BUDGET = 8  # messenger commands the driver issues per trick at most
 
@@ -261,9 +261,9 @@ def canon(cmd: Command) -> Command:
     return cmd
 
 
-def command_cards(cmd: Command) -> list[str]:
+def command_cards(cmd: Command) -> list[Card]:
     """Every card id a command names."""
-    out = [getattr(cmd, f) for f in ("card", "discard") if hasattr(cmd, f)]
+    out: list[Card] = [getattr(cmd, f) for f in ("card", "discard") if hasattr(cmd, f)]
     if isinstance(cmd, ReorderTop):
         out += cmd.cards
     if isinstance(cmd, GiveCards):
@@ -271,7 +271,7 @@ def command_cards(cmd: Command) -> list[str]:
     return out
 
 
-def played_card(cmd: Command) -> str | None:
+def played_card(cmd: Command) -> Card | None:
     """The card a command puts into the trick, if any."""
     if isinstance(cmd, PlayCard | DiscardAndPlay | PlaySecondCard):
         return cmd.card
@@ -279,10 +279,13 @@ def played_card(cmd: Command) -> str | None:
 
 
 # ---------------------------------------------------------------- scanning
+_HIDEABLE = frozenset({CardKind.NUMBERED, CardKind.PRIZE})
+
+
 def is_card(s: str) -> bool:
     """A numbered card or a prize card: the ids R11 may hide. (Assignment
     cards and the Rat card only say who is which house, which is public.)"""
-    return s in PRIZES or is_numbered(s)
+    return names_a_card(s) and Card(s).kind in _HIDEABLE
 
 
 # A JSON string token that is exactly a card id. A message text always holds
@@ -307,23 +310,23 @@ def scan(obj: Any) -> tuple[set[str], set[int]]:
 class Facts:
     """What a state shows to everybody, and what each seat holds (R11)."""
 
-    public: frozenset[str]  # won piles, prize rows, discard, trick prize, face-up plays
-    hands: tuple[frozenset[str], ...]
-    face_down: tuple[frozenset[str], ...]  # each seat's own face-down plays
-    trick_cards: frozenset[str]  # every card in the trick, face down or not
+    public: frozenset[Card]  # won piles, prize rows, discard, trick prize, face-up plays
+    hands: tuple[frozenset[Card], ...]
+    face_down: tuple[frozenset[Card], ...]  # each seat's own face-down plays
+    trick_cards: frozenset[Card]  # every card in the trick, face down or not
     trick_number: int | None
     chooser: int | None  # the seat of a Curious / Hungry-take decision
-    chooser_cards: frozenset[str]  # what that decision shows its chooser
+    chooser_cards: frozenset[Card]  # what that decision shows its chooser
     readable: tuple[frozenset[int], ...]  # message markers each seat may read (R5.4)
 
     @classmethod
     def of(cls, state: GameState) -> Facts:
-        public: set[str] = set(state.discard)
+        public: set[Card] = set(state.discard)
         for s in state.seats:
             public.update(s.won)
             public.update(s.prizes)
-        face_down: list[set[str]] = [set() for _ in state.seats]
-        trick_cards: set[str] = set()
+        face_down: list[set[Card]] = [set() for _ in state.seats]
+        trick_cards: set[Card] = set()
         t = state.trick
         if t is not None:
             public.add(t.prize)
@@ -331,7 +334,7 @@ class Facts:
                 cards = {p.card} | ({p.second} if p.second else set())
                 trick_cards |= cards
                 (face_down[p.seat] if p.face_down else public).update(cards)
-        chooser, shown = None, frozenset[str]()
+        chooser, shown = None, frozenset[Card]()
         d = state.pending
         if d is not None and d.kind is DecisionKind.CURIOUS_ORDER:
             chooser, shown = d.seat, frozenset(d.cards)
@@ -358,7 +361,7 @@ class Facts:
             readable=tuple(frozenset(r) for r in readable),
         )
 
-    def known_to(self, seat: int) -> frozenset[str]:
+    def known_to(self, seat: int) -> frozenset[Card]:
         """The cards ``seat`` may see in a view of this state."""
         own = self.public | self.hands[seat] | self.face_down[seat]
         return own | self.chooser_cards if self.chooser == seat else own
@@ -366,7 +369,7 @@ class Facts:
 
 def step_allowed(
     before: Facts, after: Facts, cmd: Command
-) -> tuple[frozenset[str], list[frozenset[str]]]:
+) -> tuple[frozenset[Card], list[frozenset[Card]]]:
     """The cards the events of one step may show: to everybody, and to each seat.
 
     Public: what was public before or is public after, and, when the step

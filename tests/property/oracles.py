@@ -9,19 +9,17 @@ from __future__ import annotations
 
 from collections import Counter
 from itertools import permutations
-from typing import Any
 
 from domain.game.boosters import BoosterPack
 from domain.game.cards import (
     HOUSES,
     PRIZE_CARDS,
     RAT_CARD,
+    Card,
+    CardKind,
     House,
     assignment_card,
     catalogue,
-    design_of,
-    is_numbered,
-    prize_house,
 )
 from domain.game.commands import (
     ChooseNeighbour,
@@ -39,6 +37,7 @@ from domain.game.commands import (
     PlaySecondCard,
     ReorderTop,
 )
+from domain.game.events import TrickPlay
 from domain.game.options import HAND_SIZE, Format
 from domain.game.state import DecisionKind, GameState, MessageStatus, Phase, SeatState
 from tests.property.harness import GameSpec, canon
@@ -49,8 +48,20 @@ def neighbours(n: int, seat: int) -> tuple[int, int]:
     return ((seat - 1) % n, (seat + 1) % n)
 
 
-def house(card: str) -> House:
-    return design_of(card).house
+def house(card: Card) -> House:
+    """The house (suit) of a numbered or prize card."""
+    assert card.house is not None, f"{card!r} has no house"
+    return card.house
+
+
+def is_numbered(card: Card) -> bool:
+    return card.kind is CardKind.NUMBERED
+
+
+def value(card: Card) -> int:
+    """R1.2: a numbered card's value."""
+    assert is_numbered(card), f"{card!r} is not a numbered card"
+    return card.value
 
 
 # ---------------------------------------------------------------- setup
@@ -73,14 +84,14 @@ def check_setup(spec: GameSpec, state: GameState, packs: dict[int, BoosterPack])
             for p in packs.values():  # R1.6
                 assert len(p.commons) == 15 and len(p.rares) == 2
                 assert len(set(p.numbered)) == 17
-                assert not any(design_of(d).rare for d in p.commons)
-                assert all(design_of(d).rare for d in p.rares)
+                assert not any(d.rare for d in p.commons)
+                assert all(d.rare for d in p.rares)
         else:  # R3.3
             assert not packs
             assert spec.collections is not None
-            designs = [d for c in spec.collections for d in c]
+            designs = [Card(d) for c in spec.collections for d in c]
         expected = Counter(designs)
-        assert Counter(design_of(c).id for c in numbered) == expected
+        assert Counter(c.design for c in numbered) == expected
         # R1.5: instance ids <design>#<k>, k = 1..copies
         assert sorted(numbered) == sorted(
             f"{d}#{k}" for d, m in expected.items() for k in range(1, m + 1)
@@ -113,7 +124,7 @@ def check_setup(spec: GameSpec, state: GameState, packs: dict[int, BoosterPack])
     assert not any(s.won or s.prizes for s in state.seats) and not state.discard
 
 
-def _all_zones(state: GameState) -> list[list[str]]:
+def _all_zones(state: GameState) -> list[list[Card]]:
     zones = [state.rat_deck, state.prize_pool, state.discard, state.box]
     for s in state.seats:
         zones += [s.hand, s.won, s.prizes, [s.identity]]
@@ -172,7 +183,7 @@ def _trick_options(state: GameState, seat: int) -> set[Command]:
 
 
 def _decision_options(
-    state: GameState, seat: int, kind: DecisionKind, cards: list[str]
+    state: GameState, seat: int, kind: DecisionKind, cards: list[Card]
 ) -> set[Command]:
     hand = state.seats[seat].hand
     left, right = neighbours(state.n, seat)
@@ -218,27 +229,27 @@ def can_message(state: GameState, seat: int) -> bool:
 
 
 # ---------------------------------------------------------------- resolution
-def trick_winner(plays: list[dict[str, Any]], prize: str) -> int:
+def play_value(p: TrickPlay) -> int:
+    """R7.1: a play's value includes a Crazy second card."""
+    return value(p.card) + (value(p.second) if p.second else 0)
+
+
+def trick_winner(plays: tuple[TrickPlay, ...], prize: Card) -> int:
     """R8.1 over TrickWon's plays: highest trump play, else highest lead-suit
     play, earliest on a tie; a play's value includes a Crazy second card."""
-    trump = prize_house(prize)
-    lead = house(plays[0]["card"])
-
-    def value(p: dict[str, Any]) -> int:
-        second = p["second"]
-        return design_of(p["card"]).value + (design_of(second).value if second else 0)
-
+    trump = house(prize)
+    lead = house(plays[0].card)
     for suit in (trump, lead):
-        candidates = [p for p in plays if house(p["card"]) is suit]
+        candidates = [p for p in plays if house(p.card) is suit]
         if candidates:
-            best = max(value(p) for p in candidates)
-            return int(next(p["seat"] for p in candidates if value(p) == best))
+            best = max(play_value(p) for p in candidates)
+            return next(p.seat for p in candidates if play_value(p) == best)
     raise AssertionError("the lead play is always a candidate")
 
 
 def score(seat: SeatState) -> int:
     """R10.1: 10 / 5 / 1 per won numbered card by prizes held of its house."""
-    held = Counter(prize_house(p) for p in seat.prizes)
+    held = Counter(house(p) for p in seat.prizes)
     total = 0
     for card in seat.won:
         assert is_numbered(card), "only numbered cards are won (R8.2)"
@@ -248,7 +259,7 @@ def score(seat: SeatState) -> int:
 
 
 def all_houses(seat: SeatState) -> bool:
-    return {prize_house(p) for p in seat.prizes} == set(HOUSES)
+    return {house(p) for p in seat.prizes} == set(HOUSES)
 
 
 def game_over(state: GameState, prize_pool_size: int) -> bool:

@@ -22,12 +22,14 @@ After the game ends, every command gets GAME_FINISHED (R9.3).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import permutations
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from hypothesis import given, settings
 
+from domain.game.cards import Card
 from domain.game.commands import (
     ChooseNeighbour,
     Command,
@@ -86,7 +88,15 @@ DECISION_COMMANDS = (
 BAD_TEXTS = ("", " ", "\n\t ", "\u3000", "x" * (MAX_TEXT + 1), "é" * (MAX_TEXT + 1))
 
 
-def _pick(rng: Rng, items: list[str] | tuple[str, ...]) -> str:
+T = TypeVar("T")
+
+# Cards that are never in a hand: house cards, prizes, an instance no deck has
+NO_HAND_CARDS = tuple(map(Card, ("rat", "sassy-prize-1", "crazy-house", "crazy-7#99")))
+# Ids of no card at all: a command cannot carry one but as a plain string (BAD_INPUT)
+NOT_CARDS = ("", "crazy-0", "crazy-33", "x#1", "CRAZY-7", "crazy-7#0", "needy-prize-4")
+
+
+def _pick(rng: Rng, items: Sequence[T]) -> T:
     return items[rng.below(len(items))]
 
 
@@ -106,7 +116,7 @@ class Fuzzer:
             return state.rat
         return self.rng.below(state.n + 2) - 1  # -1 .. n: out of range at both ends
 
-    def card(self, state: GameState, seat: int) -> str:
+    def card(self, state: GameState, seat: int) -> Card:
         rng = self.rng
         hand = state.seats[seat].hand if 0 <= seat < state.n else []
         r = rng.below(12)
@@ -123,9 +133,9 @@ class Fuzzer:
             if piles:
                 return _pick(rng, piles)
         if r == 9:
-            return _pick(rng, DESIGN_IDS) + _pick(rng, ("", "#1", "#2"))
+            return Card(_pick(rng, DESIGN_IDS) + _pick(rng, ("", "#1", "#2")))
         if r == 10:
-            return _pick(rng, ("", "crazy-0", "crazy-33", "rat", "sassy-prize-1", "x#1", "CRAZY-7"))
+            return _pick(rng, NO_HAND_CARDS)
         return _pick(rng, DESIGN_IDS)
 
     def target(self, state: GameState, seat: int) -> int:
@@ -176,7 +186,13 @@ class Fuzzer:
     def malformed(self, state: GameState) -> Any:
         """A command with a field of the wrong type (or not a command at all)."""
         card = self.card(state, state.rat)
+        plain = _pick(self.rng, [str(card), *NOT_CARDS])  # a string, not a Card
         options: list[Any] = [
+            PlayCard(plain),  # type: ignore[arg-type]
+            DiscardAndPlay(card, plain),  # type: ignore[arg-type]
+            HungryTake(plain),  # type: ignore[arg-type]
+            GiveCards((Gift(1, plain),)),  # type: ignore[arg-type]
+            ReorderTop((plain,)),  # type: ignore[arg-type]
             PlayCard(7),  # type: ignore[arg-type]
             PlayCard(None),  # type: ignore[arg-type]
             PlayCard([card]),  # type: ignore[arg-type]

@@ -46,6 +46,7 @@ from domain.game.views import player_view, spectator_view
 from domain.records import GameStatus, GameSummary
 from infra.db.command_codec import command_from_dict, command_to_dict
 from infra.db.state_codec import StateDecodeError, decode, encode
+from tests.property.harness import command_cards
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "0")) or None
 """``make fuzz`` raises the example counts; else the Hypothesis profile's."""
@@ -228,6 +229,7 @@ def test_malformed_command_is_refused_and_changes_nothing(data: Any, which: int)
     if cmd is None:
         return
     assert command_to_dict(cmd) == data  # decoded as it was, nothing coerced
+    assert all(type(c) is Card for c in command_cards(cmd)), "a card field holds a Card"
     state = copy.deepcopy(STATES[which])
     before = encode(state)
     seat = to_act(state)
@@ -241,7 +243,40 @@ def test_malformed_command_is_refused_and_changes_nothing(data: Any, which: int)
 
 def test_valid_commands_round_trip() -> None:
     for data in COMMANDS:
-        assert command_to_dict(command_from_dict(data)) == data
+        cmd = command_from_dict(data)
+        assert command_to_dict(cmd) == data
+        assert all(type(c) is Card for c in command_cards(cmd))
+
+
+NOT_CARDS = ("crazy-0", "crazy-33", "crazy-7#0", "crazy-7#x", "x#1", "CRAZY-7", "", "needy-prize-4")
+
+
+def _card_paths(data: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """The paths of the card ids in a stored command."""
+    out: list[tuple[Any, ...]] = [(k,) for k in ("card", "discard") if k in data]
+    out += [("cards", i) for i in range(len(data.get("cards", [])))]
+    out += [("gifts", i, "card") for i in range(len(data.get("gifts", [])))]
+    return out
+
+
+def test_a_card_field_must_name_a_card() -> None:
+    """An id that names no card is refused as ``BAD_INPUT``, wherever a card goes."""
+    tried = 0
+    for data in COMMANDS:
+        for path in _card_paths(data):
+            for bad in NOT_CARDS:
+                doc = copy.deepcopy(data)
+                parent = doc
+                for k in path[:-1]:
+                    parent = parent[k]
+                parent[path[-1]] = bad
+                try:
+                    command_from_dict(doc)
+                except BadInput:
+                    tried += 1
+                    continue
+                raise AssertionError(f"{doc} was decoded")
+    assert tried > 100
 
 
 # ---------------------------------------------------------------- cursor decoder

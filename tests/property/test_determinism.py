@@ -2,8 +2,8 @@
 
 5. The same seed and the same actions give the same game: a recorded game is
    replayed from a fresh ``new_game`` and every state (``encode``) and every
-   event (all projections) is equal at every step; the setup (packs too) is
-   the same for the same seed.
+   event (whole, and every projection as stored and sent) is equal at every
+   step; the setup (packs too) is the same for the same seed.
 6. At every step the state survives ``json.dumps`` / ``json.loads`` /
    ``decode`` unchanged, and the game goes on from the decoded copy (the
    driver switches to it at random steps) exactly as from the original.
@@ -25,6 +25,7 @@ from domain.game.invariants import check
 from domain.game.legal import legal_actions
 from domain.game.rng import Rng
 from domain.game.views import player_view, spectator_view
+from infra.codec import event_to_json, pack_to_json
 from infra.db.state_codec import StateDecodeError, decode, encode
 from tests.jsonable import to_jsonable
 from tests.property.harness import Driver, GameSpec, count_game, examples, game_specs, show
@@ -35,15 +36,24 @@ DAMAGE_PERCENT = 5  # steps at which damaged copies of the state are decoded
 
 
 def _events(events: list[Event]) -> list[Any]:
-    out = [[e.type.value, e.public, {str(k): v for k, v in e.private.items()}] for e in events]
+    """Each event whole, and every projection of it as stored and sent (JSON)."""
+    out = [
+        [
+            type(e).__name__,
+            event_to_json(e.seen_by(None)),
+            {str(s): event_to_json(e.seen_by(s)) for s in e.private_to()},
+        ]
+        for e in events
+    ]
     json.dumps(out)  # JSON-able
-    return out
+    return [[e, *projections] for e, projections in zip(events, out, strict=True)]
 
 
 def _damage(data: Any, rng: Rng) -> Any:
     """A copy of ``data`` with one random node removed or replaced."""
     data = json.loads(json.dumps(data))
-    node, path = data, []
+    node = data
+    path: list[tuple[Any, Any]] = []
     while isinstance(node, dict | list) and node and (not path or rng.below(4)):
         key: Any = (
             rng.below(len(node)) if isinstance(node, list) else sorted(node)[rng.below(len(node))]
@@ -53,7 +63,7 @@ def _damage(data: Any, rng: Rng) -> Any:
     if not path:
         return None
     parent, key = path[-1]
-    junk = (None, "x", -1, 10**30, [], {}, True, 2.5, ["x"], {"v": 1})
+    junk: tuple[Any, ...] = (None, "x", -1, 10**30, [], {}, True, 2.5, ["x"], {"v": 1})
     if isinstance(parent, dict) and rng.below(3) == 0:
         del parent[key]
     else:
@@ -126,6 +136,7 @@ def test_games_are_deterministic_and_round_trip(spec: GameSpec) -> None:
     again = spec.new()  # R3.5: the setup itself, packs included
     first = spec.new()
     assert encode(again.state) == encode(first.state)
-    assert {s: p.to_dict() for s, p in again.packs.items()} == {
-        s: p.to_dict() for s, p in first.packs.items()
+    assert again.packs == first.packs
+    assert {s: pack_to_json(p) for s, p in again.packs.items()} == {
+        s: pack_to_json(p) for s, p in first.packs.items()
     }

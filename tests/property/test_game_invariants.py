@@ -25,10 +25,18 @@ from typing import Any
 
 from hypothesis import given, settings
 
-from domain.game.cards import PRIZE_CARDS, design_of
+from domain.game.cards import PRIZE_CARDS
 from domain.game.commands import DeclineMessage, DeliverMessage, SendMessage
 from domain.game.engine import apply, to_act
-from domain.game.events import Event, EventType
+from domain.game.events import (
+    AbilityTriggered,
+    CardPlayed,
+    CardsDrawn,
+    Event,
+    GameEnded,
+    TrickStarted,
+    TrickWon,
+)
 from domain.game.invariants import card_counts, check
 from domain.game.legal import legal_actions
 from domain.game.messaging import message_targets
@@ -73,58 +81,59 @@ def _check_actions(state: GameState) -> None:
 
 
 def _check_step(state: GameState, before: dict[str, Any], events: list[Event]) -> int:
-    """The events of one step against the rules; returns the tricks won."""
-    public = [(e.type, e.public) for e in events]
+    """The events of one step (as everybody sees them) against the rules;
+    returns the tricks won."""
+    public = [e.seen_by(None) for e in events]
     won = 0
-    for i, (kind, p) in enumerate(public):
-        if kind is EventType.CARD_PLAYED:
+    for i, p in enumerate(public):
+        if isinstance(p, CardPlayed):
             # R7.3: face down exactly when Sleepy was active before this play
-            assert p["faceDown"] == before["sleepy"]
+            assert p.face_down == before["sleepy"]
+            assert p.face_down or p.card is not None, "a face-up play shows its card"
             # R7.0: which plays trigger their ability
             mode = state.options.ability_trigger
-            fires = not p["faceDown"] and (
+            fires = not p.face_down and (
                 mode is AbilityTrigger.EVERY_CARD
-                or p["lead"]
-                or (mode is AbilityTrigger.LEAD_AND_RARE and design_of(p["card"]).rare)
+                or p.lead
+                or (mode is AbilityTrigger.LEAD_AND_RARE and p.card is not None and p.card.rare)
             )
             nxt = public[i + 1] if i + 1 < len(public) else None
-            triggered = nxt is not None and nxt[0] is EventType.ABILITY_TRIGGERED
+            triggered = isinstance(nxt, AbilityTriggered)
             assert triggered == fires, f"trigger of {p}"
-            if triggered:
-                assert nxt is not None and nxt[1]["seat"] == p["seat"]
-                assert nxt[1]["card"] == p["card"]
-        elif kind is EventType.TRICK_WON:
+            if isinstance(nxt, AbilityTriggered):
+                assert nxt.seat == p.seat
+                assert nxt.card == p.card
+        elif isinstance(p, TrickWon):
             won += 1
             _check_trick_won(state, before, p, public[i + 1 :])
-        elif kind is EventType.CARDS_DRAWN:
+        elif isinstance(p, CardsDrawn):
             assert state.options.refill_hands, "R8.3: no refill when refillHands is off"
     return won
 
 
 def _check_trick_won(
-    state: GameState, before: dict[str, Any], p: dict[str, Any], later: list[Any]
+    state: GameState, before: dict[str, Any], p: TrickWon, later: list[Event]
 ) -> None:
-    winner = p["winner"]
+    winner = p.winner
     # R8.1
-    assert oracles.trick_winner(p["plays"], p["prize"]) == winner
-    assert p["prize"] == before["prize"]
-    for play in p["plays"]:
-        second = design_of(play["second"]).value if play["second"] else 0
-        assert play["value"] == design_of(play["card"]).value + second
+    assert oracles.trick_winner(p.plays, p.prize) == winner
+    assert p.prize == before["prize"]
+    for play in p.plays:
+        assert play.value == oracles.play_value(play)
     # every play of the trick, in order, revealed (R7.3); passes are not plays
-    cards = [play["card"] for play in p["plays"]]
+    cards = [play.card for play in p.plays]
     assert cards[: len(before["plays"])] == before["plays"]
     # R8.2: the winner takes the played cards and the prize, not second cards
     gained = Counter(state.seats[winner].won) - Counter(before["won"][winner])
     assert gained == Counter(cards)
-    assert state.seats[winner].prizes[-1] == p["prize"]
-    seconds = [play["second"] for play in p["plays"] if play["second"]]
+    assert state.seats[winner].prizes[-1] == p.prize
+    seconds = [play.second for play in p.plays if play.second]
     elsewhere = {c for s in state.seats for c in s.hand} | set(state.rat_deck)
     assert all(c in elsewhere for c in seconds), "R7.1: second cards go to the Rat Deck"
     # R10.1, R10.2
-    assert p["scores"] == [oracles.score(s) for s in state.seats]
+    assert list(p.scores) == [oracles.score(s) for s in state.seats]
     # R8.3: refill from the winner clockwise up to 10 while the deck lasts
-    draws = [q["seat"] for kind, q in later if kind is EventType.CARDS_DRAWN]
+    draws = [q.seat for q in later if isinstance(q, CardsDrawn)]
     if state.options.refill_hands:
         order = [(winner + k) % state.n for k in range(state.n)]
         assert draws == [s for s in order if s in draws]
@@ -136,19 +145,19 @@ def _check_trick_won(
     if state.phase is Phase.FINISHED:
         assert state.outcome is not None
         assert (state.outcome.winners, state.outcome.disqualified) == oracles.winners(state)
-        assert list(state.outcome.scores) == p["scores"]
-        ended = [q for kind, q in later if kind is EventType.GAME_ENDED]
-        assert len(ended) == 1 and ended[0]["winners"] == list(state.outcome.winners)
+        assert list(state.outcome.scores) == list(p.scores)
+        ended = [q for q in later if isinstance(q, GameEnded)]
+        assert len(ended) == 1 and list(ended[0].winners) == list(state.outcome.winners)
     else:  # R8.4: the winner leads (or the next seat clockwise with a card)
-        started = [q for kind, q in later if kind is EventType.TRICK_STARTED]
+        started = [q for q in later if isinstance(q, TrickStarted)]
         assert len(started) == 1
-        assert state.trick is not None and state.trick.prize == started[0]["prize"]
+        assert state.trick is not None and state.trick.prize == started[0].prize
         leader = next(
             (winner + k) % state.n
             for k in range(state.n)
             if state.seats[(winner + k) % state.n].hand
         )
-        assert started[0]["leader"] == leader == state.turn
+        assert started[0].leader == leader == state.turn
 
 
 def _before(state: GameState) -> dict[str, Any]:

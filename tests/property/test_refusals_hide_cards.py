@@ -4,9 +4,12 @@
 At sampled steps of many seeded games, for the seat to act and one other
 seat, every command that names a card the seat does not hold is sent once
 for every such card id of the game — in another hand, in the Rat Deck or
-the prize pool, discarded, won, in the trick, a house card — and for ids of
-no card at all: every one is refused, with one code and one message per
-command shape, whatever the card. The state does not change.
+the prize pool, discarded, won, in the trick, a house card — and for cards
+this game's deck does not hold (another format's id of a design, an instance
+no deck has): every one is refused, with one code and one message per
+command shape, whatever the card. A card field given a plain string (any
+id, of a card or of none) is refused as BAD_INPUT, with one message per
+command shape, whatever the string. The state does not change.
 
 A card the seat may see where it is does not count as hidden here only when
 naming it could be accepted: the Rat Deck for its own Hungry take, the
@@ -17,11 +20,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from typing import cast
 
 import pytest
 from hypothesis import given, settings
 
-from domain.game.cards import HOUSES, RAT_CARD, assignment_card
+from domain.game.cards import HOUSES, THE_RAT, Card, assignment_card
 from domain.game.commands import (
     Command,
     DiscardAndPlay,
@@ -44,10 +48,12 @@ from infra.db.state_codec import encode
 from tests.property.harness import Driver, GameSpec, count_game, examples, game_specs, show
 
 SAMPLE_PERCENT = 8  # steps at which the refusals are checked
-NOT_CARDS = ("crazy-99", "sassy-7#9", "needy-prize-4", "nothing", "")  # ids of no card
+NOT_IN_GAME = (Card("sassy-7#99"), Card("crazy-32#40"))  # instances no deck holds (R1.5)
+NOT_CARDS = ("crazy-99", "sassy-7#0", "needy-prize-4", "nothing", "", "CRAZY-7")  # ids of no card
+OTHER_FORM_STEP = 9  # one design in so many is also named in the other id form
 
 
-def game_cards(state: GameState) -> set[str]:
+def game_cards(state: GameState) -> set[Card]:
     """Every numbered and prize card instance of the game, wherever it is."""
     zones = [state.rat_deck, state.prize_pool, state.discard]
     zones += [z for s in state.seats for z in (s.hand, s.won, s.prizes)]
@@ -58,15 +64,15 @@ def game_cards(state: GameState) -> set[str]:
     return out
 
 
-Shape = Callable[[str], Command]
+Shape = Callable[[Card], Command]
 
 
-def shapes(state: GameState, seat: int) -> dict[str, tuple[Shape, frozenset[str]]]:
+def shapes(state: GameState, seat: int) -> dict[str, tuple[Shape, frozenset[Card]]]:
     """Each command shape naming one card ``x``, with the cards ``x`` may not
     be (those that could make it legal, all of which the seat sees)."""
     hand = sorted(state.seats[seat].hand)
     mine = frozenset(hand)
-    h = hand[0] if hand else NOT_CARDS[0]
+    h = hand[0] if hand else NOT_IN_GAME[0]
     lo, hi = sorted(state.neighbours(seat))
     d = state.pending if state.pending is not None and state.pending.seat == seat else None
     kind = None if d is None else d.kind
@@ -88,14 +94,20 @@ def shapes(state: GameState, seat: int) -> dict[str, tuple[Shape, frozenset[str]
     }
 
 
-def every_id(state: GameState) -> list[str]:
-    """Every card id of this game and some of no card."""
-    house_cards = [assignment_card(h) for h in HOUSES] + [RAT_CARD]
-    return sorted(game_cards(state)) + house_cards + list(NOT_CARDS)
+def every_id(state: GameState) -> list[Card]:
+    """Every card of this game and some cards its deck does not hold: designs
+    under the id form of another format (``crazy-7`` in a sealed game,
+    ``crazy-7#1`` in a singleton one) and instances no deck has."""
+    cards = game_cards(state)
+    house_cards = [assignment_card(h) for h in HOUSES] + [THE_RAT]
+    other_form = {Card(c.design) if "#" in c else Card(f"{c}#1") for c in cards if c.numbered}
+    absent = sorted(other_form - cards)[::OTHER_FORM_STEP]
+    return sorted(cards) + house_cards + absent + list(NOT_IN_GAME)
 
 
 def check_refusals(state: GameState, seat: int) -> None:
     ids = every_id(state)
+    strings = [*NOT_CARDS, *(str(c) for c in ids)]  # plain strings, not cards
     for name, (shape, barred) in shapes(state, seat).items():
         answers: dict[tuple[str, str], str] = {}
         for x in ids:
@@ -108,6 +120,16 @@ def check_refusals(state: GameState, seat: int) -> None:
             else:
                 raise AssertionError(f"seat {seat}: {name} with {x} was accepted")
         assert len(answers) == 1, f"seat {seat}, {name}: the refusal depends on the card: {answers}"
+        refusals: dict[tuple[str, str], str] = {}
+        for plain in strings:
+            try:
+                apply(state, seat, shape(cast(Card, plain)))  # a str where a Card goes
+            except GameError as e:
+                refusals.setdefault((e.code.value, e.message), plain)
+            else:
+                raise AssertionError(f"seat {seat}: {name} with the string {plain!r} was accepted")
+        assert len(refusals) == 1, f"seat {seat}, {name}: the refusal depends on the id: {refusals}"
+        assert {code for code, _ in refusals} == {"BAD_INPUT"}, f"seat {seat}, {name}: {refusals}"
 
 
 @settings(max_examples=examples(16))

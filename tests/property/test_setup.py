@@ -11,14 +11,17 @@ seeds (almost always) different ones.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.game.errors import BadInput, DeckTooSmall
+from domain.game.events import Event
 from domain.game.options import HAND_SIZE, AbilityTrigger, Format, GameOptions
 from domain.game.setup import new_game
+from infra.codec import event_to_json
 from infra.db.state_codec import encode
 from tests.property.harness import (
     BOTS,
@@ -82,11 +85,17 @@ def test_the_same_seed_deals_the_same_game(
     a = new_game(seats, seed, options, rat=rat, collections=cols)
     b = new_game(seats, seed, options, rat=rat, collections=cols)
     assert encode(a.state) == encode(b.state)
-    assert [e.public for e in a.events] == [e.public for e in b.events]
-    assert [e.private for e in a.events] == [e.private for e in b.events]
+    assert a.events == b.events
+    assert _projections(a.events, seats) == _projections(b.events, seats)
+    assert a.packs == b.packs
     other = new_game(seats, f"{seed}/other", options, rat=rat, collections=cols)
     if len(a.state.rat_deck) > 5:  # R4.2: the seed shuffles the deck
         assert encode(other.state)["seats"] != encode(a.state)["seats"]
+
+
+def _projections(events: list[Event], seats: int) -> list[dict[str, Any]]:
+    """Every audience's projection of each event, as stored and sent."""
+    return [{str(s): event_to_json(e.seen_by(s)) for s in (None, *range(seats))} for e in events]
 
 
 @pytest.mark.parametrize("seats", [-1, 0, 1, 2, 9, 100])

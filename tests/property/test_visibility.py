@@ -3,7 +3,8 @@
 At every step of many seeded games with messenger traffic, for every seat:
 
 - every card id in its ``player_view`` (as ``to_jsonable``), its legal
-  actions and its projection of every event is public (won piles, prize
+  actions and its projection of every event (``event_to_json(e.seen_by(seat))``,
+  exactly what is stored and sent; the whole event holds the truth) is public (won piles, prize
   rows, discard, the trick's prize and face-up plays, a resolved trick's
   cards) or its own (its hand before or after the step, its own face-down
   plays, what its own Curious / Hungry decision shows it): never another
@@ -43,12 +44,13 @@ from domain.game.cards import sorted_cards
 from domain.game.commands import Command
 from domain.game.engine import apply
 from domain.game.errors import GameError
-from domain.game.events import Event, EventType
+from domain.game.events import Event, GameStarted, MessageDelivered, MessageSent
 from domain.game.legal import legal_actions
 from domain.game.messaging import message_targets
 from domain.game.rng import Rng
 from domain.game.state import DecisionKind, GameState
 from domain.game.views import player_view, spectator_view
+from infra.codec import event_to_json, pack_to_json
 from infra.db.state_codec import decode, encode
 from tests.jsonable import to_jsonable
 from tests.property.harness import (
@@ -84,31 +86,36 @@ def check_events(
     cmd: Command | None,
     packs: dict[int, BoosterPack],
 ) -> None:
+    """Every projection of the step's events, as an audience receives it
+    (``event_to_json(e.seen_by(audience))``, exactly what is stored and sent),
+    shows only what that audience may know."""
     if before is None or cmd is None:  # the setup's events
         public, per_seat = after.public, [after.known_to(s) for s in range(n)]
     else:
         public, per_seat = step_allowed(before, after, cmd)
     none: frozenset[int] = frozenset()
     for e in events:
-        name = e.type.value
-        assert set(e.private) <= set(range(n)), f"{name} has projections for unknown seats"
-        _shows_only(e.public, public, none, f"public {name}")
-        assert "hand" not in e.public and "pack" not in e.public
+        name = type(e).__name__
+        assert set(e.private_to()) <= set(range(n)), f"{name} has projections for unknown seats"
+        seen = event_to_json(e.seen_by(None))
+        _shows_only(seen, public, none, f"public {name}")
+        assert not {"hand", "pack", "hands", "packs", "readers"} & set(seen)
         for s in range(n):
-            p = e.for_seat(s)
+            p = event_to_json(e.seen_by(s))
             _shows_only(p, per_seat[s], after.readable[s], f"{name} for seat {s}")
-            if e.type is EventType.GAME_STARTED:
+            assert "hands" not in p and "packs" not in p and "readers" not in p
+            if isinstance(e, GameStarted):
                 assert sorted(p["hand"]) == sorted(after.hands[s])
                 if packs:
-                    assert p["pack"] == packs[s].to_dict(), "R3.2: a seat sees its own pack"
+                    assert p["pack"] == pack_to_json(packs[s]), "R3.2: a seat sees its own pack"
                 else:
                     assert "pack" not in p
-        if e.type in (EventType.MESSAGE_SENT, EventType.MESSAGE_DELIVERED):
-            readers = [e.public["from"], rat]
-            if e.type is EventType.MESSAGE_DELIVERED:
-                readers.append(e.public["to"])
+        if isinstance(e, MessageSent | MessageDelivered):
+            readers = [e.sender, rat]
+            if isinstance(e, MessageDelivered):
+                readers.append(e.recipient)
             for s in readers:  # R5.4: they do get the text
-                assert e.for_seat(s).get("text"), f"{name}: seat {s} must read the text"
+                assert event_to_json(e.seen_by(s)).get("text"), f"{name}: seat {s} must read it"
 
 
 def check_views(state: GameState, facts: Facts) -> None:
