@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from typing import Any, Generic, TypeVar
@@ -174,7 +174,7 @@ class Steps(Generic[T, R]):
     decide: Callable[[Tx, T], R]
     keep: Callable[[R], Remembered]
     repeat: Callable[[Tx, Remembered], R]
-    wakes_bots: bool = field(default=True)
+    wakes_bots: bool = True
 
 
 def _once(deps: Deps, req: Request | None, steps: Steps[T, R]) -> tuple[R, list[NewEvents]]:
