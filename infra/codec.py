@@ -19,7 +19,6 @@ from typing import Any, TypeVar, cast, get_args, get_origin
 from cattrs import Converter
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
-from domain.game.boosters import BoosterPack
 from domain.game.cards import Card
 from domain.game.events import GAME_EVENTS, Event
 from domain.lobby import LOBBY_EVENTS
@@ -116,19 +115,30 @@ def _overrides(cls: type, unstructure: bool) -> dict[str, Any]:
 CONVERTER = _converter()
 
 
+def to_json(value: object) -> Json:
+    """A domain value (an event or a projection of one, a booster pack or
+    record) as its JSON object."""
+    data: Json = CONVERTER.unstructure(value)
+    return data
+
+
+def from_json(data: Mapping[str, Any], cls: type[T]) -> T:
+    """The ``cls`` that ``data`` is; raises on malformed data."""
+    if not isinstance(data, Mapping):
+        raise TypeError(f"a {cls.__name__} is a JSON object")
+    value: T = CONVERTER.structure(data, cls)
+    return value
+
+
 # ---------------------------------------------------------------- events
 def event_to_json(event: Event) -> Json:
     """An event (or a projection of one) as its JSON object."""
-    data: Json = CONVERTER.unstructure(event)
-    return data
+    return to_json(event)
 
 
 def event_from_json(kind: str, data: Mapping[str, Any]) -> Event:
     """The event of kind ``kind`` that ``data`` is; raises on malformed data."""
-    if not isinstance(data, Mapping):
-        raise TypeError("an event is a JSON object")
-    event: Event = CONVERTER.structure(data, EVENT_KINDS[kind])
-    return event
+    return from_json(data, EVENT_KINDS[kind])
 
 
 def logged_to_json(e: LoggedEvent) -> Json:
@@ -181,26 +191,6 @@ def message_from_json(m: Mapping[str, Any]) -> LoggedEvent | LobbyUpdate:
 
 
 # ---------------------------------------------------------------- results
-def booster_to_json(record: BoosterRecord) -> Json:
-    data: Json = CONVERTER.unstructure(record)
-    return data
-
-
-def booster_from_json(data: Mapping[str, Any]) -> BoosterRecord:
-    record: BoosterRecord = CONVERTER.structure(data, BoosterRecord)
-    return record
-
-
-def pack_to_json(pack: BoosterPack) -> Json:
-    data: Json = CONVERTER.unstructure(pack)
-    return data
-
-
-def pack_from_json(data: Mapping[str, Any]) -> BoosterPack:
-    pack: BoosterPack = CONVERTER.structure(data, BoosterPack)
-    return pack
-
-
 def remembered_to_json(result: Remembered) -> Json:
     """What an idempotency key keeps, as stored."""
     if isinstance(result, MutationResult):
@@ -211,7 +201,7 @@ def remembered_to_json(result: Remembered) -> Json:
         }
     if isinstance(result, SealedToken):
         return {"sealedToken": result.sealed}
-    return booster_to_json(result)
+    return to_json(result)
 
 
 def remembered_from_json(data: Mapping[str, Any]) -> Remembered:
@@ -223,7 +213,7 @@ def remembered_from_json(data: Mapping[str, Any]) -> Remembered:
         )
     if "sealedToken" in data:
         return SealedToken(_strict(str)(data["sealedToken"], str))
-    return booster_from_json(data)
+    return from_json(data, BoosterRecord)
 
 
 # ---------------------------------------------------------------- causes

@@ -9,7 +9,7 @@ never in any projection.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from enum import Enum
 from typing import Self
 
@@ -36,6 +36,24 @@ class Event:
         """The seats with a projection of their own (the others see the
         public one, ``seen_by(None)``)."""
         return ()
+
+    def _without_private(self) -> Self:
+        """This event with its :data:`PRIVATE` fields emptied."""
+        hidden = {f.name: None for f in fields(self) if f.metadata.get("private")}
+        return replace(self, **hidden)
+
+
+@dataclass(frozen=True, slots=True)
+class _SeatsOwn(Event):
+    """An event whose :data:`PRIVATE` fields only its ``seat`` sees."""
+
+    seat: int
+
+    def seen_by(self, seat: int | None) -> Self:
+        return self if seat == self.seat else self._without_private()
+
+    def private_to(self) -> tuple[int, ...]:
+        return (self.seat,)
 
 
 class DiscardReason(Enum):
@@ -209,21 +227,14 @@ class AbilityTriggered(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class DecisionRequired(Event):
+class DecisionRequired(_SeatsOwn):
     """R7.0b: the game waits for ``seat``; it alone sees the cards the
     decision is about (Curious: the top cards; Hungry: the deck's contents;
     in canonical order, R11)."""
 
-    seat: int
     kind: DecisionKind
     source: int
     cards: tuple[Card, ...] | None = field(default=None, metadata=PRIVATE)
-
-    def seen_by(self, seat: int | None) -> Self:
-        return self if seat == self.seat else replace(self, cards=None)
-
-    def private_to(self) -> tuple[int, ...]:
-        return (self.seat,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,18 +255,11 @@ class CardGiven(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class CardTaken(Event):
+class CardTaken(_SeatsOwn):
     """R7.4: Hungry took a card from the Rat Deck; only its taker sees which."""
 
-    seat: int
     rat_deck_size: int
     card: Card | None = field(default=None, metadata=PRIVATE)
-
-    def seen_by(self, seat: int | None) -> Self:
-        return self if seat == self.seat else replace(self, card=None)
-
-    def private_to(self) -> tuple[int, ...]:
-        return (self.seat,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,18 +271,11 @@ class NeighbourChosen(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class TopReordered(Event):
+class TopReordered(_SeatsOwn):
     """R7.6: Curious put the top cards back; only it sees their new order."""
 
-    seat: int
     count: int
     cards: tuple[Card, ...] | None = field(default=None, metadata=PRIVATE)
-
-    def seen_by(self, seat: int | None) -> Self:
-        return self if seat == self.seat else replace(self, cards=None)
-
-    def private_to(self) -> tuple[int, ...]:
-        return (self.seat,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,19 +301,12 @@ class TrickWon(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class CardsDrawn(Event):
+class CardsDrawn(_SeatsOwn):
     """R8.3: a seat drew up to 10; only it sees which cards."""
 
-    seat: int
     count: int
     rat_deck_size: int
     cards: tuple[Card, ...] | None = field(default=None, metadata=PRIVATE)
-
-    def seen_by(self, seat: int | None) -> Self:
-        return self if seat == self.seat else replace(self, cards=None)
-
-    def private_to(self) -> tuple[int, ...]:
-        return (self.seat,)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from domain.bots.strategy import Strategy
+from domain.game.boosters import BoosterPack
 from domain.game.options import AbilityTrigger, Format, GameOptions
 from domain.log import LoggedEvent
 from domain.records import (
@@ -243,7 +244,7 @@ def booster_to_row(record: BoosterRecord) -> dict[str, Any]:
     return {
         "id": record.id,
         "player_id": record.player_id,
-        "pack": codec.pack_to_json(record.pack),
+        "pack": codec.to_json(record.pack),
         "opened_at": _aware(record.opened_at),
         "game_id": record.game_id,
     }
@@ -254,6 +255,10 @@ def booster_from_row(row: Row) -> BoosterRecord:
         "booster_packs",
         row,
         lambda r: BoosterRecord(
-            r["id"], r["player_id"], codec.pack_from_json(r["pack"]), r["opened_at"], r["game_id"]
+            r["id"],
+            r["player_id"],
+            codec.from_json(r["pack"], BoosterPack),
+            r["opened_at"],
+            r["game_id"],
         ),
     )

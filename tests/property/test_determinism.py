@@ -25,7 +25,7 @@ from domain.game.invariants import check
 from domain.game.legal import legal_actions
 from domain.game.rng import Rng
 from domain.game.views import player_view, spectator_view
-from infra.codec import event_to_json, pack_to_json
+from infra.codec import event_to_json, to_json
 from infra.db.state_codec import StateDecodeError, decode, encode
 from tests.jsonable import to_jsonable
 from tests.property.harness import Driver, GameSpec, count_game, examples, game_specs, show
@@ -137,6 +137,6 @@ def test_games_are_deterministic_and_round_trip(spec: GameSpec) -> None:
     first = spec.new()
     assert encode(again.state) == encode(first.state)
     assert again.packs == first.packs
-    assert {s: pack_to_json(p) for s, p in again.packs.items()} == {
-        s: pack_to_json(p) for s, p in first.packs.items()
+    assert {s: to_json(p) for s, p in again.packs.items()} == {
+        s: to_json(p) for s, p in first.packs.items()
     }

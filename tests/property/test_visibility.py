@@ -50,7 +50,7 @@ from domain.game.messaging import message_targets
 from domain.game.rng import Rng
 from domain.game.state import DecisionKind, GameState
 from domain.game.views import player_view, spectator_view
-from infra.codec import event_to_json, pack_to_json
+from infra.codec import event_to_json, to_json
 from infra.db.state_codec import decode, encode
 from tests.jsonable import to_jsonable
 from tests.property.harness import (
@@ -107,7 +107,7 @@ def check_events(
             if isinstance(e, GameStarted):
                 assert sorted(p["hand"]) == sorted(after.hands[s])
                 if packs:
-                    assert p["pack"] == pack_to_json(packs[s]), "R3.2: a seat sees its own pack"
+                    assert p["pack"] == to_json(packs[s]), "R3.2: a seat sees its own pack"
                 else:
                     assert "pack" not in p
         if isinstance(e, MessageSent | MessageDelivered):

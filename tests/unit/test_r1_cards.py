@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from domain.game.boosters import open_booster
+from domain.game.boosters import BoosterPack, open_booster
 from domain.game.cards import (
     ASSIGNMENT_CARDS,
     DESIGN_CARDS,
@@ -28,7 +28,7 @@ from domain.game.cards import (
     sorted_cards,
 )
 from domain.game.rng import Rng
-from infra.codec import pack_from_json, pack_to_json
+from infra.codec import from_json, to_json
 from tests.builders import cards
 
 
@@ -129,7 +129,7 @@ def test_r1_6_designs_repeat_across_packs_and_houses_vary() -> None:
 
 def test_r1_6_booster_round_trips_through_dict() -> None:
     pack = open_booster(Rng(3))
-    back = pack_from_json(json.loads(json.dumps(pack_to_json(pack))))
+    back = from_json(json.loads(json.dumps(to_json(pack))), BoosterPack)
     assert back == pack
     assert all(type(c) is Card for c in back.numbered)
 
