@@ -84,8 +84,8 @@ class Client:
         gen = await schema.subscribe(
             query, variable_values=variables, context_value=self.context(token, websocket=True)
         )
-        assert not hasattr(gen, "errors") or gen.errors is None, gen  # type: ignore[union-attr]
-        return gen  # type: ignore[return-value]
+        assert not hasattr(gen, "errors") or gen.errors is None, gen
+        return gen
 
     async def new_player(self, name: str = "ann") -> tuple[str, str]:
         data = await self.run(

@@ -211,4 +211,5 @@ def strings(value: Any) -> set[str]:
 
 
 def seat_of(g: dict[str, Any], player_id: str) -> int:
-    return next(s["seat"] for s in g["seats"] if s["playerId"] == player_id)
+    seat: int = next(s["seat"] for s in g["seats"] if s["playerId"] == player_id)
+    return seat

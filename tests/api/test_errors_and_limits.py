@@ -153,7 +153,7 @@ async def test_refusals_of_the_rules(client: Client) -> None:
     assert state is not None
     before = mark(client, game_id)
     seat1_card = state.seats[1].hand[0]
-    cases = [
+    cases: list[tuple[int, str, str, dict[str, Any]]] = [
         (0, "playCard", "ILLEGAL_ACTION", {"card": seat1_card}),
         (0, "playCard", "ILLEGAL_ACTION", {"card": "no-such-card"}),
         (1, "playCard", "NOT_YOUR_TURN", {"card": seat1_card}),

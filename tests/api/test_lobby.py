@@ -3,6 +3,8 @@ through the schema (R2-R4)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.api.conftest import Client
@@ -64,7 +66,9 @@ async def test_create_game_defaults_seat_the_host_at_seat_zero(client: Client) -
         {"seatCount": 3, "seed": "s" * 101},
     ],
 )
-async def test_bad_game_settings_are_refused_with_bad_input(client: Client, bad: dict) -> None:
+async def test_bad_game_settings_are_refused_with_bad_input(
+    client: Client, bad: dict[str, Any]
+) -> None:
     host, _ = await client.new_player()
     await refused(client, host, "createGame", "BAD_INPUT", input=bad)
     assert client.h.store.games == {}

@@ -35,7 +35,7 @@ def check_view(client: Client, game_id: str, g: dict[str, Any]) -> None:
     assert not strings(g) & others, f"seat {seat} sees another seat's card"
 
 
-async def probe_unlisted(client: Client, game_id: str, tokens: list[str], g: dict) -> int:
+async def probe_unlisted(client: Client, game_id: str, tokens: list[str], g: dict[str, Any]) -> int:
     """Anything not listed is refused: an unlisted card of the acting seat,
     and a card of a seat whose turn it is not; neither changes anything.
     Returns how many unlisted cards were tried (0 or 1)."""
@@ -138,7 +138,9 @@ FLOWS = {
 }
 
 
-def effect_shown(client: Client, game_id: str, seat: int, decision: dict, g: dict) -> None:
+def effect_shown(
+    client: Client, game_id: str, seat: int, decision: dict[str, Any], g: dict[str, Any]
+) -> None:
     """The answered decision did what it says (seen in the store and table)."""
     held = hands(client, game_id)
     state = client.h.store.games[game_id].state

@@ -30,7 +30,9 @@ async def games_page(client: Client, first: int, **kw: Any) -> dict[str, Any]:
     return page
 
 
-async def events_page(client: Client, token: str | None, game_id: str, after: int, first: int):
+async def events_page(
+    client: Client, token: str | None, game_id: str, after: int, first: int
+) -> dict[str, Any]:
     data = await client.run(EVENTS, token, id=game_id, after=after, first=first)
     page: dict[str, Any] = data["gameEvents"]
     return page

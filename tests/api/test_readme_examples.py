@@ -71,7 +71,7 @@ async def test_the_subscription_example_streams_the_game(client: Client) -> None
         variable_values={"game": game},
         context_value=client.context(token, websocket=True),
     )
-    first = await anext(stream)  # type: ignore[arg-type]
+    first = await anext(stream)
     assert first.errors is None and first.data is not None
     assert first.data["gameEvents"]["seq"] == 1
-    await stream.aclose()  # type: ignore[union-attr]
+    await stream.aclose()

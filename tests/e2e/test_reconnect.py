@@ -65,7 +65,7 @@ async def test_resubscribe_after_a_dropped_connection(
             if how == "abort":
                 await ws.abort()
         # The socket is closed; the game goes on without Ann's stream.
-        last = first[-1]["seq"]
+        last: int = first[-1]["seq"]
         away = await _wait_for_seq(api, ann, game_id, last + MISSED)
         assert away["status"] == "RUNNING", "reconnect in the middle of the game"
         async with ws_connection(server.ws_url, protocol, ann.token) as ws:

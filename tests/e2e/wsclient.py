@@ -99,7 +99,7 @@ class GraphQLWebSocket:
                 open_timeout=timeout,
                 proxy=None,  # loopback: never through a proxy from the environment
             ),
-            timeout,  # type: ignore[list-item]
+            timeout,
         )
         assert self._ws.subprotocol == self.protocol, self._ws.subprotocol
         self._ack = asyncio.get_running_loop().create_future()

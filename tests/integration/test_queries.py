@@ -123,8 +123,8 @@ def test_stalled_bot_games_are_found_by_bot_turn_and_age(uow: SqlUnitOfWorkFacto
     from domain.records import Occupant
 
     host = r.player()
-    bots = [Occupant(bot=Strategy.RANDOM)] * 4
-    people = [Occupant(player_id=host.id)] * 4
+    bots: list[Occupant | None] = [Occupant(bot=Strategy.RANDOM)] * 4
+    people: list[Occupant | None] = [Occupant(player_id=host.id)] * 4
     state = new_game(4, "stall", rat=0).state  # seat 0 leads trick 1
 
     def running(minute: int, seats: list[Occupant | None]) -> GameRecord:

@@ -11,6 +11,7 @@ from collections import Counter
 import pytest
 
 from domain.errors import DomainError, ErrorCode
+from domain.game.commands import Command
 from domain.game.engine import to_act
 from domain.game.legal import legal_actions
 from domain.game.serialization import encode
@@ -66,7 +67,7 @@ async def test_many_tasks_racing_one_game_leave_a_gapless_log_that_replays(
     codes: Counter[str] = Counter()
     for _ in range(25):  # each round: every seat tries its first legal action at once
 
-        def options() -> list[tuple[str, object]]:
+        def options() -> list[tuple[str, Command]]:
             with uow() as u:
                 game = u.games.get(gid)
                 assert game is not None and game.state is not None
@@ -84,7 +85,7 @@ async def test_many_tasks_racing_one_game_leave_a_gapless_log_that_replays(
         if not attempts:
             break
         results = await asyncio.gather(
-            *(act(deps, Request(pid, "act", {}), gid, cmd) for pid, cmd in attempts),  # type: ignore[arg-type]
+            *(act(deps, Request(pid, "act", {}), gid, cmd) for pid, cmd in attempts),
             return_exceptions=True,
         )
         for r in results:

@@ -42,7 +42,8 @@ def _events(events: list[Event]) -> list[Any]:
 def _damage(data: Any, rng: Rng) -> Any:
     """A copy of ``data`` with one random node removed or replaced."""
     data = json.loads(json.dumps(data))
-    node, path = data, []
+    node: Any = data
+    path: list[tuple[Any, Any]] = []
     while isinstance(node, dict | list) and node and (not path or rng.below(4)):
         key: Any = (
             rng.below(len(node)) if isinstance(node, list) else sorted(node)[rng.below(len(node))]
@@ -52,7 +53,7 @@ def _damage(data: Any, rng: Rng) -> Any:
     if not path:
         return None
     parent, key = path[-1]
-    junk = (None, "x", -1, 10**30, [], {}, True, 2.5, ["x"], {"v": 1})
+    junk: tuple[Any, ...] = (None, "x", -1, 10**30, [], {}, True, 2.5, ["x"], {"v": 1})
     if isinstance(parent, dict) and rng.below(3) == 0:
         del parent[key]
     else:
