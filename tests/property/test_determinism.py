@@ -26,7 +26,8 @@ from domain.game.legal import legal_actions
 from domain.game.rng import Rng
 from domain.game.serialization import StateDecodeError, decode, encode, to_jsonable
 from domain.game.views import player_view, spectator_view
-from tests.property.harness import Driver, GameSpec, count_game, examples, game_specs, show
+from tests.property.budget import count_game, examples, shards
+from tests.property.harness import Driver, GameSpec, game_specs, show
 
 SWAP_PERCENT = 30  # steps after which the game continues from the decoded copy
 VIEW_PERCENT = 10  # steps at which encode(copy), views and legal actions are dumped
@@ -117,9 +118,13 @@ def replay(spec: GameSpec, trace: Trace, final: dict[str, Any]) -> None:
     assert encode(state) == final
 
 
-@settings(max_examples=examples(200))
+SHARDS = 2
+
+
+@shards(SHARDS)
+@settings(max_examples=examples(200, SHARDS))
 @given(game_specs())
-def test_games_are_deterministic_and_round_trip(spec: GameSpec) -> None:
+def test_games_are_deterministic_and_round_trip(shard: int, spec: GameSpec) -> None:
     show(spec)
     trace, final = play_recorded(spec)
     replay(spec, trace, final)

@@ -41,7 +41,8 @@ from domain.game.rng import Rng
 from domain.game.serialization import encode
 from domain.game.setup import new_game
 from domain.game.state import DecisionKind, GameState
-from tests.property.harness import Driver, GameSpec, count_game, examples, game_specs, show
+from tests.property.budget import count_game, examples
+from tests.property.harness import Driver, GameSpec, game_specs, show
 
 SAMPLE_PERCENT = 8  # steps at which the refusals are checked
 NOT_CARDS = ("crazy-99", "sassy-7#9", "needy-prize-4", "nothing", "")  # ids of no card

@@ -20,13 +20,13 @@ from domain.game.errors import BadInput, DeckTooSmall
 from domain.game.options import HAND_SIZE, AbilityTrigger, Format, GameOptions
 from domain.game.serialization import encode
 from domain.game.setup import new_game
+from tests.property.budget import examples
 from tests.property.harness import (
     BOTS,
     DESIGN_IDS,
     GameSpec,
     build_collection,
     collections,
-    examples,
 )
 from tests.property.test_game_invariants import play_checked
 
