@@ -18,9 +18,17 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import redis
 
 from domain.ports import Subscription, SubscriptionClosed
+from infra.bus.redis import BACKOFF_MAX, CONFIRM_TIMEOUT
 
 Message = dict[str, Any]
 RESYNC: Message = {"resync": True}
+
+# How long a bus may take to be back once its Redis answers again: its reader
+# may be sleeping out a backoff (up to BACKOFF_MAX); then it subscribes again
+# (confirmations: up to CONFIRM_TIMEOUT), and its first flush can still meet a
+# pooled connection to the old server, which costs one more such cycle. Two
+# cycles, and room for a loaded machine (measured alone: up to 3.6 s).
+RECOVERY_TIMEOUT = 2 * (BACKOFF_MAX + CONFIRM_TIMEOUT) + 5.0
 
 
 async def eventually(
