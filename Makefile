@@ -10,8 +10,19 @@ STAMP  := $(VENV)/.stamp
 HYPOTHESIS_PROFILE ?= ci
 export HYPOTHESIS_PROFILE
 
+# `make test` runs pytest on PYTEST_WORKERS pytest-xdist workers ("auto": one
+# per CPU; 0: in this process). worksteal: an idle worker takes queued tests
+# from a busy one, so the long ones (e2e, the property shards) do not pile up
+# at the end of one worker.
+PYTEST_WORKERS ?= auto
+XDIST := -n $(PYTEST_WORKERS) --dist worksteal
+
+# `make check`, the inner loop: the pure, fast tests (no service, no server,
+# no Hypothesis property), on top of `make lint`.
+FAST_TESTS := tests/unit tests/usecases tests/golden
+
 .DEFAULT_GOAL := test
-.PHONY: venv run test test-long fuzz bench load lint typecheck imports lock clean schema
+.PHONY: venv run check test test-long fuzz bench load lint typecheck imports lock clean schema
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -24,30 +35,31 @@ venv: $(STAMP)
 run: $(STAMP)
 	$(BIN)/mmk serve
 
+# mypy checks the files of [tool.mypy] in pyproject.toml: domain infra api tests.
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy domain infra api
+	$(BIN)/mypy
 	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
-	$(BIN)/mypy domain infra api
+	$(BIN)/mypy
 
 imports: $(STAMP)
 	$(BIN)/lint-imports
 
-test: $(STAMP)
-	$(BIN)/ruff check .
-	$(BIN)/mypy domain infra api
-	$(BIN)/lint-imports
-	$(BIN)/pytest
+check: lint
+	$(BIN)/pytest -q $(FAST_TESTS)
+
+test: lint
+	$(BIN)/pytest $(XDIST)
 
 # Export the GraphQL SDL; tests/api/test_schema_file.py fails when it drifts.
 schema: $(STAMP)
 	$(BIN)/python -m api.graphql.export schema.graphql
 
 test-long: $(STAMP)
-	HYPOTHESIS_PROFILE=long $(BIN)/pytest
+	HYPOTHESIS_PROFILE=long $(BIN)/pytest $(XDIST)
 
 # The fuzz tests only (README "Fuzzing"), searching much harder: FUZZ_EXAMPLES
 # examples per GraphQL operation and per decoder property, not derandomized.

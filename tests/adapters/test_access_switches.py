@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import httpx
 import pytest
@@ -20,7 +20,18 @@ from infra.settings import Settings
 from tests.adapters.app_support import AsgiWebSocket, gql, new_player
 
 INTROSPECT = "{ __schema { queryType { name } } }"
-NO_LIMITS: dict[str, Any] = {
+
+
+class RateLimits(TypedDict, total=False):
+    """The rate-limit settings (their keys are known, unlike ``**settings: Any``)."""
+
+    rate_mutations_token: int
+    rate_mutations_ip: int
+    rate_subscriptions_token: int
+    rate_subscriptions_ip: int
+
+
+NO_LIMITS: RateLimits = {
     "rate_mutations_token": 0,
     "rate_mutations_ip": 0,
     "rate_subscriptions_token": 0,
@@ -83,7 +94,7 @@ async def test_subscriptions_per_connection_are_capped(tmp_path: Path) -> None:
 
 
 async def test_rate_limits_are_wired_from_the_settings(tmp_path: Path) -> None:
-    limits = {**NO_LIMITS, "rate_mutations_ip": 2, "rate_subscriptions_ip": 1}
+    limits: RateLimits = {**NO_LIMITS, "rate_mutations_ip": 2, "rate_subscriptions_ip": 1}
     async with app_with(tmp_path, "203.0.113.9", **limits) as (app, client):
         await new_player(client)
         await new_player(client)

@@ -43,7 +43,7 @@ from tests.api.worlds import (
     play_world_one,
     play_world_two,
 )
-from tests.property.harness import SCALE
+from tests.property.budget import SCALE
 
 TRIGGERS = tuple(AbilityTrigger)
 

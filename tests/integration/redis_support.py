@@ -18,6 +18,7 @@ import redis
 
 from domain.ports import BusMessage, Resync, Subscription, SubscriptionClosed
 from domain.records import GameStatus, LobbyUpdate
+from infra.bus.redis import BACKOFF_MAX, CONFIRM_TIMEOUT
 
 Message = BusMessage | Resync
 """What a subscription yields."""
@@ -32,6 +33,14 @@ def number(m: Message) -> int:
     """The ``n`` of a :func:`note`."""
     assert isinstance(m, LobbyUpdate), m
     return m.version
+
+
+# How long a bus may take to be back once its Redis answers again: its reader
+# may be sleeping out a backoff (up to BACKOFF_MAX); then it subscribes again
+# (confirmations: up to CONFIRM_TIMEOUT), and its first flush can still meet a
+# pooled connection to the old server, which costs one more such cycle. Two
+# cycles, and room for a loaded machine (measured alone: up to 3.6 s).
+RECOVERY_TIMEOUT = 2 * (BACKOFF_MAX + CONFIRM_TIMEOUT) + 5.0
 
 
 async def eventually(

@@ -38,6 +38,7 @@ from infra import codec
 from infra.bus.redis import RedisBus
 from tests.fakes import FakeClock, FakeIds, FakeUnitOfWork, Store, run_inline
 from tests.integration.redis_support import (
+    RECOVERY_TIMEOUT,
     Collector,
     Message,
     PrivateRedis,
@@ -270,16 +271,17 @@ async def test_redis_going_away_outbox_reconnect_and_resync(
         await leaving.aclose()
 
         private_redis.start()
+        back = RECOVERY_TIMEOUT  # each bus reconnects (or flushes) on its own backoff
         # the local subscriber of the publishing process: resync, then the outbox
-        await eventually(lambda: note("n", 3) in local.messages, 5, "the outboxed message")
+        await eventually(lambda: note("n", 3) in local.messages, back, "the outboxed message")
         after = local.messages[local.messages.index(note("n", 2)) + 1 :]
         assert after.index(RESYNC) < after.index(note("n", 3))
         # the other process: a resync after the reconnect (it backfills from the log)
-        await eventually(lambda: remote.resyncs() > resyncs[id(remote)], 5, "a resync")
-        await eventually(lambda: not solo._outbox and not pub._outbox, 5, "the outboxes sent")
+        await eventually(lambda: remote.resyncs() > resyncs[id(remote)], back, "a resync")
+        await eventually(lambda: not solo._outbox and not pub._outbox, back, "the outboxes sent")
         assert pub.reconnects >= 1 and sub.reconnects >= 1
         assert pub.connected and sub.connected
-        await eventually(lambda: late.resyncs() >= 1, 5, "a resync for the late subscriber")
+        await eventually(lambda: late.resyncs() >= 1, back, "a resync for the late subscriber")
         server = aioredis.from_url(url, decode_responses=True)
         try:  # subscribed again: what is subscribed now, not what was left
             expected = {pub._prefix + "c", pub._prefix + "late"}
@@ -424,7 +426,7 @@ async def test_game_streams_lose_nothing_across_a_redis_restart(
     assert await _play(writer, store, gid, ids, 5) == 5
     private_redis.start()
     assert await _play(writer, store, gid, ids, 3) == 3
-    await eventually(lambda: reader_bus.reconnects == 2, 5, "the reconnect")
+    await eventually(lambda: reader_bus.reconnects == 2, RECOVERY_TIMEOUT, "the reconnect")
     await caught_up()
     await _play(writer, store, gid, ids, 200)  # to the end of the game
     final = store.games[gid].state

@@ -18,9 +18,7 @@ its text can be found anywhere in a view or projection.
 from __future__ import annotations
 
 import json
-import os
 import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -51,32 +49,6 @@ from domain.game.rng import Rng
 from domain.game.setup import Setup, new_game
 from domain.game.state import DecisionKind, GameState, MessageStatus, Phase
 from domain.game.views import player_view
-
-# ---------------------------------------------------------------- scale
-# `make test` (profile "ci") runs each property over the example counts given
-# in the tests; HYPOTHESIS_PROFILE=long (`make test-long`) multiplies them.
-# MMK_PROPERTY_SCALE overrides the factor.
-_PROFILE_SCALE = {"ci": 1, "long": 10}
-SCALE = int(
-    os.environ.get(
-        "MMK_PROPERTY_SCALE", _PROFILE_SCALE.get(os.environ.get("HYPOTHESIS_PROFILE", "ci"), 1)
-    )
-)
-
-
-GAMES_PLAYED: Counter[str] = Counter()  # per test, reported at the end of the run
-
-
-def count_game() -> None:
-    """Record one finished game for the run's summary (tests/property/conftest.py)."""
-    test = os.environ.get("PYTEST_CURRENT_TEST", "?").split(" ")[0].rsplit("::", 1)[-1]
-    GAMES_PLAYED[test] += 1
-
-
-def examples(ci: int) -> int:
-    """The number of Hypothesis examples (= games) for a test: ``ci`` x SCALE."""
-    return max(1, ci * SCALE)
-
 
 # ---------------------------------------------------------------- games
 DESIGN_IDS: tuple[Card, ...] = DESIGN_CARDS  # every numbered design, as a Singleton card

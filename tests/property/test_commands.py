@@ -56,14 +56,13 @@ from domain.game.rng import Rng
 from domain.game.state import GameState, Phase
 from infra.db.state_codec import decode, encode
 from tests.jsonable import to_jsonable
+from tests.property.budget import count_game, examples, shards
 from tests.property.harness import (
     DESIGN_IDS,
     Driver,
     Facts,
     GameSpec,
     canon,
-    count_game,
-    examples,
     game_specs,
     random_text,
     scan,
@@ -335,8 +334,12 @@ def play_probed(spec: GameSpec) -> None:
     count_game()
 
 
-@settings(max_examples=examples(200))
+SHARDS = 2
+
+
+@shards(SHARDS)
+@settings(max_examples=examples(200, SHARDS))
 @given(game_specs(chatter=(25, 50, 80)))
-def test_commands_are_accepted_iff_legal(spec: GameSpec) -> None:
+def test_commands_are_accepted_iff_legal(shard: int, spec: GameSpec) -> None:
     show(spec)
     play_probed(spec)

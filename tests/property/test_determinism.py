@@ -28,7 +28,8 @@ from domain.game.views import player_view, spectator_view
 from infra.codec import event_to_json, to_json
 from infra.db.state_codec import StateDecodeError, decode, encode
 from tests.jsonable import to_jsonable
-from tests.property.harness import Driver, GameSpec, count_game, examples, game_specs, show
+from tests.property.budget import count_game, examples, shards
+from tests.property.harness import Driver, GameSpec, game_specs, show
 
 SWAP_PERCENT = 30  # steps after which the game continues from the decoded copy
 VIEW_PERCENT = 10  # steps at which encode(copy), views and legal actions are dumped
@@ -52,7 +53,7 @@ def _events(events: list[Event]) -> list[Any]:
 def _damage(data: Any, rng: Rng) -> Any:
     """A copy of ``data`` with one random node removed or replaced."""
     data = json.loads(json.dumps(data))
-    node = data
+    node: Any = data
     path: list[tuple[Any, Any]] = []
     while isinstance(node, dict | list) and node and (not path or rng.below(4)):
         key: Any = (
@@ -127,9 +128,13 @@ def replay(spec: GameSpec, trace: Trace, final: dict[str, Any]) -> None:
     assert encode(state) == final
 
 
-@settings(max_examples=examples(200))
+SHARDS = 2
+
+
+@shards(SHARDS)
+@settings(max_examples=examples(200, SHARDS))
 @given(game_specs())
-def test_games_are_deterministic_and_round_trip(spec: GameSpec) -> None:
+def test_games_are_deterministic_and_round_trip(shard: int, spec: GameSpec) -> None:
     show(spec)
     trace, final = play_recorded(spec)
     replay(spec, trace, final)

@@ -34,13 +34,12 @@ from domain.game.options import AbilityTrigger, Format, GameOptions
 from domain.game.rng import Rng
 from domain.game.state import GameState
 from infra.codec import event_from_json, event_to_json
+from tests.property.budget import count_game, examples, shards
 from tests.property.harness import (
     BOTS,
     Driver,
     Facts,
     GameSpec,
-    count_game,
-    examples,
     game_specs,
     scan,
     show,
@@ -144,9 +143,13 @@ def play_projected(spec: GameSpec, kinds: Kinds, check: Check) -> None:
     count_game()
 
 
-@settings(max_examples=examples(100))
+SHARDS = 2
+
+
+@shards(SHARDS)
+@settings(max_examples=examples(100, SHARDS))
 @given(game_specs(chatter=(0, 25, 50, 80)))
-def test_projections_are_public_json_and_hide_what_r11_hides(spec: GameSpec) -> None:
+def test_projections_are_public_json_and_hide_what_r11_hides(shard: int, spec: GameSpec) -> None:
     show(spec)
     play_projected(spec, Counter(), check_projections)
 

@@ -44,13 +44,12 @@ from domain.game.options import HAND_SIZE, AbilityTrigger
 from domain.game.state import GameState, Phase
 from domain.game.views import spectator_view
 from tests.property import oracles
+from tests.property.budget import count_game, examples, shards
 from tests.property.harness import (
     MESSAGE_BUDGET,
     Driver,
     GameSpec,
     canon,
-    count_game,
-    examples,
     game_specs,
     show,
 )
@@ -208,8 +207,12 @@ def play_checked(spec: GameSpec) -> GameState:
     return state
 
 
-@settings(max_examples=examples(1000))
+SHARDS = 4
+
+
+@shards(SHARDS)
+@settings(max_examples=examples(1000, SHARDS))
 @given(game_specs())
-def test_every_game_is_sound_live_and_ends(spec: GameSpec) -> None:
+def test_every_game_is_sound_live_and_ends(shard: int, spec: GameSpec) -> None:
     show(spec)
     play_checked(spec)

@@ -45,7 +45,8 @@ from domain.game.rng import Rng
 from domain.game.setup import new_game
 from domain.game.state import DecisionKind, GameState
 from infra.db.state_codec import encode
-from tests.property.harness import Driver, GameSpec, count_game, examples, game_specs, show
+from tests.property.budget import count_game, examples
+from tests.property.harness import Driver, GameSpec, game_specs, show
 
 SAMPLE_PERCENT = 8  # steps at which the refusals are checked
 NOT_IN_GAME = (Card("sassy-7#99"), Card("crazy-32#40"))  # instances no deck holds (R1.5)

@@ -23,13 +23,13 @@ from domain.game.options import HAND_SIZE, AbilityTrigger, Format, GameOptions
 from domain.game.setup import new_game
 from infra.codec import event_to_json
 from infra.db.state_codec import encode
+from tests.property.budget import examples
 from tests.property.harness import (
     BOTS,
     DESIGN_IDS,
     GameSpec,
     build_collection,
     collections,
-    examples,
 )
 from tests.property.test_game_invariants import play_checked
 

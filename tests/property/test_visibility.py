@@ -53,13 +53,12 @@ from domain.game.views import player_view, spectator_view
 from infra.codec import event_to_json, to_json
 from infra.db.state_codec import decode, encode
 from tests.jsonable import to_jsonable
+from tests.property.budget import count_game, examples, shards
 from tests.property.harness import (
     Driver,
     Facts,
     GameSpec,
     command_cards,
-    count_game,
-    examples,
     game_specs,
     scan,
     show,
@@ -204,8 +203,12 @@ def play_watched(spec: GameSpec) -> None:
     count_game()
 
 
-@settings(max_examples=examples(200))
+SHARDS = 4
+
+
+@shards(SHARDS)
+@settings(max_examples=examples(200, SHARDS))
 @given(game_specs(chatter=(25, 50, 80)))
-def test_nobody_sees_what_r11_hides(spec: GameSpec) -> None:
+def test_nobody_sees_what_r11_hides(shard: int, spec: GameSpec) -> None:
     show(spec)
     play_watched(spec)

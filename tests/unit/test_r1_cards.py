@@ -27,9 +27,13 @@ from domain.game.cards import (
     prize_card,
     sorted_cards,
 )
+from domain.game.commands import PlayCard
+from domain.game.events import AbilityTriggered, Event, TrickWon
+from domain.game.legal import legal_actions
 from domain.game.rng import Rng
+from domain.game.views import player_view
 from infra.codec import from_json, to_json
-from tests.builders import cards
+from tests.builders import cards, make_state, of_type, one, run
 
 
 def test_r1_1_seven_houses_in_canonical_order() -> None:
@@ -42,6 +46,43 @@ def test_r1_1_seven_houses_in_canonical_order() -> None:
         "curious",
         "sassy",
     ]
+
+
+def test_r1_1_a_hand_and_its_legal_plays_are_listed_in_house_order_not_alphabetically() -> None:
+    """R1.1: the canonical order (crazy ... sassy), which every listing uses
+    (R11), is the rules' order; sorted by name, curious would come second."""
+    scrambled = ["sassy-1", "curious-1", "needy-1", "hungry-1", "sleepy-1", "stinky-1", "crazy-1"]
+    canonical = ["crazy-1", "stinky-1", "sleepy-1", "hungry-1", "needy-1", "curious-1", "sassy-1"]
+    state = make_state([scrambled, ["crazy-2"], ["crazy-3"]])
+    assert list(player_view(state, 0).hand) == canonical
+    assert legal_actions(state, 0) == [PlayCard(Card(c)) for c in canonical]
+
+
+def _trick(cards: list[str]) -> list[Event]:
+    """Seat i holds and plays ``cards[i]``; seat 0 leads (a Curious lead with an
+    empty Rat Deck does nothing, R7.6); the trick's events."""
+    state = make_state([[c] for c in cards], prize="needy-prize-1")
+    return run(state, *((s, PlayCard(Card(c))) for s, c in enumerate(cards)))
+
+
+def test_r1_2_a_card_is_worth_the_number_in_its_id_and_a_rare_beats_every_common() -> None:
+    """R1.2: ``curious-10`` is worth 10, more than ``curious-9`` (though it
+    sorts before it as text), and the rares 30-32 outrank the commons."""
+    won = one(_trick(["curious-9", "curious-10", "curious-2"]), TrickWon).seen_by(None)
+    assert [p.value for p in won.plays] == [9, 10, 2]
+    assert won.winner == 1
+    won = one(_trick(["curious-29", "curious-32", "curious-30"]), TrickWon).seen_by(None)
+    assert [p.value for p in won.plays] == [29, 32, 30]
+    assert won.winner == 1
+
+
+@pytest.mark.parametrize(("follow", "rare"), [("curious-29", False), ("curious-30", True)])
+def test_r1_2_rarity_follows_from_the_value(follow: str, rare: bool) -> None:
+    """R1.2: a value of 30 or more is rare, so under the default trigger
+    (R7.0 lead and rare) a followed 30 triggers its ability and a 29 does not."""
+    events = _trick(["curious-1", follow, "curious-2"])
+    triggered = [e.seen_by(None).card for e in of_type(events, AbilityTriggered)]
+    assert triggered == (["curious-1", follow] if rare else ["curious-1"])
 
 
 def test_r1_2_catalogue_has_224_designs_203_commons_21_rares() -> None:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from domain.game.cards import Card
+from domain.game.cards import RAT_CARD, Card, assignment_card
 from domain.game.commands import PlayCard
 from domain.game.engine import to_act
 from domain.game.errors import BadInput
+from domain.game.options import Format, GameOptions
 from domain.game.setup import new_game
+from domain.game.views import spectator_view
 from tests.builders import make_state, run
 
 
@@ -59,3 +61,24 @@ def test_r2_3_each_house_player_has_a_different_house(seed: int) -> None:
     state = new_game(8, seed=seed).state
     houses = [s.house for s in state.seats if s.house is not None]
     assert len(houses) == len(set(houses)) == 7
+
+
+@pytest.mark.parametrize("fmt", [Format.SINGLETON, Format.SEALED])
+@pytest.mark.parametrize("seats", range(3, 9))
+def test_r2_3_every_seat_is_shown_as_a_house_of_its_own_or_as_the_rat(
+    fmt: Format, seats: int
+) -> None:
+    """R2.3: the public view names each house player's house (no two alike)
+    and marks the Rat, who has none; each holds the matching identity card
+    (R4.3). Sealed packs often open the same house (R3.2): still no repeat."""
+    for seed in range(3):
+        state = new_game(seats, seed=seed, options=GameOptions(format=fmt)).state
+        shown = spectator_view(state).seats
+        assert [s.seat for s in shown if s.is_rat] == [state.rat]
+        assert shown[state.rat].house is None
+        houses = [s.house for s in shown if not s.is_rat]
+        assert None not in houses and len(set(houses)) == seats - 1
+        for view, seat in zip(shown, state.seats, strict=True):
+            assert view.house is seat.house
+            held = RAT_CARD if view.house is None else assignment_card(view.house)
+            assert seat.identity == held

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.game.cards import Card, House
+from domain.game.cards import PRIZE_CARDS, Card, House
 from domain.game.commands import DiscardAndPlay, Pass, PlayCard
 from domain.game.engine import to_act
 from domain.game.events import CardPlayed, SeatSkipped, TrickWon
@@ -23,6 +23,39 @@ def test_r6_1_trump_is_the_house_of_the_prize_card() -> None:
     trick = spectator_view(state).trick
     assert trick is not None
     assert trick.trump is House.NEEDY
+
+
+@pytest.mark.parametrize(
+    ("prize", "winner"), [("needy-prize-1", 1), ("sassy-prize-3", 2), ("crazy-prize-2", 0)]
+)
+def test_r6_1_the_prize_decides_which_off_suit_card_trumps(prize: str, winner: int) -> None:
+    """R6.1: the same plays; only the prize differs. Its house is trump: the
+    Needy or the Sassy card wins over the lead (R8.1); with a Crazy prize
+    nobody trumps and the leader wins."""
+    state = make_state([["curious-20"], ["needy-3"], ["sassy-2"]], prize=prize)
+    events = run(
+        state,
+        (0, PlayCard(Card("curious-20"))),
+        (1, PlayCard(Card("needy-3"))),
+        (2, PlayCard(Card("sassy-2"))),
+    )
+    assert one(events, TrickWon).seen_by(None).winner == winner
+
+
+def test_r6_1_each_trick_takes_its_trump_from_its_own_prize() -> None:
+    """R6.1: trick 1's prize is Crazy (nobody trumps, the leader wins); trick
+    2 reveals a Sassy prize (R8.4), and the same kind of plays now lose to
+    the Sassy card."""
+    first, second = "crazy-prize-1", "sassy-prize-1"
+    pool = [second, *(p for p in PRIZE_CARDS if p not in (first, second))]
+    hands = [["curious-20", "curious-21"], ["needy-3", "needy-4"], ["sassy-2", "sassy-5"]]
+    state = make_state(hands, prize=first, prize_pool=pool)
+    events = run(state, *((s, PlayCard(Card(h[0]))) for s, h in enumerate(hands)))
+    assert one(events, TrickWon).seen_by(None).winner == 0
+    trick = spectator_view(state).trick
+    assert trick is not None and (trick.prize, trick.trump) == (second, House.SASSY)
+    events = run(state, *((s, PlayCard(Card(h[1]))) for s, h in enumerate(hands)))
+    assert one(events, TrickWon).seen_by(None).winner == 2
 
 
 def test_r6_2_the_leader_may_lead_any_card_and_its_house_is_the_lead_suit() -> None:
