@@ -50,4 +50,7 @@ class LoggedEvent:
     def seen_by(self, seat: int | None) -> LoggedEvent:
         """The event as ``seat`` (None: a spectator) may see it (R11), without
         its cause."""
-        return LoggedEvent(self.game_id, self.seq, self.at, self.event.seen_by(seat))
+        seen = self.event.seen_by(seat)
+        if seen is self.event and self.cause is None:
+            return self
+        return LoggedEvent(self.game_id, self.seq, self.at, seen)

@@ -51,6 +51,10 @@ class PlayerRepository(Protocol):
 
 
 class GameRepository(Protocol):
+    """Games. A game stored by :meth:`add` or :meth:`save` is, once
+    committed, what later reads start from: the caller may still read it,
+    but changes only the copies :meth:`get` returns."""
+
     def add(self, game: GameRecord) -> None:
         """Store a new game; a duplicate id raises :class:`WriteConflict`."""
         ...

@@ -59,6 +59,7 @@ class Card(str):
     house: House | None  # None for the Rat card
     value: int  # R1.2: a numbered card's design value; 0 for the others
     design: str  # a numbered card's design id (``crazy-7``); else the id itself
+    order: tuple[int, int, str]  # canonical order: house (R1.1), value, id
 
     def __new__(cls, card_id: str) -> Card:
         return _parse(card_id)
@@ -93,7 +94,9 @@ class Card(str):
 
 def _made(card_id: str, kind: CardKind, house: House | None, value: int, design: str) -> Card:
     card = str.__new__(Card, card_id)
-    for name, v in (("kind", kind), ("house", house), ("value", value), ("design", design)):
+    order = (-1 if house is None else HOUSE_INDEX[house], value, card_id)
+    attributes = {"kind": kind, "house": house, "value": value, "design": design, "order": order}
+    for name, v in attributes.items():
         object.__setattr__(card, name, v)
     return card
 
@@ -187,8 +190,7 @@ def is_design(card_id: object) -> bool:
 
 def sort_key(card: Card) -> tuple[int, int, str]:
     """Canonical order: house (R1.1), then value, then instance id."""
-    house = card.house
-    return (-1 if house is None else HOUSE_INDEX[house], card.value, card)
+    return card.order
 
 
 def sorted_cards(cards: list[Card] | tuple[Card, ...]) -> list[Card]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
 from enum import Enum
+from functools import cache
 from typing import Self
 
 from domain.game.boosters import BoosterPack
@@ -39,8 +40,12 @@ class Event:
 
     def _without_private(self) -> Self:
         """This event with its :data:`PRIVATE` fields emptied."""
-        hidden = {f.name: None for f in fields(self) if f.metadata.get("private")}
-        return replace(self, **hidden)
+        return replace(self, **dict.fromkeys(_private_fields(type(self))))
+
+
+@cache
+def _private_fields(kind: type[Event]) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(kind) if f.metadata.get("private"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -141,10 +141,10 @@ class SqlGameRepository(_Repo):
         self.written.append(game)
 
     def committed(self) -> None:
-        """After the commit: copies of what was written may now be served."""
+        """After the commit: what was written may now be served (as copies)."""
         if self._cache is not None:
             for game in self.written:
-                self._cache.put(game.clone())
+                self._cache.put(game)
 
     def stalled_bot_games(self, before: datetime, limit: int) -> list[str]:
         rows = self._c.execute(_STALLED_BOTS, {"before": before, "n": limit})
