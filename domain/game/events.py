@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
 from enum import Enum
-from functools import cache
 from typing import Self
 
 from domain.game.boosters import BoosterPack
@@ -43,9 +42,15 @@ class Event:
         return replace(self, **dict.fromkeys(_private_fields(type(self))))
 
 
-@cache
+_PRIVATE_FIELDS: dict[type[Event], tuple[str, ...]] = {}
+
+
 def _private_fields(kind: type[Event]) -> tuple[str, ...]:
-    return tuple(f.name for f in fields(kind) if f.metadata.get("private"))
+    found = _PRIVATE_FIELDS.get(kind)
+    if found is None:
+        found = tuple(f.name for f in fields(kind) if f.metadata.get("private"))
+        _PRIVATE_FIELDS[kind] = found
+    return found
 
 
 @dataclass(frozen=True, slots=True)
