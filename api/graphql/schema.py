@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 import strawberry
 from graphql import GraphQLError
 from strawberry.extensions import DisableIntrospection, SchemaExtension
+from strawberry.extensions.runner import SchemaExtensionsRunner
 from strawberry.types import ExecutionContext
+from strawberry.utils.await_maybe import await_maybe
 
 import api.graphql.types.enums  # noqa: F401  (registers the domain enums)
 from api.graphql.errors import ErrorCodes, log
@@ -27,12 +30,55 @@ _QUOTED_VALUE = re.compile(r"(invalid value|, found|cannot represent)\b.*", re.S
 """Where a coercion error starts quoting the value sent (a card, a token)."""
 
 
+class _NoHooks:
+    """The hooks of a streamed result that none of ours acts on."""
+
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(self, *_: object) -> None:
+        return None
+
+
+_NO_HOOKS = _NoHooks()
+
+
+class LeanRunner(SchemaExtensionsRunner):
+    """Strawberry's runner, cheaper per subscription frame (~10 us of ~50):
+    ``on_stream_result`` hooks run only for results with errors (ours act on
+    errors only: masking, coding, counting), and ``get_results`` is asked
+    only of extensions that define it."""
+
+    def __init__(self, execution_context: ExecutionContext, extensions: list[SchemaExtension]):
+        super().__init__(execution_context, extensions)
+        self._reporting = [
+            e for e in extensions if type(e).get_results is not SchemaExtension.get_results
+        ]
+
+    def on_stream_result(self, result: Any) -> Any:
+        if getattr(result, "errors", None):
+            return super().on_stream_result(result)
+        return _NO_HOOKS
+
+    async def get_extensions_results(self, ctx: ExecutionContext) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        for extension in self._reporting:
+            data.update(await await_maybe(extension.get_results()))
+        data.update(ctx.extensions_results)
+        return data
+
+
 class GameSchema(strawberry.Schema):
     """Logs client errors briefly; unexpected ones are logged with their
     traceback by :class:`ErrorCodes` when masked. ``frames``: this schema's
     shared subscription frames (api/graphql/frames.py)."""
 
     frames: FrameCache
+
+    def create_extensions_runner(
+        self, execution_context: ExecutionContext, extensions: list[SchemaExtension]
+    ) -> SchemaExtensionsRunner:
+        return LeanRunner(execution_context, extensions)
 
     def process_errors(
         self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
