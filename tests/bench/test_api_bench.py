@@ -42,7 +42,7 @@ import httpx
 import pytest
 
 from api.graphql.types.actions import mutation_and_arguments
-from domain.game.cards import sorted_cards
+from domain.game.cards import Card, sorted_cards
 from domain.game.commands import PlayCard
 from domain.game.engine import apply, to_act
 from domain.game.legal import legal_actions
@@ -206,7 +206,7 @@ async def check_mirror(client: httpx.AsyncClient, seats: Seats) -> None:
     data = await graphql(client, HAND, {"g": game.game_id}, seats.tokens[0])
     viewer = data["game"]["viewer"]
     assert viewer["seat"] == 0, viewer
-    served = sorted_cards([c["id"] for c in viewer["hand"]])
+    served = sorted_cards([Card(c["id"]) for c in viewer["hand"]])
     assert served == sorted_cards(mirror(game.seed).seats[0].hand), (served, game.seed)
 
 
