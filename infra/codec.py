@@ -19,6 +19,7 @@ from typing import Any, TypeVar, cast, get_args, get_origin
 from cattrs import Converter
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
+from domain.game.boosters import BoosterPack
 from domain.game.cards import Card
 from domain.game.events import GAME_EVENTS, Event
 from domain.lobby import LOBBY_EVENTS
@@ -113,6 +114,17 @@ def _overrides(cls: type, unstructure: bool) -> dict[str, Any]:
 
 
 CONVERTER = _converter()
+
+
+def _prepare(conv: Converter) -> None:
+    """cattrs writes each class's functions on first use: write them all now,
+    at start-up, not in the middle of a game (the first trick's end)."""
+    for kind in (*EVENT_KINDS.values(), BoosterRecord, BoosterPack):
+        conv.get_unstructure_hook(kind)
+        conv.get_structure_hook(kind)
+
+
+_prepare(CONVERTER)
 
 
 def to_json(value: object) -> Json:

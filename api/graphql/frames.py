@@ -74,6 +74,9 @@ class _Operation:
     plain: PlainSelection | None
 
 
+_Shape = tuple[_Operation, tuple[tuple[str, str], ...]]
+"""What shapes a subscription's frames: its operation, and the values of the
+variables its selection uses."""
 _Key = tuple[_Operation, tuple[tuple[str, str], ...], tuple[str, int]]
 
 
@@ -101,9 +104,16 @@ class FrameCache:
             self._operations.put(id(node), known)  # keeps the node, so the id stays its own
         return known
 
-    def key(self, operation: _Operation, variables: dict[str, Any], frame: tuple[str, int]) -> _Key:
+    def shape(
+        self,
+        schema: GraphQLSchema,
+        node: OperationDefinitionNode,
+        fragments: Iterable[FragmentDefinitionNode],
+        variables: dict[str, Any],
+    ) -> _Shape:
+        operation = self.operation(schema, node, fragments)
         used = tuple(sorted((n, repr(variables.get(n))) for n in operation.variables))
-        return operation, used, frame
+        return operation, used
 
     def get(self, key: _Key) -> ExecutionResult | None:
         return self._results.get(key)
@@ -124,15 +134,22 @@ class SharedFrames(StrawberryGraphQLCoreExecutionContext):
     schema uses a subclass bound to its own cache (:func:`shared_frames`)."""
 
     frames: FrameCache
+    _shape: _Shape | None = None  # worked out on the subscription's first event
 
     def build_per_event_executor(self, payload: Any) -> Any:
         frame = getattr(payload, "frame_key", None)
         if frame is None:
             return super().build_per_event_executor(payload)
-        operation = self.frames.operation(
-            self.schema, self.operation, self.fragment_definitions.values()
-        )
-        key = self.frames.key(operation, self.variable_values.coerced, frame)
+        shape = self._shape
+        if shape is None:
+            shape = self._shape = self.frames.shape(
+                self.schema,
+                self.operation,
+                self.fragment_definitions.values(),
+                self.variable_values.coerced,
+            )
+        operation = shape[0]
+        key = (*shape, frame)
         cached = self.frames.get(key)
         if cached is not None:
             return _Built(cached)

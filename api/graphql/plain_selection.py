@@ -2,16 +2,19 @@
 
 Most clients select a few scalar fields of each event (``gameEvents { seq
 type data }``). For such a selection (one root field, then only scalar
-fields of its object type, each read from the payload as it is, with no
-arguments, directives or fragments) the frame is the payload's values put
-through their scalars' ``serialize``, as graphql-core's executor would do
-it, at a tenth of the cost. Anything else goes to the executor;
-tests/api/test_plain_selection.py checks both agree.
+fields of its object type, with no arguments, directives or fragments, each
+read from the payload as it is or computed from the payload alone by a
+plain resolver: no argument, no ``info``, not async) the frame is the
+payload's values put through their scalars' ``serialize``, as graphql-core's
+executor would do it, at a tenth of the cost. Anything else goes to the
+executor; tests/api/test_plain_selection.py checks both agree.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 from graphql import (
@@ -33,7 +36,7 @@ _DEFINITION = "strawberry-definition"  # Strawberry's back reference on its Grap
 @dataclass(frozen=True, slots=True)
 class _Leaf:
     key: str  # the response key (the alias, else the name)
-    attr: str | None  # the payload's attribute; None: __typename
+    read: Callable[[Any], Any] | None  # the value from the payload; None: __typename
     scalar: GraphQLScalarType | None
     non_null: bool
 
@@ -54,7 +57,8 @@ class PlainSelection:
             if leaf.scalar is None:
                 out[leaf.key] = self.type_name
                 continue
-            value = getattr(payload, leaf.attr)  # type: ignore[arg-type]
+            assert leaf.read is not None
+            value = leaf.read(payload)
             if value is None:
                 if leaf.non_null:
                     return None
@@ -68,6 +72,21 @@ class PlainSelection:
                 return None
             out[leaf.key] = serialized
         return ExecutionResult({self.root_key: out}, None)
+
+
+def _reader(strawberry_field: Any) -> Callable[[Any], Any] | None:
+    """How a plain frame gets a field's value from the payload: its attribute,
+    or its resolver when that takes nothing but the payload (``self``)."""
+    resolver = strawberry_field.base_resolver
+    if resolver is None:
+        return attrgetter(strawberry_field.python_name)
+    takes_more = resolver.arguments or resolver.info_parameter or resolver.root_parameter
+    if resolver.is_async or takes_more or resolver.parent_parameter:
+        return None
+    if resolver.self_parameter is None:
+        return None
+    read: Callable[[Any], Any] = resolver.wrapped_func
+    return read
 
 
 def plain_selection(
@@ -101,13 +120,14 @@ def plain_selection(
             continue
         field = object_type.fields.get(name)
         strawberry_field = None if field is None else (field.extensions or {}).get(_DEFINITION)
-        if field is None or strawberry_field is None or strawberry_field.base_resolver:
-            return None  # not read from the payload as it is
+        read = None if strawberry_field is None else _reader(strawberry_field)
+        if field is None or read is None:
+            return None  # not from the payload alone
         field_type, non_null = field.type, False
         if isinstance(field_type, GraphQLNonNull):
             field_type, non_null = field_type.of_type, True
         if not isinstance(field_type, GraphQLScalarType):
             return None
-        leaves.append(_Leaf(key, strawberry_field.python_name, field_type, non_null))
+        leaves.append(_Leaf(key, read, field_type, non_null))
     root_key = root.alias.value if root.alias else root.name.value
     return PlainSelection(root_key, object_type.name, tuple(leaves))

@@ -7,6 +7,7 @@ from datetime import datetime
 import strawberry
 from strawberry.scalars import JSON
 
+from domain.game.events import Event
 from domain.log import LoggedEvent
 from domain.records import GameStatus
 from domain.records import LobbyUpdate as DomainLobbyUpdate
@@ -15,16 +16,21 @@ from infra.codec import event_to_json
 
 @strawberry.type(description="One event of a game, in the caller's projection (R11).")
 class GameEvent:
-    """Plain data only (no resolver reads the caller): a subscription frame of
-    an event depends on its audience and the selection alone, so
-    :mod:`api.graphql.frames` builds it once per audience (``frame_key``)."""
+    """No field reads the caller: a subscription frame of an event depends on
+    its audience and the selection alone, so :mod:`api.graphql.frames` builds
+    it once per audience (``frame_key``); ``data`` is encoded then, not for
+    each subscriber."""
 
     game_id: strawberry.ID
     seq: int
     type: str
     at: datetime
-    data: JSON
+    event: strawberry.Private[Event]
     frame_key: strawberry.Private[tuple[str, int] | None] = None
+
+    @strawberry.field(description="The event's fields, as you may see them")
+    def data(self) -> JSON:
+        return JSON(event_to_json(self.event))
 
     @classmethod
     def from_domain(cls, e: LoggedEvent, audience: str | None = None) -> GameEvent:
@@ -35,7 +41,7 @@ class GameEvent:
             seq=e.seq,
             type=e.type,
             at=e.at,
-            data=JSON(event_to_json(e.event)),
+            event=e.event,
             frame_key=None if audience is None else (audience, e.seq),
         )
 
