@@ -13,7 +13,7 @@ DEFAULT_SIZE = 2_048
 
 class GameCache:
     """Committed game records; each is kept as given (its giver no longer
-    touches it) and handed out as a copy, so a cached record never changes."""
+    changes it) and handed out as a copy, so a cached record never changes."""
 
     def __init__(self, size: int = DEFAULT_SIZE) -> None:
         self._games: LRU[str, GameRecord] = LRU(size)
@@ -28,5 +28,9 @@ class GameCache:
         return game.clone()
 
     def put(self, game: GameRecord) -> None:
-        """Only committed records: a rolled-back change must never be served."""
-        self._games.put(game.id, game)
+        """Only committed records: a rolled-back change must never be served.
+        A record older than the one kept (two commits' puts out of order)
+        is not kept."""
+        kept = self._games.get(game.id)
+        if kept is None or kept.version <= game.version:
+            self._games.put(game.id, game)

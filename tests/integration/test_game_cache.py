@@ -340,3 +340,17 @@ def test_the_work_after_a_commit_uses_the_game_as_committed(
     public = [m for ch, m in sent if ch == game_channel(lobby.id, None)]
     assert public == [e.seen_by(None) for e in logged]
     assert all(isinstance(m, LoggedEvent) for _, m in sent[:-1])
+
+
+def test_puts_out_of_order_keep_the_newer_game() -> None:
+    """Two commits' puts may come in either order (threads): the cache keeps
+    the newer version, so a read at the stored version is still served."""
+    cache = GameCache()
+    newer = r.lobby_game(r.new_id())
+    older = newer.clone()
+    newer.version, older.version = 6, 5
+    cache.put(newer)
+    cache.put(older)
+    assert cache.get(newer.id, 5) is None
+    served = cache.get(newer.id, 6)
+    assert served is not None and served.version == 6 and served is not newer
