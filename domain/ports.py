@@ -84,9 +84,12 @@ class EventLog(Protocol):
         """Append; a duplicate ``(game, seq)`` raises :class:`WriteConflict`."""
         ...
 
-    def read(self, game_id: str, after_seq: int, limit: int, seat: int | None) -> list[LoggedEvent]:
+    def read(
+        self, game_id: str, after_seq: int, limit: int, seat: int | None, *, causes: bool = False
+    ) -> list[LoggedEvent]:
         """Up to ``limit`` events after ``after_seq``, in order, as ``seat``
-        (None: a spectator) may see them (R11), each with its cause."""
+        (None: a spectator) may see them (R11); with ``causes``, each with its
+        cause too (server-only: for replays, never for a client)."""
         ...
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 K = TypeVar("K")
@@ -31,8 +32,13 @@ class LRU(Generic[K, V]):
                 self.hits += 1
             return value
 
-    def put(self, key: K, value: V) -> None:
+    def put(self, key: K, value: V, replaces: Callable[[V], bool] | None = None) -> None:
+        """Keep ``value`` under ``key``; when ``replaces`` is given, only if it
+        says yes of the value kept (decided under the lock, with the put)."""
         with self._lock:
+            kept = self._entries.get(key)
+            if kept is not None and replaces is not None and not replaces(kept):
+                return
             self._entries[key] = value
             self._entries.move_to_end(key)
             if len(self._entries) > self._size:

@@ -195,9 +195,13 @@ class _Events:
         self.uow.stage(lambda: log.update({(e.game_id, e.seq): e for e in batch}), check)
         self.uow._appended += batch
 
-    def read(self, game_id: str, after_seq: int, limit: int, seat: int | None) -> list[LoggedEvent]:
+    def read(
+        self, game_id: str, after_seq: int, limit: int, seat: int | None, *, causes: bool = False
+    ) -> list[LoggedEvent]:
         rows = [e for e in self.uow.store.log(game_id) if e.seq > after_seq][:limit]
-        return [replace(e, event=e.event.seen_by(seat)) for e in rows]
+        return [
+            replace(e, event=e.event.seen_by(seat), cause=e.cause if causes else None) for e in rows
+        ]
 
 
 class _Keys:

@@ -106,8 +106,8 @@ class GameStarted(Event):
     packs: tuple[BoosterPack | None, ...] = field(default=(), metadata=WHOLE)
 
     def seen_by(self, seat: int | None) -> Self:
-        if seat is None or not 0 <= seat < len(self.hands):
-            return replace(self, hands=(), packs=())
+        if seat is None or not 0 <= seat < len(self.hands):  # a projection has no hands
+            return replace(self, hand=None, pack=None, hands=(), packs=())
         pack = self.packs[seat] if self.packs else None
         return replace(self, hand=self.hands[seat], pack=pack, hands=(), packs=())
 
@@ -140,11 +140,11 @@ class _MessageEvent(Event):
     readers: tuple[int, ...] = field(default=(), metadata=WHOLE)
 
     def seen_by(self, seat: int | None) -> Self:
-        if not self.readers:  # no text to hide, or already a projection
-            return self
         if seat in self.readers:
             return replace(self, readers=())
-        return replace(self, text=None, readers=())
+        if self.text is None and not self.readers:
+            return self  # nothing to hide
+        return replace(self, text=None, readers=())  # a projection has no readers
 
     def private_to(self) -> tuple[int, ...]:
         return self.readers

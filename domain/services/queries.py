@@ -116,6 +116,6 @@ async def read_events(
         with deps.uow() as uow:
             seat = seat_in(uow, game_id, player_id)
             rows = uow.events.read(game_id, after_seq, limit + 1, seat)
-            return [e.seen_by(seat) for e in rows[:limit]], len(rows) > limit
+            return rows[:limit], len(rows) > limit
 
     return await deps.run(tx)

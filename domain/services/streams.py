@@ -41,7 +41,7 @@ async def _backlog(
                 for e in rows:
                     if upto is not None and e.seq > upto:
                         return out
-                    out.append(e.seen_by(seat))
+                    out.append(e)
                     last = e.seq
                 if len(rows) < MAX_PAGE:
                     return out

@@ -236,7 +236,8 @@ async def change_game(
     wakes_bots: bool = True,
 ) -> MutationResult:
     """Load the game, ``decide`` (the rules change the game and say what
-    happened), record it. A decision with no events writes nothing."""
+    happened), record it. A decision with no events (a bot with nothing to
+    do) logs and saves nothing."""
 
     def record(tx: Tx, game: GameRecord) -> MutationResult:
         change = decide(tx, game)

@@ -31,6 +31,4 @@ class GameCache:
         """Only committed records: a rolled-back change must never be served.
         A record older than the one kept (two commits' puts out of order)
         is not kept."""
-        kept = self._games.get(game.id)
-        if kept is None or kept.version <= game.version:
-            self._games.put(game.id, game)
+        self._games.put(game.id, game, replaces=lambda kept: kept.version <= game.version)

@@ -194,15 +194,16 @@ def event_to_row(logged: LoggedEvent) -> dict[str, Any]:
     }
 
 
-def event_from_row(row: Row, seat: int | None) -> LoggedEvent:
-    """The event as ``seat`` (None: a spectator) sees it, with its cause."""
+def event_from_row(row: Row, seat: int | None, *, causes: bool = True) -> LoggedEvent:
+    """The event as ``seat`` (None: a spectator) sees it, and (``causes``)
+    its cause."""
 
     def build(r: Row) -> LoggedEvent:
         private = r["private"]
         if not isinstance(private, dict):
             raise TypeError("private is not an object")
         data: Any = r["public"] if seat is None else private.get(str(seat), r["public"])
-        cause = r["cause"]
+        cause = r["cause"] if causes else None
         return LoggedEvent(
             r["game_id"],
             r["seq"],

@@ -177,11 +177,13 @@ class SqlEventLog(_Repo):
         self._insert(game_events, [m.event_to_row(e) for e in events], what)
         self.appended.extend(events)
 
-    def read(self, game_id: str, after_seq: int, limit: int, seat: int | None) -> list[LoggedEvent]:
+    def read(
+        self, game_id: str, after_seq: int, limit: int, seat: int | None, *, causes: bool = False
+    ) -> list[LoggedEvent]:
         if limit < 0:
             raise ValueError("limit must not be negative")
         rows = self._c.execute(_EVENTS_AFTER, {"g": game_id, "after": after_seq, "n": limit})
-        return [m.event_from_row(r._mapping, seat) for r in rows]
+        return [m.event_from_row(r._mapping, seat, causes=causes) for r in rows]
 
 
 class SqlIdempotencyStore(_Repo):

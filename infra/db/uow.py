@@ -77,8 +77,12 @@ class SqlUnitOfWork:
             conn.close()
 
     def commit(self) -> None:
-        with conflicts_as_write_conflict("commit"):
-            self._live().commit()
+        try:
+            with conflicts_as_write_conflict("commit"):
+                self._live().commit()
+        except BaseException:
+            self._forget()
+            raise
         games, log = self._games, self._events
         if games is None or log is None:
             return
@@ -86,8 +90,7 @@ class SqlUnitOfWork:
         self._news += [
             NewEvents(g, tuple(e for e in log.appended if e.game_id == g.id)) for g in games.written
         ]
-        games.written.clear()
-        log.appended.clear()
+        self._forget()
 
     def collect_new_events(self) -> list[NewEvents]:
         news, self._news = self._news, []
@@ -95,6 +98,14 @@ class SqlUnitOfWork:
 
     def rollback(self) -> None:
         self._live().rollback()
+        self._forget()
+
+    def _forget(self) -> None:
+        """What the transaction wrote is gone: nothing of it is cached or told."""
+        if self._games is not None:
+            self._games.written.clear()
+        if self._events is not None:
+            self._events.appended.clear()
 
     def _live(self) -> sa.Connection:
         if self._conn is None:

@@ -56,3 +56,13 @@ def test_threads_never_grow_it_past_its_size() -> None:
     for t in threads:
         t.join()
     assert len(lru) == 50
+
+
+def test_a_conditional_put_keeps_what_it_is_told_to() -> None:
+    lru: LRU[str, int] = LRU(4)
+    lru.put("a", 5)
+    lru.put("a", 3, replaces=lambda kept: kept <= 3)
+    assert lru.get("a") == 5
+    lru.put("a", 7, replaces=lambda kept: kept <= 7)
+    lru.put("b", 1, replaces=lambda kept: False)  # nothing kept yet: put
+    assert (lru.get("a"), lru.get("b")) == (7, 1)

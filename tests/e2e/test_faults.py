@@ -131,7 +131,7 @@ def log_and_state_agree(database_url: str, game_id: str) -> tuple[int, int]:
     try:
         with SqlUnitOfWorkFactory(engine)() as uow:
             game = uow.games.get(game_id)
-            log = uow.events.read(game_id, 0, 1_000_000, None)
+            log = uow.events.read(game_id, 0, 1_000_000, None, causes=True)
     finally:
         engine.dispose()
     assert game is not None and game.state is not None

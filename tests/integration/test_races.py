@@ -51,7 +51,7 @@ async def _four_people(deps: Deps) -> tuple[str, list[str]]:
 def _log_and_replay_agree(uow: SqlUnitOfWorkFactory, gid: str) -> int:
     with uow() as u:
         game = u.games.get(gid)
-        log = u.events.read(gid, 0, 1_000_000, None)
+        log = u.events.read(gid, 0, 1_000_000, None, causes=True)
     assert game is not None and game.state is not None
     assert [e.seq for e in log] == list(range(1, game.last_seq + 1))
     replayed = replay_state(game, log)
@@ -185,7 +185,7 @@ async def test_a_crash_between_append_and_save_leaves_neither(
         await act(crashing, Request(people[seat], "act", {}), gid, cmd)
     with uow() as u:
         after = u.games.get(gid)
-        log = u.events.read(gid, 0, 10_000, None)
+        log = u.events.read(gid, 0, 10_000, None, causes=True)
     assert after is not None and after.version == before.version
     assert len(log) == before.last_seq
     await act(deps, Request(people[seat], "act", {}), gid, cmd)  # "restart" and continue

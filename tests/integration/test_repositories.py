@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -168,12 +169,16 @@ def test_event_round_trip(uow: SqlUnitOfWorkFactory) -> None:
         u.commit()
     with uow() as u:
         for seat in (None, 0, 1, 2, 3):
-            assert u.events.read(game.id, 0, 10, seat) == [r.as_seen(e, seat) for e in events]
+            read = u.events.read(game.id, 0, 10, seat, causes=True)
+            assert read == [r.as_seen(e, seat) for e in events]
+            assert u.events.read(game.id, 0, 10, seat) == [
+                replace(r.as_seen(e, seat), cause=None) for e in events
+            ]  # causes are read only when asked for (replays), never for a client
         message = u.events.read(game.id, 1, 1, 3)[0].event
         assert isinstance(message, MessageSent) and message.text == "Muffin ✨ «é» 猫"
         hidden = u.events.read(game.id, 1, 1, 1)[0].event
         assert isinstance(hidden, MessageSent) and hidden.text is None
-        gift = u.events.read(game.id, 0, 1, None)[0]
+        gift = u.events.read(game.id, 0, 1, None, causes=True)[0]
         assert isinstance(gift.event, CardGiven) and gift.event.card is None
         assert gift.cause == SeatCommand(1, PlayCard(Card("stinky-7")))
         assert gift.at.tzinfo is UTC
@@ -340,7 +345,7 @@ def test_stored_logs_of_the_old_shape_still_load(uow: SqlUnitOfWorkFactory) -> N
     _store_game(uow, game)
     _insert_old_rows(uow, game.id, OLD_ROWS)
     with uow() as u:
-        logs = {seat: u.events.read(game.id, 0, 100, seat) for seat in (None, 0, 1, 2)}
+        logs = {seat: u.events.read(game.id, 0, 100, seat, causes=True) for seat in (None, 0, 1, 2)}
     for seat, log in logs.items():
         assert [(e.seq, e.type) for e in log] == [
             (i, row["type"]) for i, row in enumerate(OLD_ROWS, start=1)
@@ -404,7 +409,7 @@ def test_the_golden_logs_of_the_old_shape_load_for_every_audience(
     _insert_old_rows(uow, game.id, rows)
     with uow() as u:
         for seat in (None, *range(seats)):
-            log = u.events.read(game.id, 0, len(rows) + 1, seat)
+            log = u.events.read(game.id, 0, len(rows) + 1, seat, causes=True)
             assert len(log) == len(rows)
             for e, row in zip(log, rows, strict=True):
                 assert e.type == row["type"]

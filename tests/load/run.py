@@ -246,7 +246,7 @@ def commands_in_log(database_url: str, game_ids: list[str]) -> int:
         uow = SqlUnitOfWorkFactory(engine)
         for game_id in game_ids:
             with uow() as u:
-                log = u.events.read(game_id, 0, 1_000_000, None)
+                log = u.events.read(game_id, 0, 1_000_000, None, causes=True)
             total += sum(1 for e in log if isinstance(e.cause, SeatCommand))
     finally:
         engine.dispose()

@@ -5,9 +5,10 @@ spectator):
 - a seat without a projection of its own (not in ``private_to()``) sees
   exactly what a spectator sees: ``seen_by(s) == seen_by(None)``;
   ``private_to()`` names seats of the game only;
-- a projection is final: ``seen_by`` is idempotent, ``p.seen_by(a) == p``
-  for ``p = e.seen_by(a)`` (a log read as an audience sees it may be
-  projected again, domain/services/queries.py, streams.py);
+- a projection never shows more when projected again: for ``p =
+  e.seen_by(a)``, ``p.seen_by(b)`` is ``e.seen_by(b)`` or the public
+  ``e.seen_by(None)``, for every pair of audiences (a projection holds no
+  whole-event fields, so it fails safe);
 - a projection's JSON (``event_to_json``, exactly what is stored and sent)
   reads back as the projection: ``event_from_json(kind, json) == p``;
 - that JSON shows no card and no message text the audience may not know
@@ -67,13 +68,18 @@ def check_projections(e: Event, n: int, known: Known, packs: dict[int, BoosterPa
 
 
 def check_final(e: Event, n: int, known: Known, packs: dict[int, BoosterPack]) -> None:
-    """Every projection is final: projecting it again changes nothing."""
-    for audience in (None, *range(n)):
-        p = e.seen_by(audience)
-        assert p.seen_by(audience) == p, (
-            f"{type(e).__name__} for {audience}: seen_by is not idempotent: "
-            f"{p!r} becomes {p.seen_by(audience)!r}"
-        )
+    """Projecting a projection again, for any audience, never shows more than
+    that audience may see: its own projection, or the public one."""
+    audiences = (None, *range(n))
+    public = e.seen_by(None)
+    for a in audiences:
+        p = e.seen_by(a)
+        for b in audiences:
+            again = p.seen_by(b)
+            assert again in (e.seen_by(b), public), (
+                f"{type(e).__name__}: seen by {a}, then by {b}: {again!r} shows more than "
+                f"{b} may see"
+            )
 
 
 def _check_projections(
