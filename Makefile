@@ -22,7 +22,8 @@ XDIST := -n $(PYTEST_WORKERS) --dist worksteal
 FAST_TESTS := tests/unit tests/usecases tests/golden
 
 .DEFAULT_GOAL := test
-.PHONY: venv run check test test-long fuzz bench load lint typecheck imports lock clean schema
+.PHONY: venv run check test test-long fuzz bench load lint typecheck imports lock clean schema \
+  graphiql-assets node-deps
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -32,10 +33,13 @@ $(STAMP): pyproject.toml constraints.txt
 
 venv: $(STAMP)
 
+# Browser pages on these origins may call the local server (CORS and the
+# WebSocket Origin check; README "Configuration"): the playground's own.
+MMK_CORS_ORIGINS ?= http://127.0.0.1:8000,http://localhost:8000
 run: $(STAMP)
-	$(BIN)/mmk serve
+	MMK_CORS_ORIGINS='$(MMK_CORS_ORIGINS)' $(BIN)/mmk serve
 
-# mypy checks the files of [tool.mypy] in pyproject.toml: domain infra api tests.
+# mypy checks the files of [tool.mypy] in pyproject.toml: domain infra api tests tools.
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -51,12 +55,48 @@ imports: $(STAMP)
 check: lint
 	$(BIN)/pytest -q $(FAST_TESTS)
 
-test: lint
+test: lint node-deps
 	$(BIN)/pytest $(XDIST)
 
-# Export the GraphQL SDL; tests/api/test_schema_file.py fails when it drifts.
+# The Node clients of tests/node (graphql-ws, Apollo Client, graphql-codegen,
+# TypeScript; tests/e2e/test_node_clients.py): npm ci of the pinned
+# package-lock.json (npm checks each tarball's sha512) when it changed. Without
+# npm, a notice: the tests skip (and fail under MMK_REQUIRE_SERVICES=1).
+NODE_DIR   := tests/node
+NODE_STAMP := $(NODE_DIR)/node_modules/.package-lock.json
+$(NODE_STAMP): $(NODE_DIR)/package.json $(NODE_DIR)/package-lock.json
+	cd $(NODE_DIR) && npm ci --ignore-scripts --no-audit --no-fund \
+	  --registry=https://registry.npmjs.org/
+	touch $@
+
+node-deps:
+	@if command -v npm >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory $(NODE_STAMP); \
+	else \
+	  echo "make: npm not found: the Node client tests (tests/node) will be skipped"; \
+	fi
+
+# Export the GraphQL SDL and, beside it, possibleTypes.json (Apollo Client's
+# possibleTypes); tests/api/test_schema_file.py fails when either drifts.
 schema: $(STAMP)
 	$(BIN)/python -m api.graphql.export schema.graphql
+
+# The GraphiQL playground's JavaScript and CSS, served by the server itself
+# (docs/decisions/0033): npm ci of the pinned tools/graphiql/package-lock.json
+# (npm checks each tarball's sha512), then tools/graphiql/vendor.py copies the
+# files into api/static/vendor with their SHA256SUMS. The result is committed;
+# nothing needs the network at run time or in CI. To upgrade, change the pins
+# in tools/graphiql/package.json, run `npm install --package-lock-only
+# --ignore-scripts` there, then this target.
+GRAPHIQL_BUILD := build/graphiql
+graphiql-assets: $(STAMP)
+	rm -rf $(GRAPHIQL_BUILD)
+	mkdir -p $(GRAPHIQL_BUILD)
+	cp tools/graphiql/package.json tools/graphiql/package-lock.json $(GRAPHIQL_BUILD)/
+	cd $(GRAPHIQL_BUILD) && npm ci --ignore-scripts --no-audit --no-fund \
+	  --registry=https://registry.npmjs.org/
+	$(BIN)/python tools/graphiql/vendor.py $(GRAPHIQL_BUILD)/node_modules api/static/vendor
+	rm -rf $(GRAPHIQL_BUILD)
 
 test-long: $(STAMP)
 	HYPOTHESIS_PROFILE=long $(BIN)/pytest $(XDIST)
@@ -100,5 +140,6 @@ lock:
 
 clean:
 	rm -rf $(VENV) $(VENV)-lock build dist *.egg-info .mypy_cache .ruff_cache \
+	  $(NODE_DIR)/node_modules $(NODE_DIR)/generated $(NODE_DIR)/dist \
 	  .pytest_cache .hypothesis .import_linter_cache
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -13,10 +13,12 @@ import sqlalchemy as sa
 from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route, WebSocketRoute
+from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api import ws_logging
+from api.cors import GraphQLCors
+from api.graphql import playground
 from api.graphql.view import GameGraphQL
 from api.middleware import RequestContext
 from infra.bootstrap import Container, build
@@ -86,14 +88,11 @@ def create_app(settings: Settings | None = None, container: Container | None = N
     """The app; ``container`` (tests) or one built from ``settings`` at start-up."""
     ws_logging.install()
     holder: dict[str, Container] = {}
+    s = container.settings if container is not None else settings or Settings.from_env()
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        c = (
-            container
-            if container is not None
-            else await asyncio.to_thread(build, settings or Settings.from_env())
-        )
+        c = container if container is not None else await asyncio.to_thread(build, s)
         holder["c"] = c
         c.start()
         # What exists now lives as long as the process: keep it out of the
@@ -133,16 +132,22 @@ def create_app(settings: Settings | None = None, container: Container | None = N
         body, content_type = metrics.render()
         return Response(body, headers={"content-type": content_type})
 
-    routes: list[Route | WebSocketRoute] = [
-        Route("/graphql", graphql, methods=["GET", "POST"]),
+    routes: list[Route | WebSocketRoute | Mount] = [
+        # Every method reaches the view: what it does not serve (PUT, ...) it
+        # refuses with a coded JSON 405, as it refuses everything else.
+        Route("/graphql", graphql, methods=None),
         WebSocketRoute("/graphql", graphql),
         Route("/healthz", healthz),
         Route("/readyz", readyz),
         Route("/metrics", metrics_text),
     ]
+    if s.graphiql:  # the playground's page loads its files from here
+        routes.append(Mount(playground.STATIC_PATH, app=playground.static_files()))
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.metrics = metrics
     app.add_middleware(BodyLimit)
+    # Outside BodyLimit, so that a refused body's 413 carries the CORS headers.
+    app.add_middleware(GraphQLCors, origins=s.cors_origins)
     app.add_middleware(RequestContext, metrics=metrics, routes=[r.path for r in routes])
     return app
 

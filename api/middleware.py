@@ -1,7 +1,9 @@
 """Per-request context: a request id (a sane incoming ``X-Request-ID``, else a
 new uuid4) for every log line and in the response headers, the HTTP latency
 histogram and one access log line. Never logs headers, query strings or
-bodies."""
+bodies. A streamed subscription (multipart or SSE) lasts as long as the
+subscription: like a WebSocket session, it is logged but not in the
+latency histogram."""
 
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ from infra.metrics import Metrics
 
 log = logging.getLogger("mmk.access")
 HEADER = b"x-request-id"
+STREAMED = (b"multipart/mixed", b"text/event-stream")
+"""Content types of streamed subscriptions (api/graphql/http_transports.py)."""
 _SANE = re.compile(r"[A-Za-z0-9._:/+=@-]{1,128}")
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "WS"})
 QUIET_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
@@ -47,12 +51,18 @@ class RequestContext:
         rid = incoming_id(scope) or str(uuid.uuid4())
         header = (HEADER, rid.encode())
         status = 500 if kind == "http" else 403  # a WebSocket never accepted was refused
+        streamed = False
 
         async def send_with_id(message: Message) -> None:
-            nonlocal status
+            nonlocal status, streamed
             if message["type"] in ("http.response.start", "websocket.accept"):
                 status = message.get("status", 101)
-                message = {**message, "headers": [*message.get("headers", ()), header]}
+                headers = message.get("headers", ())
+                streamed = any(
+                    name == b"content-type" and value.startswith(STREAMED)
+                    for name, value in headers
+                )
+                message = {**message, "headers": [*headers, header]}
             await send(message)
 
         reset = request_id.set(rid)
@@ -61,17 +71,17 @@ class RequestContext:
             await self.app(scope, receive, send_with_id)
         finally:
             elapsed = perf_counter() - start
-            self._done(scope, status, elapsed)
+            self._done(scope, status, elapsed, streamed)
             request_id.reset(reset)
 
-    def _done(self, scope: Scope, status: int, elapsed: float) -> None:
+    def _done(self, scope: Scope, status: int, elapsed: float, streamed: bool = False) -> None:
         path: str = scope["path"]
         route = getattr(scope.get("route"), "path", None)
         if route is None:
             route = path if path in self.routes else "unmatched"
         method = scope["method"] if scope["type"] == "http" else "WS"
         method = method if method in METHODS else "OTHER"  # a label: keep it bounded
-        if method != "WS":
+        if method != "WS" and not streamed:
             self.metrics.http_latency.labels(route, method).observe(elapsed)
         level = logging.DEBUG if route in QUIET_PATHS else logging.INFO
         if not log.isEnabledFor(level):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from sqlalchemy import Engine
@@ -22,6 +22,7 @@ from infra.db.game_cache import GameCache
 from infra.db.migrate import upgrade
 from infra.db.uow import SqlUnitOfWorkFactory
 from infra.ids import RandomIds
+from infra.persisted_queries import PersistedQueries
 from infra.rate_limit import Limits, RateLimiter, build_limiter
 from infra.settings import Settings
 
@@ -61,6 +62,7 @@ class Container:
     sweeper: StalledBotSweeper
     checkpointer: Checkpointer | None = None
     limiter: RateLimiter | None = None
+    persisted: PersistedQueries = field(default_factory=PersistedQueries)
 
     def start(self) -> None:
         """Background work of a running server (call inside its event loop)."""
@@ -71,6 +73,7 @@ class Container:
         await self.bots.aclose()
         if self.limiter is not None:
             await self.limiter.aclose()
+        await self.persisted.aclose()
         if self.checkpointer is not None:
             await asyncio.to_thread(self.checkpointer.stop)
         await self.bus.aclose()
@@ -103,7 +106,10 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         checkpointer = Checkpointer(str(engine.url.database))
         checkpointer.start()
     limiter = build_limiter(limits_of(settings), settings.redis_url, settings.channel_prefix)
-    return Container(settings, deps, engine, bus, bots, sweeper, checkpointer, limiter)
+    persisted = PersistedQueries(
+        settings.redis_url, settings.channel_prefix, settings.persisted_query_ttl
+    )
+    return Container(settings, deps, engine, bus, bots, sweeper, checkpointer, limiter, persisted)
 
 
 def limits_of(settings: Settings) -> Limits:

@@ -23,6 +23,7 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 
 from domain.game.boosters import BoosterPack
 from domain.game.cards import Card
+from domain.game.choice import Choice
 from domain.game.events import GAME_EVENTS, Event
 from domain.lobby import LOBBY_EVENTS
 from domain.log import Cause, GameStart, LoggedEvent, SeatCommand
@@ -102,14 +103,18 @@ def _converter() -> Converter:
     return conv
 
 
+_SPARSE = (Choice,)
+"""Value classes written without their empty (default) fields."""
+
+
 def _overrides(cls: type, unstructure: bool) -> dict[str, Any]:
     out = {}
     for f in dataclasses.fields(cls):
         if f.metadata.get("whole"):
             out[f.name] = override(omit=True)
         elif unstructure:
-            private = bool(f.metadata.get("private"))
-            out[f.name] = override(rename=camel(f.name), omit_if_default=private)
+            omitted = bool(f.metadata.get("private")) or cls in _SPARSE
+            out[f.name] = override(rename=camel(f.name), omit_if_default=omitted)
         else:
             out[f.name] = override(rename=camel(f.name))
     return out

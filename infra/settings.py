@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 DEFAULT_DATABASE_URL = "sqlite:///var/mmk.sqlite3"
 EVENT_LOOPS = ("asyncio", "uvloop")
@@ -28,6 +29,8 @@ ENV_VARS: tuple[str, ...] = (
     "MMK_RATE_SUBSCRIPTIONS_IP",
     "MMK_FORWARDED_ALLOW_IPS",
     "MMK_EVENT_LOOP",
+    "MMK_CORS_ORIGINS",
+    "MMK_PERSISTED_QUERY_TTL",
 )
 
 
@@ -59,6 +62,39 @@ def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     raise SettingsError(f"{name} must be true or false, not {raw!r}")
 
 
+def _origin(name: str, text: str) -> str:
+    """``text`` as browsers send it in ``Origin``: lowercase scheme and host,
+    no default port, no trailing slash (CORS compares origins as strings)."""
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError:
+        parts, port = None, None
+    if (
+        parts is None
+        or parts.scheme.lower() not in ("http", "https")
+        or not parts.hostname
+        or parts.path not in ("", "/")
+        or parts.query
+        or parts.fragment
+        or parts.username is not None
+    ):
+        raise SettingsError(
+            f"{name}: {text!r} is not an origin (scheme://host[:port], e.g. "
+            "https://play.example.com, no path), nor *"
+        )
+    scheme, host = parts.scheme.lower(), parts.hostname
+    host = f"[{host}]" if ":" in host else host
+    default = 80 if scheme == "http" else 443
+    return f"{scheme}://{host}" + (f":{port}" if port not in (None, default) else "")
+
+
+def _origins(env: Mapping[str, str], name: str) -> tuple[str, ...]:
+    """A comma-separated list of origins (or ``*``, any origin), normalised."""
+    found = [item.strip() for item in (env.get(name) or "").split(",")]
+    return tuple(dict.fromkeys(o if o == "*" else _origin(name, o) for o in found if o))
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Every setting of the server; ``from_env`` documents the variables."""
@@ -83,6 +119,11 @@ class Settings:
     # [decision] asyncio, not uvloop: under load uvloop starved some keep-alive
     # connections for whole rounds of the others (README "Benchmarks").
     event_loop: str = "asyncio"
+    # Pages on these origins may call /graphql (CORS) and open its WebSocket;
+    # pages of the server's own origin always may. Empty: no other origin.
+    cors_origins: tuple[str, ...] = ()
+    # Seconds an automatic persisted query stays in Redis after its last use.
+    persisted_query_ttl: int = 86_400
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -113,4 +154,6 @@ class Settings:
             rate_subscriptions_ip=_int(e, "MMK_RATE_SUBSCRIPTIONS_IP", 600, 0, 10**9),
             forwarded_allow_ips=e.get("MMK_FORWARDED_ALLOW_IPS") or None,
             event_loop=loop,
+            cors_origins=_origins(e, "MMK_CORS_ORIGINS"),
+            persisted_query_ttl=_int(e, "MMK_PERSISTED_QUERY_TTL", 86_400, 60, 30 * 86_400),
         )

@@ -471,6 +471,8 @@ def check_nginx(text: str, compose: Mapping[str, Any]) -> None:
     assert version and version[-1]["args"] == ["1.1"], "/graphql: WebSockets need HTTP/1.1"
     headers = {d["args"][0].lower(): d["args"][1] for d in effective(levels, "proxy_set_header")}
     assert headers.get("upgrade") == "$http_upgrade", "/graphql: no Upgrade: $http_upgrade"
+    # The server compares a browser WebSocket's Origin with Host, port included.
+    assert headers.get("host") == "$http_host", "/graphql: Host must be $http_host (with the port)"
     connection = headers.get("connection", "")
     if connection.startswith("$"):
         maps = [m for m in children(http, "map") if m["args"] == ["$http_upgrade", connection]]
@@ -679,6 +681,7 @@ NGINX_BREAKS = {
     "not proxied": (GRAPHQL + r"proxy_pass[^\n]*", r"\1", "/graphql is not passed"),
     "health": (r"(location / \{\n\s*)proxy_pass[^\n]*", r"\1", "/healthz is not passed"),
     "spoofable": (GRAPHQL + r"For \$remote_addr", r"\1For $proxy_add_x_forwarded_for", "forge"),
+    "host without port": (GRAPHQL + r"Host \$http_host", r"\1Host $host", "with the port"),
 }
 
 

@@ -3,6 +3,7 @@ cases and the caller, authenticated lazily from the bearer token."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,12 +14,89 @@ from strawberry.types import Info as StrawberryInfo
 
 from api.graphql.errors import from_domain, graphql_error
 from api.graphql.player_cache import PlayerCache
-from domain.errors import DomainError, ErrorCode
+from domain.errors import DomainError, ErrorCode, Unauthenticated
 from domain.records import Player
 from domain.services.auth import bearer_token
 from domain.services.deps import Deps
 from domain.services.players import authenticate
 from infra.settings import Settings
+
+# Where a WebSocket client's ``connection_init`` payload (its
+# ``connectionParams``) may carry the token, keys in any case: API.md's
+# {"authorization": "Bearer <token>"}, which GraphiQL's Headers pane also
+# sends; {"headers": {"Authorization": ...}} (Apollo Client's habit); and the
+# bare token as {"token": ...} or {"authToken": ...} ("Bearer " optional).
+AUTHORIZATION_KEYS = frozenset({"authorization"})
+TOKEN_KEYS = frozenset({"token", "authtoken"})
+HEADERS_KEY = "headers"
+# A key that looks like a credential (or a "Bearer ..." value) anywhere else
+# in the payload is refused, never ignored: ignoring it would downgrade a
+# seated player to the spectators' feed without a word.
+_CREDENTIAL_WORDS = ("authoriz", "authoris", "token", "bearer", "jwt")
+_SEARCH_DEPTH = 4
+
+
+def connection_authorization(params: Mapping[str, Any] | None) -> str | None:
+    """The ``Authorization`` value (``Bearer <token>``) of a WebSocket
+    ``connection_init`` payload; None when it carries no credential at all.
+    :class:`Unauthenticated` when one is somewhere this does not read, is not
+    a string, or when the payload carries two different ones."""
+    found: dict[str, str] = {}
+
+    def take(where: str, value: object, bare: bool) -> None:
+        if not isinstance(value, str):
+            raise Unauthenticated(f"connection_init: {_short(where)} must be a string")
+        if bare and value[:7].lower() != "bearer ":
+            value = f"Bearer {value}"
+        found[where] = value
+
+    for key, value in (params or {}).items():
+        name = key.lower()
+        if name in AUTHORIZATION_KEYS:
+            take(key, value, bare=False)
+        elif name in TOKEN_KEYS:
+            take(key, value, bare=True)
+        elif name == HEADERS_KEY and isinstance(value, Mapping):
+            for header, text in value.items():
+                if isinstance(header, str) and header.lower() in AUTHORIZATION_KEYS:
+                    take(f"{key}.{header}", text, bare=False)
+    if len(set(found.values())) > 1:
+        raise Unauthenticated(f"connection_init: different tokens in {', '.join(found)}")
+    if found:
+        return next(iter(found.values()))
+    stray = _credential_at(params or {}, "", _SEARCH_DEPTH)
+    if stray is not None:
+        raise Unauthenticated(
+            f'connection_init: {_short(stray)} is not read; send {{"authorization": '
+            '"Bearer <token>"}'
+        )
+    return None
+
+
+def _credential_at(node: object, path: str, depth: int) -> str | None:
+    """The path of the first credential-like key or ``Bearer`` value in ``node``."""
+    if isinstance(node, str):
+        return (path or "the payload") if node[:7].lower() == "bearer " else None
+    if depth == 0:
+        return None
+    items: list[tuple[str, object]] = []
+    if isinstance(node, Mapping):
+        items = [(str(k), v) for k, v in node.items()]
+    elif isinstance(node, list):
+        items = [(str(i), v) for i, v in enumerate(node)]
+    for key, value in items:
+        where = f"{path}.{key}" if path else key
+        if any(word in key.lower() for word in _CREDENTIAL_WORDS):
+            return where
+        found = _credential_at(value, where, depth - 1)
+        if found is not None:
+            return found
+    return None
+
+
+def _short(path: str, limit: int = 40) -> str:
+    """A client-chosen key path, cut to fit a WebSocket close reason."""
+    return path if len(path) <= limit else path[: limit - 3] + "..."
 
 
 @dataclass
@@ -29,15 +107,17 @@ class Context:
     response: Response | WebSocket | None = None
     connection_params: dict[str, Any] | None = None
     players: PlayerCache | None = None
+    # Called once the operation's document is parsed and valid (a request
+    # that registers an automatic persisted query: api/graphql/persisted.py).
+    on_valid: Callable[[], None] | None = None
     _player: Player | None = field(default=None, repr=False)
     _known: bool = field(default=False, repr=False)
 
     def authorization(self) -> str | None:
-        """``Authorization`` header, or the WebSocket ``connection_init`` payload's."""
+        """``Authorization`` header, or the WebSocket ``connection_init``
+        payload's (:func:`connection_authorization`)."""
         if isinstance(self.request, WebSocket):
-            params = self.connection_params or {}
-            value = params.get("authorization", params.get("Authorization"))
-            return value if isinstance(value, str) else None
+            return connection_authorization(self.connection_params)
         return self.request.headers.get("authorization")
 
     async def player(self) -> Player | None:

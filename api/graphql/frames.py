@@ -15,7 +15,7 @@ audiences: a seat's frame is never served to another seat or to a spectator
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,6 +86,16 @@ class FrameCache:
     def __init__(self, size: int = FRAMES_KEPT) -> None:
         self._results: LRU[_Key, ExecutionResult] = LRU(size)
         self._operations: LRU[int, _Operation] = LRU(size)
+        self._payloads: LRU[tuple[str, int], Any] = LRU(size)
+
+    def payload(self, frame: tuple[str, int], build: Callable[[], Any]) -> Any:
+        """The object of one event for one audience (``frame``: its channel
+        and seq), built once for all of the audience's subscribers."""
+        found = self._payloads.get(frame)
+        if found is None:
+            found = build()
+            self._payloads.put(frame, found)
+        return found
 
     @property
     def hits(self) -> int:
@@ -99,8 +109,10 @@ class FrameCache:
     ) -> _Operation:
         known = self._operations.get(id(node))
         if known is None or known.node is not node:
+            fragments = tuple(fragments)
             variables = _selection_variables(node, fragments)
-            known = _Operation(node, variables, plain_selection(schema, node))
+            named = {f.name.value: f for f in fragments}
+            known = _Operation(node, variables, plain_selection(schema, node, named))
             self._operations.put(id(node), known)  # keeps the node, so the id stays its own
         return known
 

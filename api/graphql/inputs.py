@@ -29,10 +29,17 @@ MAX_SEED = 100
 
 @strawberry.input(description="A new game's lobby settings (R2-R4, R7.0, R8.3).")
 class CreateGameInput:
-    seat_count: int
-    format: Format = Format.SINGLETON
-    ability_trigger: AbilityTrigger = AbilityTrigger.LEAD_AND_RARE
-    refill_hands: bool = True
+    seat_count: int = strawberry.field(description="3 to 8 seats: the Rat and 2 to 7 houses")
+    format: Format = strawberry.field(
+        default=Format.SINGLETON, description="Where the deck comes from (R3)"
+    )
+    ability_trigger: AbilityTrigger = strawberry.field(
+        default=AbilityTrigger.LEAD_AND_RARE,
+        description="Which plays trigger their house's ability (R7.0)",
+    )
+    refill_hands: bool = strawberry.field(
+        default=True, description="Seats draw back up to 10 cards after each trick (R8.3)"
+    )
     seed: str | None = strawberry.field(default=None, description="Random when absent (R3.5)")
     rat_seat: int | None = strawberry.field(default=None, description="Random when absent")
     take_seat: bool = strawberry.field(default=True, description="The host sits at seat 0")
@@ -51,8 +58,8 @@ class CreateGameInput:
 
 @strawberry.input(description="One card to one seat (Stinky, R7.2).")
 class GiftInput:
-    to: int
-    card: strawberry.ID
+    to: int = strawberry.field(description="The neighbour's seat")
+    card: strawberry.ID = strawberry.field(description="A card id from your hand")
 
 
 def card_of(card_id: str) -> Card:
@@ -73,15 +80,24 @@ _ONE_CARD: dict[DecisionKind, Callable[[Card], Command]] = {
 
 
 @strawberry.input(
-    description="The answer to your pending decision: ``kind`` and the "
+    description="The answer to your pending decision: `kind` and the "
     "field it needs (card, cards, seat or gifts)."
 )
 class DecisionInput:
-    kind: DecisionKind
-    card: strawberry.ID | None = None
-    cards: list[strawberry.ID] | None = None
-    seat: int | None = None
-    gifts: list[GiftInput] | None = None
+    kind: DecisionKind = strawberry.field(description="The pending decision's kind")
+    card: strawberry.ID | None = strawberry.field(
+        default=None,
+        description="For CRAZY_SECOND_CARD, HUNGRY_DISCARD, HUNGRY_TAKE and NEEDY_GIFT",
+    )
+    cards: list[strawberry.ID] | None = strawberry.field(
+        default=None, description="For CURIOUS_ORDER: the looked-at cards, new top first"
+    )
+    seat: int | None = strawberry.field(
+        default=None, description="For NEEDY_NEIGHBOUR: the neighbour who must give"
+    )
+    gifts: list[GiftInput] | None = strawberry.field(
+        default=None, description="For STINKY_GIFTS: one card to each neighbour"
+    )
 
     def to_domain(self) -> Command:
         k = self.kind

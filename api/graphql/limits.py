@@ -7,7 +7,15 @@ from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
 
-from graphql import ASTValidationRule, DocumentNode, GraphQLError, GraphQLSchema, validate
+from graphql import (
+    ASTValidationRule,
+    DocumentNode,
+    GraphQLError,
+    GraphQLSchema,
+    OperationType,
+    validate,
+)
+from graphql.utilities import get_operation_ast
 from strawberry.extensions import ParserCache, SchemaExtension
 from strawberry.extensions.max_aliases import create_validator as alias_validator
 from strawberry.extensions.query_depth_limiter import create_validator as depth_validator
@@ -23,6 +31,25 @@ RULES: list[type[ASTValidationRule]] = [
     depth_validator(MAX_DEPTH, None),
     alias_validator(MAX_ALIASES),
 ]
+
+_parse = ParserCache(maxsize=CACHE_SIZE).cached_parse_document
+"""The process's parse cache (Strawberry keeps one per size): the one
+:class:`CodedParserCache` parses with, called the same way."""
+
+
+def operation_type(query: str | None, operation_name: str | None) -> OperationType | None:
+    """The type of the operation a request would run (the HTTP view picks a
+    transport by it), from the shared parse cache with the token limit, so
+    the execution that follows hits the cache; None when the document does
+    not parse or names no such operation (the execution reports why)."""
+    if not query:
+        return None
+    try:
+        document = _parse(query, max_tokens=MAX_TOKENS)
+    except GraphQLError:
+        return None
+    operation = get_operation_ast(document, operation_name)
+    return None if operation is None else operation.operation
 
 
 class Validated:
@@ -75,9 +102,15 @@ class CodedParserCache(ParserCache):
     def on_validate(self) -> Iterator[None]:
         ctx = self.execution_context
         assert ctx.graphql_document is not None
-        ctx.pre_execution_errors = self._validated.errors(
+        ctx.pre_execution_errors = errors = self._validated.errors(
             ctx.schema._schema, ctx.graphql_document, ctx.validation_rules
         )
+        if not errors:
+            # A request that registers an automatic persisted query does so
+            # once its document is known valid (api/graphql/persisted.py).
+            on_valid = getattr(ctx.context, "on_valid", None)
+            if on_valid is not None:
+                on_valid()
         yield
 
 

@@ -11,9 +11,10 @@ import strawberry
 
 from api.graphql.context import Info
 from api.graphql.inputs import CreateGameInput, DecisionInput, card_of, check_key, check_version
-from api.graphql.types.events import GameEvent
+from api.graphql.types.events import GameEvent, typed
 from api.graphql.types.game import Game
-from api.graphql.types.players import BoosterPack, NewPlayer, PlayerType
+from api.graphql.types.keys import key
+from api.graphql.types.players import BoosterPack, NewPlayer, Player
 from api.graphql.types.refusal import Refusal
 from domain.bots.strategy import Strategy
 from domain.errors import DomainError
@@ -32,17 +33,21 @@ from domain.services.transaction import Request
 
 
 @strawberry.type(
-    description="A change made: the game's new version, the events as you "
-    "see them, and the game after it."
+    description="A change made: the game's new version, the events as you see them, and the "
+    "game after it. Cache key: `id`; only the caller who made the change gets it (a repeat "
+    "with the same `idempotencyKey` gets the same)."
 )
 class GameChange:
-    version: int
-    game_id: strawberry.ID
+    id: strawberry.ID = strawberry.field(
+        description="`<gameId>:<version>`: each accepted change makes one version"
+    )
+    version: int = strawberry.field(description="The game's version after the change")
+    game_id: strawberry.ID = strawberry.field(description="The game changed")
     result: strawberry.Private[MutationResult]
 
     @strawberry.field(description="The events of this change, as you see them")
     def events(self) -> list[GameEvent]:
-        return [GameEvent.from_domain(e) for e in self.result.events]
+        return [typed(e) for e in self.result.events]
 
     @strawberry.field(description="The game as it is now, as you may see it")
     async def game(self, info: Info) -> Game:
@@ -54,12 +59,26 @@ class GameChange:
 
     @classmethod
     def from_domain(cls, r: MutationResult) -> GameChange:
-        return cls(version=r.version, game_id=strawberry.ID(r.game_id), result=r)
+        return cls(
+            id=key(r.game_id, r.version),
+            version=r.version,
+            game_id=strawberry.ID(r.game_id),
+            result=r,
+        )
 
 
-GameChangeResult = Annotated[GameChange | Refusal, strawberry.union("GameChangeResult")]
-NewPlayerResult = Annotated[NewPlayer | Refusal, strawberry.union("CreatePlayerResult")]
-BoosterResult = Annotated[BoosterPack | Refusal, strawberry.union("BoosterPackResult")]
+GameChangeResult = Annotated[
+    GameChange | Refusal,
+    strawberry.union("GameChangeResult", description="The change made, or why nothing was."),
+]
+NewPlayerResult = Annotated[
+    NewPlayer | Refusal,
+    strawberry.union("CreatePlayerResult", description="The new account, or why not."),
+]
+BoosterResult = Annotated[
+    BoosterPack | Refusal,
+    strawberry.union("BoosterPackResult", description="The pack opened, or why not."),
+]
 Run = Callable[[Request], Awaitable[MutationResult]]
 
 
@@ -95,13 +114,30 @@ Key = Annotated[str | None, strawberry.argument(description="Repeat to replay th
 Version = Annotated[
     int | None, strawberry.argument(description="Refused with STALE_STATE unless the game is at it")
 ]
+GameId = Annotated[strawberry.ID, strawberry.argument(description="The game's id")]
+SeatArg = Annotated[
+    int | None, strawberry.argument(description="The seat to take; the lowest free one if null")
+]
+CardArg = Annotated[strawberry.ID, strawberry.argument(description="A card id from your hand")]
+MessageId = Annotated[
+    strawberry.ID,
+    strawberry.argument(description="The pending message's `messageId` (not its `id`)"),
+]
 
 
-@strawberry.type
+@strawberry.type(
+    description="Changes. Each returns its result or a typed `Refusal`; game mutations take "
+    "`idempotencyKey` and `expectedVersion`."
+)
 class Mutation:
     @strawberry.mutation(description="A guest account; its token is returned once.")
     async def create_player(
-        self, info: Info, name: str, idempotency_key: Key = None
+        self,
+        info: Info,
+        name: Annotated[
+            str, strawberry.argument(description="1 to 40 printable characters, shown to others")
+        ],
+        idempotency_key: Key = None,
     ) -> NewPlayerResult:
         await info.context.player()  # a bad token is refused on every operation
         try:
@@ -109,11 +145,14 @@ class Mutation:
             new = await players.create_player(info.context.deps, name, idempotency_key)
         except DomainError as e:
             return Refusal.of(e)
-        return NewPlayer(player=PlayerType.from_domain(new.player), token=new.token)
+        return NewPlayer(player=Player.from_domain(new.player), token=new.token)
 
     @strawberry.mutation(description="A new game in the lobby; you are its host.")
     async def create_game(
-        self, info: Info, input: CreateGameInput, idempotency_key: Key = None
+        self,
+        info: Info,
+        input: Annotated[CreateGameInput, strawberry.argument(description="The lobby settings")],
+        idempotency_key: Key = None,
     ) -> GameChangeResult:
         async def run(req: Request) -> MutationResult:
             return await games.create_game(info.context.deps, req, input.to_domain())
@@ -125,8 +164,8 @@ class Mutation:
     async def join_game(
         self,
         info: Info,
-        game_id: strawberry.ID,
-        seat: int | None = None,
+        game_id: GameId,
+        seat: SeatArg = None,
         idempotency_key: Key = None,
         expected_version: Version = None,
     ) -> GameChangeResult:
@@ -146,7 +185,7 @@ class Mutation:
     async def leave_game(
         self,
         info: Info,
-        game_id: strawberry.ID,
+        game_id: GameId,
         idempotency_key: Key = None,
         expected_version: Version = None,
     ) -> GameChangeResult:
@@ -161,9 +200,12 @@ class Mutation:
     async def add_bot(
         self,
         info: Info,
-        game_id: strawberry.ID,
-        strategy: Strategy,
-        seat: int | None = None,
+        game_id: GameId,
+        strategy: Annotated[Strategy, strawberry.argument(description="How the bot plays")],
+        seat: Annotated[
+            int | None,
+            strawberry.argument(description="The seat for the bot; the lowest free one if null"),
+        ] = None,
         idempotency_key: Key = None,
         expected_version: Version = None,
     ) -> GameChangeResult:
@@ -177,7 +219,7 @@ class Mutation:
     async def start_game(
         self,
         info: Info,
-        game_id: strawberry.ID,
+        game_id: GameId,
         idempotency_key: Key = None,
         expected_version: Version = None,
     ) -> GameChangeResult:
@@ -192,9 +234,9 @@ class Mutation:
     async def send_message(
         self,
         info: Info,
-        game_id: strawberry.ID,
-        to: int,
-        text: str,
+        game_id: GameId,
+        to: Annotated[int, strawberry.argument(description="The recipient's seat")],
+        text: Annotated[str, strawberry.argument(description="1 to 280 characters (R5.1)")],
         idempotency_key: Key = None,
         expected_version: Version = None,
     ) -> GameChangeResult:
@@ -212,8 +254,8 @@ class Mutation:
     async def deliver_message(
         self,
         info: Info,
-        game_id: strawberry.ID,
-        message_id: strawberry.ID,
+        game_id: GameId,
+        message_id: MessageId,
         idempotency_key: Key = None,
         expected_version: Version = None,
     ) -> GameChangeResult:
@@ -231,8 +273,8 @@ class Mutation:
     async def decline_message(
         self,
         info: Info,
-        game_id: strawberry.ID,
-        message_id: strawberry.ID,
+        game_id: GameId,
+        message_id: MessageId,
         idempotency_key: Key = None,
         expected_version: Version = None,
     ) -> GameChangeResult:
@@ -250,8 +292,8 @@ class Mutation:
     async def play_card(
         self,
         info: Info,
-        game_id: strawberry.ID,
-        card: strawberry.ID,
+        game_id: GameId,
+        card: CardArg,
         idempotency_key: Key = None,
         expected_version: Version = None,
     ) -> GameChangeResult:
@@ -269,7 +311,7 @@ class Mutation:
     async def pass_(
         self,
         info: Info,
-        game_id: strawberry.ID,
+        game_id: GameId,
         idempotency_key: Key = None,
         expected_version: Version = None,
     ) -> GameChangeResult:
@@ -279,9 +321,13 @@ class Mutation:
     async def discard_and_play(
         self,
         info: Info,
-        game_id: strawberry.ID,
-        discard: strawberry.ID,
-        card: strawberry.ID,
+        game_id: GameId,
+        discard: Annotated[
+            strawberry.ID, strawberry.argument(description="The card to discard, face up")
+        ],
+        card: Annotated[
+            strawberry.ID, strawberry.argument(description="The card to play, any other card")
+        ],
         idempotency_key: Key = None,
         expected_version: Version = None,
     ) -> GameChangeResult:
@@ -299,8 +345,8 @@ class Mutation:
     async def resolve_decision(
         self,
         info: Info,
-        game_id: strawberry.ID,
-        decision: DecisionInput,
+        game_id: GameId,
+        decision: Annotated[DecisionInput, strawberry.argument(description="Your answer")],
         idempotency_key: Key = None,
         expected_version: Version = None,
     ) -> GameChangeResult:

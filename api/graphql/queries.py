@@ -9,48 +9,78 @@ import strawberry
 from api.graphql.context import Info
 from api.graphql.cursors import decode_cursor, encode_cursor
 from api.graphql.types.cards import CardDesign, catalogue_designs
-from api.graphql.types.events import GameEvent, GameEventPage
-from api.graphql.types.game import Game, GameSummaryType
+from api.graphql.types.events import GameEventPage, typed
+from api.graphql.types.game import Game, GameSummary
 from api.graphql.types.players import Me
 from api.graphql.types.refusal import Refusal
 from domain.errors import DomainError
 from domain.records import GameStatus
 from domain.services import players, queries
 
-GameResult = Annotated[Game | Refusal, strawberry.union("GameResult")]
-EventsResult = Annotated[GameEventPage | Refusal, strawberry.union("GameEventsResult")]
+GameResult = Annotated[
+    Game | Refusal,
+    strawberry.union("GameResult", description="The game, or why it cannot be shown."),
+]
+EventsResult = Annotated[
+    GameEventPage | Refusal,
+    strawberry.union("GameEventsResult", description="A page of the log, or why not."),
+]
 
 
-@strawberry.type
+@strawberry.type(
+    description="One game of the listing and its cursor. No cache key: a value inside its "
+    "`GameConnection` (the node is cached by its own `id`)."
+)
 class GameEdge:
-    cursor: str
-    node: GameSummaryType
+    cursor: str = strawberry.field(description="Pass as `after` to list the games after this one")
+    node: GameSummary = strawberry.field(description="The game")
 
 
-@strawberry.type
+@strawberry.type(
+    description="Where a page of the listing ends (Relay). No cache key: a value inside its "
+    "`GameConnection`."
+)
 class PageInfo:
-    has_next_page: bool
-    end_cursor: str | None
+    has_next_page: bool = strawberry.field(description="Whether older games follow")
+    end_cursor: str | None = strawberry.field(
+        description="The last edge's cursor (pass as `after`); null on an empty page"
+    )
 
 
-@strawberry.type(description="Games, newest first (Relay-style connection).")
+@strawberry.type(
+    description="Games, newest first (Relay-style connection). No cache key: a page; merge "
+    "pages on `Query.games` (e.g. Apollo's `relayStylePagination`)."
+)
 class GameConnection:
-    edges: list[GameEdge]
-    page_info: PageInfo
+    edges: list[GameEdge] = strawberry.field(description="This page's games, newest first")
+    page_info: PageInfo = strawberry.field(description="Whether and where the listing goes on")
 
 
-GamesResult = Annotated[GameConnection | Refusal, strawberry.union("GamesResult")]
+GamesResult = Annotated[
+    GameConnection | Refusal,
+    strawberry.union("GamesResult", description="A page of the listing, or why not."),
+]
+
+GameId = Annotated[strawberry.ID, strawberry.argument(description="The game's id")]
+First = Annotated[int, strawberry.argument(description="Page size, 1 to 100")]
 
 
-@strawberry.type
+@strawberry.type(description="Reads: the caller, games, the lobby listing, cards, event logs.")
 class Query:
-    @strawberry.field(description="The caller and their booster collection.")
-    async def me(self, info: Info) -> Me:
-        player = await info.context.require_player()
+    @strawberry.field(
+        description="The caller and their booster collection; null for an anonymous "
+        "caller (no token). A bad token is refused with UNAUTHENTICATED, as everywhere."
+    )
+    async def me(self, info: Info) -> Me | None:
+        # Nullable so that an anonymous query asking for ``me`` beside other
+        # fields (``{ me {...} cardCatalog {...} }``) still gets its siblings.
+        player = await info.context.player()
+        if player is None:
+            return None
         return Me.from_domain(await players.me(info.context.deps, player.id))
 
-    @strawberry.field(description="A game as the caller may see it; ``viewer`` when seated.")
-    async def game(self, info: Info, id: strawberry.ID) -> GameResult:
+    @strawberry.field(description="A game as the caller may see it; `viewer` when seated.")
+    async def game(self, info: Info, id: GameId) -> GameResult:
         player = await info.context.player()
         try:
             snap = await queries.get_game(info.context.deps, id, player.id if player else None)
@@ -62,9 +92,14 @@ class Query:
     async def games(
         self,
         info: Info,
-        status: GameStatus | None = None,
-        first: int = 20,
-        after: str | None = None,
+        status: Annotated[
+            GameStatus | None, strawberry.argument(description="Only games in this state")
+        ] = None,
+        first: First = 20,
+        after: Annotated[
+            str | None,
+            strawberry.argument(description="A cursor (`endCursor`): list the games after it"),
+        ] = None,
     ) -> GamesResult:
         await info.context.player()  # a bad token is refused on every operation
         try:
@@ -72,9 +107,7 @@ class Query:
             items, more = await queries.list_games(info.context.deps, status, before, first)
         except DomainError as e:
             return Refusal.of(e)
-        edges = [
-            GameEdge(cursor=encode_cursor(g), node=GameSummaryType.from_domain(g)) for g in items
-        ]
+        edges = [GameEdge(cursor=encode_cursor(g), node=GameSummary.from_domain(g)) for g in items]
         return GameConnection(
             edges=edges,
             page_info=PageInfo(has_next_page=more, end_cursor=edges[-1].cursor if edges else None),
@@ -85,9 +118,15 @@ class Query:
         await info.context.player()  # a bad token is refused on every operation
         return catalogue_designs()
 
-    @strawberry.field(description="The event log as the caller may see it, after ``afterSeq``.")
+    @strawberry.field(description="The event log as the caller may see it, after `afterSeq`.")
     async def game_events(
-        self, info: Info, game_id: strawberry.ID, after_seq: int = 0, first: int = 50
+        self,
+        info: Info,
+        game_id: GameId,
+        after_seq: Annotated[
+            int, strawberry.argument(description="Start after this seq (0: from the first)")
+        ] = 0,
+        first: First = 50,
     ) -> EventsResult:
         player = await info.context.player()
         try:
@@ -97,7 +136,7 @@ class Query:
         except DomainError as e:
             return Refusal.of(e)
         return GameEventPage(
-            events=[GameEvent.from_domain(e) for e in events],
+            events=[typed(e) for e in events],
             has_more=more,
             last_seq=events[-1].seq if events else after_seq,
         )

@@ -11,6 +11,7 @@ import strawberry
 from graphql import GraphQLError
 from strawberry.extensions import DisableIntrospection, SchemaExtension
 from strawberry.extensions.runner import SchemaExtensionsRunner
+from strawberry.schema.config import StrawberryConfig
 from strawberry.types import ExecutionContext
 from strawberry.utils.await_maybe import await_maybe
 
@@ -22,7 +23,9 @@ from api.graphql.metrics import count_results, metrics_extension
 from api.graphql.mutations import Mutation
 from api.graphql.queries import Query
 from api.graphql.rate_limits import rate_limit_extension
+from api.graphql.scalars import SCALARS
 from api.graphql.subscriptions import Subscription
+from api.graphql.types.events import ALL_TYPES as EVENT_TYPES
 from infra.metrics import Metrics
 from infra.rate_limit import RateLimiter
 
@@ -109,7 +112,9 @@ def build_schema(
         mutation=Mutation,
         subscription=Subscription,
         extensions=exts,
+        types=list(EVENT_TYPES),
         execution_context_class=shared_frames(frames),
+        config=StrawberryConfig(scalar_map=SCALARS),
     )
     built.frames = frames
     if metrics is not None:

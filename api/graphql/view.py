@@ -1,35 +1,98 @@
 """The Strawberry ASGI view: builds the context, authenticates WebSockets at
-``connection_init`` (a bad token closes the connection with 4403)."""
+``connection_init`` (a bad token closes the connection with 4403 and the
+reason), checks a browser WebSocket's ``Origin`` against ``MMK_CORS_ORIGINS``,
+serves the self-hosted GraphiQL page (``api/graphql/playground.py``), streams
+subscriptions over HTTP (Apollo's multipart protocol, GraphQL over SSE:
+api/graphql/http_transports.py), resolves automatic persisted queries
+(api/graphql/persisted.py), and refuses what it cannot serve with coded
+JSON, never ``text/plain`` (docs/decisions/0034)."""
 
 from __future__ import annotations
 
-from contextlib import suppress
+import asyncio
+import logging
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from contextlib import aclosing, suppress
 from typing import Any
 
 import orjson
-from graphql import GraphQLError
+from cross_web import AsyncHTTPRequestAdapter, HTTPException
+from graphql import GraphQLError, OperationType
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
-from strawberry.asgi import GraphQL
+from strawberry.asgi import ASGIWebSocketAdapter, GraphQL
 from strawberry.exceptions import ConnectionRejectionError
+from strawberry.http import GraphQLRequestData
+from strawberry.http.base import BaseRequestProtocol
 from strawberry.http.exceptions import WebSocketDisconnected
-from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL
+from strawberry.http.parse_content_type import parse_content_type
+from strawberry.http.streaming import HTTPStreamTransport
+from strawberry.subscriptions import (
+    GRAPHQL_SSE_PROTOCOL,
+    GRAPHQL_TRANSPORT_WS_PROTOCOL,
+    GRAPHQL_WS_PROTOCOL,
+    MULTIPART_SUBSCRIPTION_PROTOCOL,
+)
 from strawberry.subscriptions.protocols.graphql_ws.handlers import BaseGraphQLWSHandler
+from strawberry.subscriptions.protocols.graphql_ws.types import CompleteMessage
+from strawberry.types import ExecutionResult, SubscriptionExecutionResult
 
+from api.graphql import playground
 from api.graphql.context import Context
+from api.graphql.http_transports import (
+    ApolloMultipart,
+    ClosingStreamingResponse,
+    EventStream,
+    Refused,
+    ends_on_error,
+    with_heartbeats,
+)
+from api.graphql.limits import operation_type
+from api.graphql.persisted import not_found, persisted_hash, registration
 from api.graphql.player_cache import PlayerCache
 from api.graphql.schema import build_schema
+from domain.errors import ErrorCode
 from infra.bootstrap import Container
 from infra.metrics import Metrics
+from infra.persisted_queries import sha256_of
 
+log = logging.getLogger("mmk.api")
 MAX_SUBSCRIPTIONS_PER_CONNECTION = 20
+REFUSED = 4403  # graphql-transport-ws: connection_init refused
+MAX_CLOSE_REASON_BYTES = 123  # RFC 6455: a close frame's reason
+
+
+class WebSocketAdapter(ASGIWebSocketAdapter):
+    """Strawberry's adapter; a refused ``connection_init`` closes with 4403
+    and why (Strawberry's handler says only "Forbidden"), taken from the
+    connection's state, where :meth:`GameGraphQL.on_ws_connect` put it."""
+
+    async def close(self, code: int, reason: str) -> None:
+        if code == REFUSED:
+            reason = getattr(self.ws.state, "refusal", None) or reason
+        cut = reason.encode()[:MAX_CLOSE_REASON_BYTES].decode(errors="ignore")
+        await super().close(code, cut)
+
+
+SUBSCRIPTION_ACCEPT = (
+    'a subscription over HTTP needs "Accept: multipart/mixed;subscriptionSpec=1.0" '
+    '(Apollo\'s multipart protocol) or "Accept: text/event-stream" (GraphQL over SSE); '
+    "or subscribe over a WebSocket"
+)
 
 
 class LegacyWSHandler(BaseGraphQLWSHandler[Context, None]):
-    """The ``graphql-ws`` handler, quiet when its client has gone: a frame
-    sent just after the client left raised out of the operation's task,
-    which asyncio then logged as an error with its traceback."""
+    """The ``graphql-ws`` handler (subscriptions-transport-ws).
+
+    - Queries and mutations are executed too, as the protocol allows
+      (Apollo's old WebSocketLink and gql send them): one ``data``, then
+      ``complete``. Strawberry's handler subscribes to every operation, so
+      a mutation failed as ``INTERNAL`` with a logged traceback.
+    - Quiet when its client has gone: a frame sent just after the client
+      left raised out of the operation's task, which asyncio then logged as
+      an error with its traceback."""
 
     async def handle_async_results(
         self,
@@ -39,11 +102,31 @@ class LegacyWSHandler(BaseGraphQLWSHandler[Context, None]):
         variables: dict[str, object] | None,
     ) -> None:
         with suppress(WebSocketDisconnected):
-            await super().handle_async_results(operation_id, query, operation_name, variables)
+            kind = operation_type(query, operation_name)
+            if kind is None or kind is OperationType.SUBSCRIPTION:
+                await super().handle_async_results(operation_id, query, operation_name, variables)
+                return
+            try:
+                result = await self.schema.execute(
+                    query,
+                    variable_values=variables,
+                    context_value=self.context,
+                    root_value=self.root_value,
+                    operation_name=operation_name,
+                )
+                await self.send_data_message(result, operation_id)
+                await self.send_message(CompleteMessage(type="complete", id=operation_id))
+            finally:
+                self.tasks.pop(operation_id, None)
 
 
 class GameGraphQL(GraphQL[Context, None]):
     graphql_ws_handler_class = LegacyWSHandler
+    websocket_adapter_class = WebSocketAdapter
+    stream_transport_classes_by_protocol: Mapping[str, type[HTTPStreamTransport]] = {
+        MULTIPART_SUBSCRIPTION_PROTOCOL: ApolloMultipart,
+        GRAPHQL_SSE_PROTOCOL: EventStream,
+    }
 
     def __init__(self, container: Container, metrics: Metrics | None = None) -> None:
         s = container.settings
@@ -52,11 +135,206 @@ class GameGraphQL(GraphQL[Context, None]):
                 introspection=s.introspection, metrics=metrics, rate_limiter=container.limiter
             ),
             graphql_ide="graphiql" if s.graphiql else None,
-            subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL),
+            subscription_protocols=(
+                GRAPHQL_TRANSPORT_WS_PROTOCOL,
+                GRAPHQL_WS_PROTOCOL,
+                MULTIPART_SUBSCRIPTION_PROTOCOL,
+                GRAPHQL_SSE_PROTOCOL,
+            ),
             max_subscriptions_per_connection=MAX_SUBSCRIPTIONS_PER_CONNECTION,
+            # A browser page on another origin may open a WebSocket only from
+            # these (same origin: always); the CORS middleware takes the same.
+            allowed_origins=s.cors_origins,
         )
         self.container = container
+        self.metrics = metrics
+        self.persisted = container.persisted
         self.players = PlayerCache()
+
+    # ------------------------------------------------------------ HTTP
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        try:
+            response = await self.run(Request(scope, receive))
+        except Refused as refused:
+            response = self._refused(refused)
+        except HTTPException as e:  # Strawberry's own refusals, coded likewise
+            code = ErrorCode.NOT_FOUND if e.status_code == 404 else ErrorCode.BAD_INPUT
+            headers = {"Allow": "GET, POST"} if e.status_code == 405 else None
+            response = self._refused(Refused(e.status_code, e.reason, code.value, headers))
+        await response(scope, receive, send)
+
+    def _refused(self, refused: Refused) -> Response:
+        if self.metrics is not None and refused.status != 200:
+            self.metrics.refusal(refused.code, "error")
+        return refused.response()
+
+    def should_render_graphql_ide(self, request: BaseRequestProtocol) -> bool:
+        """GraphiQL for a browser's plain GET; never for a GET that carries an
+        operation (a query, or an APQ hash in ``extensions``)."""
+        params = request.query_params
+        if params.get("extensions") is not None:
+            return False
+        return super().should_render_graphql_ide(request)
+
+    async def parse_http_body(self, request: AsyncHTTPRequestAdapter) -> GraphQLRequestData:
+        """One operation as a JSON object (POST ``application/json``) or query
+        parameters (GET); anything else is refused with coded JSON."""
+        transport = self._get_stream_transport_from_headers(request.headers)
+        data: object
+        if request.method == "GET":
+            params: dict[str, object] = dict(request.query_params)
+            for name in ("variables", "extensions"):
+                text = params.get(name)
+                if isinstance(text, str):
+                    params[name] = _json_parameter(name, text)
+            data = params
+        else:
+            media = _media_type(request.content_type)
+            if media != "application/json" and not media.endswith("+json"):
+                raise Refused(
+                    415,
+                    "unsupported content type: send the operation as JSON "
+                    "(Content-Type: application/json), or use GET for a query",
+                )
+            try:
+                data = orjson.loads(await request.get_body())
+            except orjson.JSONDecodeError:
+                raise Refused(400, "the request body is not valid JSON") from None
+        if isinstance(data, list):
+            raise Refused(
+                400, "batching (an array of operations) is not supported: one operation a request"
+            )
+        if not isinstance(data, dict):
+            raise Refused(400, "the request body must be a JSON object with a query")
+        query, variables = data.get("query"), data.get("variables")
+        operation_name, extensions = data.get("operationName"), data.get("extensions")
+        for name, value, kind in (
+            ("query", query, str),
+            ("variables", variables, dict),
+            ("operationName", operation_name, str),
+            ("extensions", extensions, dict),
+        ):
+            if value is not None and not isinstance(value, kind):
+                what = "a string" if kind is str else "an object"
+                raise Refused(400, f"{name} must be {what} (or absent)")
+        return GraphQLRequestData(
+            query=query,
+            variables=variables,
+            operation_name=operation_name,
+            extensions=extensions,
+            protocol=transport.protocol if transport else "http",
+        )
+
+    async def execute_operation(
+        self,
+        request: Request,
+        request_adapter: AsyncHTTPRequestAdapter,
+        request_data: GraphQLRequestData | list[GraphQLRequestData],
+        context: Context,
+        root_value: None,
+        sub_response: Response,
+    ) -> ExecutionResult | list[ExecutionResult] | SubscriptionExecutionResult:
+        assert isinstance(request_data, GraphQLRequestData)  # batches are refused
+        writes = await self._resolve_persisted(request_data, context)
+        if request_data.query is None:
+            raise Refused(
+                400,
+                "no query: send query (or the sha256Hash of one registered before, "
+                "in extensions.persistedQuery)",
+            )
+        method = request_adapter.method
+        kind = operation_type(request_data.query, request_data.operation_name)
+        if method == "GET":
+            if kind is OperationType.MUTATION:
+                raise Refused(
+                    405, "a mutation is sent with POST, never GET", headers={"Allow": "POST"}
+                )
+            _cacheable(request, sub_response)
+        protocol = request_data.protocol
+        if protocol == MULTIPART_SUBSCRIPTION_PROTOCOL and kind is not OperationType.SUBSCRIPTION:
+            # A query or mutation sent with the multipart Accept: a plain JSON
+            # answer (Apollo's clients accept application/json beside it).
+            request_data.protocol = protocol = "http"
+        if protocol == "http" and kind is OperationType.SUBSCRIPTION:
+            raise Refused(406, SUBSCRIPTION_ACCEPT)
+        result = await super().execute_operation(
+            request, request_adapter, request_data, context, root_value, sub_response
+        )
+        if writes and not isinstance(result, AsyncGenerator):
+            # A registration is known everywhere before the client learns of it.
+            await asyncio.wait(writes)
+        return result
+
+    async def _resolve_persisted(
+        self, request_data: GraphQLRequestData, context: Context
+    ) -> list[asyncio.Task[None]]:
+        """An APQ request: a hash alone gets its registered text (or
+        ``PersistedQueryNotFound``); a hash with its text registers it once
+        the document is valid. Returns the registration's Redis writes."""
+        sha = persisted_hash(request_data.extensions)
+        if sha is None:
+            return []
+        if request_data.query is None:
+            query = await self.persisted.get(sha)
+            if query is None:
+                raise not_found()
+            request_data.query = query
+            return []
+        if sha256_of(request_data.query) != sha:
+            raise Refused(
+                400,
+                "persistedQuery.sha256Hash is not the sha256 of the query sent",
+                reason="PERSISTED_QUERY_HASH_MISMATCH",
+            )
+        writes: list[asyncio.Task[None]] = []
+        context.on_valid = registration(self.persisted, sha, request_data.query, writes)
+        return writes
+
+    async def create_streaming_response(
+        self,
+        request: Request | WebSocket,
+        stream: Callable[[], AsyncIterator[str]],
+        sub_response: Response,
+        headers: Mapping[str, str],
+    ) -> Response:
+        return ClosingStreamingResponse(
+            stream(),
+            status_code=sub_response.status_code or 200,
+            headers={**sub_response.headers, **headers},
+        )
+
+    def _stream_result(
+        self,
+        request: Request,
+        result: SubscriptionExecutionResult,
+        transport: HTTPStreamTransport,
+    ) -> Callable[[], AsyncGenerator[str, None]]:
+        """The response body of a streamed operation: Strawberry's seam,
+        with a stream that ends after an error and is always closed
+        (api/graphql/http_transports.py, ``with_heartbeats``)."""
+        assert isinstance(result, AsyncGenerator)
+        encode = self.encode_json_string
+
+        async def body() -> AsyncGenerator[str, None]:
+            async with aclosing(ends_on_error(result)) as results:
+                async for value in results:
+                    response = await self.process_result(request, value)
+                    yield transport.encode_next(response, encode)
+            yield transport.encode_complete()
+
+        def stream() -> AsyncGenerator[str, None]:
+            return with_heartbeats(
+                body(),
+                lambda: transport.heartbeat_message(encode),
+                transport.heartbeat_interval,
+                initial=transport.send_initial_heartbeat,
+                opening=transport.opening() if isinstance(transport, ApolloMultipart) else "",
+            )
+
+        return stream
 
     def encode_json(self, data: object) -> str:
         """orjson for responses and WebSocket frames (text frames: both
@@ -70,9 +348,52 @@ class GameGraphQL(GraphQL[Context, None]):
             self.container.deps, self.container.settings, request, response, players=self.players
         )
 
+    def is_websocket_origin_allowed(self, request: WebSocket, origin: str) -> bool:
+        """Strawberry's check of a cross-origin handshake against
+        ``allowed_origins``; a refusal (HTTP 403) also names our setting."""
+        allowed = super().is_websocket_origin_allowed(request, origin)
+        if not allowed:
+            log.info("WebSocket from origin %.100r refused: not in MMK_CORS_ORIGINS", origin)
+        return allowed
+
+    async def render_graphql_ide(self, request: Request) -> Response:
+        """The playground, its files served by this server (no CDN)."""
+        return playground.page(request.scope.get("root_path", ""))
+
     async def on_ws_connect(self, context: Context) -> dict[str, Any] | None:
+        """A bad or misplaced token refuses the connection: graphql-transport-ws
+        closes with 4403 and the message, graphql-ws sends ``connection_error``
+        with it; never a silent downgrade to the spectators' feed."""
         try:
             await context.player()
         except GraphQLError as e:
+            context.request.state.refusal = e.message
             raise ConnectionRejectionError({"message": e.message}) from None
         return None
+
+
+def _media_type(content_type: str | None) -> str:
+    if not content_type:
+        return ""
+    try:
+        return parse_content_type(content_type)[0].lower()
+    except Exception:  # not a media type at all
+        return ""
+
+
+def _json_parameter(name: str, text: str) -> object:
+    """A GET parameter holding JSON (``variables``, ``extensions``)."""
+    if not text:
+        return None
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        raise Refused(400, f"the {name} parameter is not valid JSON") from None
+
+
+def _cacheable(request: Request, sub_response: Response) -> None:
+    """A GET read may be kept by an HTTP cache: never one caller's answer
+    for another (``Vary``), never a signed-in caller's in a shared cache."""
+    sub_response.headers["Vary"] = "Authorization"
+    if request.headers.get("authorization"):
+        sub_response.headers["Cache-Control"] = "private"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 
 from domain.game.abilities import require
-from domain.game.cards import Card
+from domain.game.cards import Card, House
 from domain.game.commands import (
     ChooseNeighbour,
     DecisionCommand,
@@ -24,9 +24,7 @@ from domain.game.events import (
     CardDiscarded,
     CardGiven,
     CardTaken,
-    DiscardReason,
     Event,
-    GiftReason,
     NeighbourChosen,
     SecondCardPlayed,
     TopReordered,
@@ -81,11 +79,11 @@ def _effect(state: GameState, d: Decision, cmd: DecisionCommand, events: list[Ev
         _second_card(state, d.seat, cmd.card, events)
     elif isinstance(cmd, GiveCards):
         for g in sorted(cmd.gifts, key=lambda g: g.to):
-            give(state, d.seat, g.to, g.card, GiftReason.STINKY, events)
+            give(state, d.seat, g.to, g.card, House.STINKY, events)
     elif isinstance(cmd, HungryDiscard):
         hand.remove(cmd.card)
         state.discard.append(cmd.card)
-        events.append(CardDiscarded(d.seat, cmd.card, DiscardReason.HUNGRY))
+        events.append(CardDiscarded(d.seat, cmd.card, House.HUNGRY))
         require(state, Decision(DecisionKind.HUNGRY_TAKE, d.seat, d.source), events)
     elif isinstance(cmd, HungryTake):
         state.rat_deck.remove(cmd.card)  # R7.4: the rest keeps its order
@@ -96,7 +94,7 @@ def _effect(state: GameState, d: Decision, cmd: DecisionCommand, events: list[Ev
         if state.seats[cmd.seat].hand:  # R7.5: a neighbour with no cards gives nothing
             require(state, Decision(DecisionKind.NEEDY_GIFT, cmd.seat, d.seat), events)
     elif isinstance(cmd, GiveCard):
-        give(state, d.seat, d.source, cmd.card, GiftReason.NEEDY, events)
+        give(state, d.seat, d.source, cmd.card, House.NEEDY, events)
     else:
         state.rat_deck[: len(d.cards)] = list(cmd.cards)  # R7.6
         events.append(TopReordered(d.seat, len(d.cards), cmd.cards))
@@ -127,7 +125,7 @@ def _check_gifts(state: GameState, seat: int, hand: list[Card], cmd: GiveCards) 
 
 
 def give(
-    state: GameState, giver: int, to: int, card: Card, reason: GiftReason, events: list[Event]
+    state: GameState, giver: int, to: int, card: Card, reason: House, events: list[Event]
 ) -> None:
     """A card moves hand to hand; only giver and receiver see which (R11)."""
     state.seats[giver].hand.remove(card)

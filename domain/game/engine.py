@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from domain.game import messaging
 from domain.game.abilities import trigger, triggers
-from domain.game.cards import Card
+from domain.game.cards import Card, House, sorted_cards
+from domain.game.choices import choices
 from domain.game.command_check import check_command, is_seat_number
 from domain.game.commands import (
     ChooseNeighbour,
@@ -28,7 +29,13 @@ from domain.game.commands import (
 )
 from domain.game.decisions import answer
 from domain.game.errors import BadInput, GameFinished, IllegalAction, NotYourTurn
-from domain.game.events import CardDiscarded, CardPlayed, DiscardReason, Event, Passed
+from domain.game.events import (
+    ActionRequired,
+    CardDiscarded,
+    CardPlayed,
+    Event,
+    Passed,
+)
 from domain.game.follow import lead_suit, playable, sassy_stuck
 from domain.game.state import GameState, Phase, Play
 from domain.game.turns import advance
@@ -73,6 +80,8 @@ def apply(state: GameState, seat: int, cmd: Command) -> list[Event]:
     else:
         raise BadInput(f"unknown command {type(cmd).__name__}")
     state.version += 1
+    if (waiting := awaiting(state)) is not None:
+        events.append(waiting)
     return events
 
 
@@ -122,7 +131,7 @@ def _trick_command(
         raise IllegalAction("discard one card and play another (R7.7)")
     hand.remove(cmd.discard)
     state.discard.append(cmd.discard)
-    events.append(CardDiscarded(seat, cmd.discard, DiscardReason.SASSY))
+    events.append(CardDiscarded(seat, cmd.discard, House.SASSY))
     _play(state, seat, cmd.card, events)
 
 
@@ -141,6 +150,16 @@ def _play(state: GameState, seat: int, card: Card, events: list[Event]) -> None:
         trigger(state, play, events)
     if state.pending is None:
         advance(state, events)
+
+
+def awaiting(state: GameState) -> ActionRequired | None:
+    """What the game waits for now: the seat to act, with its hand and
+    choices (None once finished)."""
+    seat = to_act(state)
+    if seat is None:
+        return None
+    hand = tuple(sorted_cards(state.seats[seat].hand))
+    return ActionRequired(seat, state.phase, hand, choices(state, seat))
 
 
 def to_act(state: GameState) -> int | None:

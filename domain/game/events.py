@@ -10,13 +10,13 @@ never in any projection.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
-from enum import Enum
 from typing import Self
 
 from domain.game.boosters import BoosterPack
 from domain.game.cards import Card, House
+from domain.game.choice import Choice
 from domain.game.options import GameOptions
-from domain.game.state import DecisionKind, MessageStatus, Termination
+from domain.game.state import DecisionKind, MessageStatus, Phase, Termination
 
 PRIVATE = {"private": True}
 """Metadata of a field only some seats see: absent from the other projections."""
@@ -64,20 +64,6 @@ class _SeatsOwn(Event):
 
     def private_to(self) -> tuple[int, ...]:
         return (self.seat,)
-
-
-class DiscardReason(Enum):
-    """Why a card went to the discard pile."""
-
-    SASSY = "sassy"  # R7.7
-    HUNGRY = "hungry"  # R7.4
-
-
-class GiftReason(Enum):
-    """Why a card moved from hand to hand."""
-
-    STINKY = "stinky"  # R7.2
-    NEEDY = "needy"  # R7.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +210,7 @@ class CardDiscarded(Event):
 
     seat: int
     card: Card
-    reason: DiscardReason
+    reason: House  # the ability: Sassy (R7.7) or Hungry (R7.4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,7 +240,7 @@ class CardGiven(Event):
 
     giver: int
     to: int
-    reason: GiftReason
+    reason: House  # the ability: Stinky (R7.2) or Needy (R7.5)
     card: Card | None = field(default=None, metadata=PRIVATE)
 
     def seen_by(self, seat: int | None) -> Self:
@@ -320,6 +306,18 @@ class CardsDrawn(_SeatsOwn):
 
 
 @dataclass(frozen=True, slots=True)
+class ActionRequired(_SeatsOwn):
+    """The game now waits for ``seat``: to lead or play (R6), or to answer a
+    decision (R7.0b). That seat alone sees its hand and its choices (what it
+    may send), so a client plays from its own stream without asking for the
+    game; it ends every change that leaves the game waiting."""
+
+    phase: Phase
+    hand: tuple[Card, ...] | None = field(default=None, metadata=PRIVATE)
+    choices: tuple[Choice, ...] | None = field(default=None, metadata=PRIVATE)
+
+
+@dataclass(frozen=True, slots=True)
 class GameEnded(Event):
     """R9: how the game ended, who won, who is out of the ranking, scores."""
 
@@ -349,6 +347,7 @@ GAME_EVENTS: tuple[type[Event], ...] = (
     TopReordered,
     TrickWon,
     CardsDrawn,
+    ActionRequired,
     GameEnded,
 )
 """Every kind the engine emits."""

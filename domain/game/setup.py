@@ -19,6 +19,7 @@ from domain.game.cards import (
     sort_key,
     sorted_cards,
 )
+from domain.game.engine import awaiting
 from domain.game.errors import BadInput, DeckTooSmall
 from domain.game.events import DealtSeat, Event, GameStarted
 from domain.game.options import HAND_SIZE, MAX_SEATS, MIN_SEATS, Format, GameOptions
@@ -140,7 +141,10 @@ def new_game(
         rng=rng.state,
         deck_size=len(deck),
     )
-    return Setup(state, [_started(state, packs), trick_started(state)], packs)
+    events: list[Event] = [_started(state, packs), trick_started(state)]
+    if (waiting := awaiting(state)) is not None:
+        events.append(waiting)
+    return Setup(state, events, packs)
 
 
 def _started(state: GameState, packs: dict[int, BoosterPack]) -> GameStarted:

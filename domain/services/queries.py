@@ -9,6 +9,8 @@ from datetime import datetime
 
 from domain.bots.strategy import Strategy
 from domain.errors import BadRequest, NotFound
+from domain.game.choice import Choice
+from domain.game.choices import choices
 from domain.game.commands import Command
 from domain.game.legal import legal_actions
 from domain.game.views import PlayerView, PublicView, player_view, spectator_view
@@ -41,6 +43,7 @@ class GameSnapshot:
     viewer_seat: int | None
     viewer: PlayerView | None
     legal_actions: tuple[Command, ...]
+    choices: tuple[Choice, ...]
 
 
 def load_game(uow: UnitOfWork, game_id: str) -> GameRecord:
@@ -70,6 +73,7 @@ def snapshot(uow: UnitOfWork, game: GameRecord, player_id: str | None) -> GameSn
         viewer_seat=seat,
         viewer=player_view(state, seat) if state and seat is not None else None,
         legal_actions=tuple(legal_actions(state, seat)) if state and seat is not None else (),
+        choices=choices(state, seat) if state and seat is not None else (),
     )
 
 

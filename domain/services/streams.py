@@ -18,10 +18,11 @@ from contextlib import aclosing
 
 from domain.channels import LOBBY, game_channel
 from domain.errors import BadRequest
+from domain.game.events import GameEnded
 from domain.lobby import SEAT_CHANGES
 from domain.log import LoggedEvent
 from domain.ports import Resync
-from domain.records import LobbyUpdate
+from domain.records import GameStatus, LobbyUpdate
 from domain.services.deps import Deps
 from domain.services.queries import MAX_PAGE, load_game, seat_in
 
@@ -57,22 +58,32 @@ async def game_events(
     Seats change in the lobby only (``SeatTaken`` / ``SeatLeft``): after such
     an event about the caller, their seat is looked up again and the stream
     moves to the new audience's channel, so a player who left a seat never
-    gets its next occupant's projections, and one who took a seat gets it."""
+    gets its next occupant's projections, and one who took a seat gets it.
+
+    The stream ends once it has yielded the game's ``GameEnded`` (the last
+    event of a game), on every transport: a subscription to a finished game
+    replays the tail after ``after_seq`` and ends; at its very end, it ends
+    at once."""
 
     def find_seat() -> int | None:
         with deps.uow() as uow:
             return seat_in(uow, game_id, player_id)
 
-    def first_look() -> int | None:
+    def first_look() -> tuple[int | None, int | None]:
+        """The caller's seat, and the last seq of a finished game (else None)."""
         with deps.uow() as uow:
             game = load_game(uow, game_id)
             if after_seq > game.last_seq:
                 raise BadRequest(
                     f"afterSeq {after_seq} is past the game's last seq {game.last_seq}"
                 )
-            return game.seat_of(player_id)
+            ended = game.last_seq if game.status is GameStatus.FINISHED else None
+            return game.seat_of(player_id), ended
 
-    last, seat = after_seq, await deps.run(first_look)
+    seat, ended_at = await deps.run(first_look)
+    last = after_seq
+    if ended_at is not None and last >= ended_at:
+        return
     while True:
         moved = False
         async with aclosing(_audience_events(deps, game_id, seat, last)) as events:
@@ -80,6 +91,8 @@ async def game_events(
                 yield heard
                 e = heard[1]
                 last = e.seq
+                if isinstance(e.event, GameEnded) or (ended_at is not None and last >= ended_at):
+                    return
                 if player_id is not None and _seat_change_of(e, player_id):
                     now = await deps.run(find_seat)
                     if now != seat:

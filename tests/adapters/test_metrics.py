@@ -75,6 +75,23 @@ async def test_latency_is_measured_per_route_and_per_operation_type(tmp_path: Pa
         assert await metric(client, op, operation="query") == 1
 
 
+async def test_a_streamed_subscription_is_not_a_latency_sample(tmp_path: Path) -> None:
+    """An HTTP stream lasts as long as its subscription: like a WebSocket
+    session it stays out of the latency histogram (api/middleware.py)."""
+    async with running_app(tmp_path) as (_, client):
+        http = "mmk_http_request_duration_seconds_count"
+        before = await metric(client, http, route="/graphql", method="POST")
+        query = "subscription($g: ID!) { gameEvents(gameId: $g, afterSeq: 1) { seq } }"
+        for accept in ("text/event-stream", "multipart/mixed;subscriptionSpec=1.0"):
+            # A stream that ends at once (an error), so that httpx has it whole.
+            body = {"query": query, "variables": {"g": "no-such-game"}}
+            r = await client.post("/graphql", json=body, headers={"accept": accept})
+            assert r.status_code == 200 and "NOT_FOUND" in r.text
+        assert await metric(client, http, route="/graphql", method="POST") == before
+        await gql(client, "{ __typename }")
+        assert await metric(client, http, route="/graphql", method="POST") == before + 1
+
+
 async def test_refusals_count_by_code_typed_results_and_errors_alike(tmp_path: Path) -> None:
     async with running_app(tmp_path) as (_, client):
         token = await new_player(client)

@@ -4,7 +4,7 @@ real context over use cases wired to in-memory fakes."""
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.websockets import WebSocket
 
 from api.graphql.context import Context
-from api.graphql.schema import schema
+from api.graphql.schema import GameSchema, build_schema
 from infra.settings import Settings
 from tests.fakes import Harness, harness
 
@@ -24,9 +24,13 @@ def _request(token: str | None) -> Request:
 
 @dataclass
 class Client:
-    """Runs operations as one caller (``token`` None: anonymous)."""
+    """Runs operations as one caller (``token`` None: anonymous), on a schema
+    of its own: the schema's caches (frames, validation) are keyed by game id
+    and seq, and the fakes' ids repeat from one harness to the next, so two
+    clients (two tests, two worlds) never share a cached frame."""
 
     h: Harness
+    schema: GameSchema = field(default_factory=build_schema)
 
     def context(
         self,
@@ -57,7 +61,7 @@ class Client:
 
     async def run(self, query: str, token: str | None = None, **variables: Any) -> dict[str, Any]:
         """Execute; fail the test on GraphQL errors; return ``data``."""
-        result = await schema.execute(
+        result = await self.schema.execute(
             query, variable_values=variables, context_value=self.context(token)
         )
         assert result.errors is None, result.errors
@@ -74,14 +78,14 @@ class Client:
     ) -> list[Any]:
         """Execute expecting GraphQL errors; return them (formatted)."""
         ctx = self.context(token, raw_authorization=raw_authorization)
-        result = await schema.execute(query, variable_values=variables, context_value=ctx)
+        result = await self.schema.execute(query, variable_values=variables, context_value=ctx)
         assert result.errors, result.data
         return [e.formatted for e in result.errors]
 
     async def subscribe(
         self, query: str, token: str | None = None, **variables: Any
     ) -> AsyncGenerator[Any, None]:
-        gen = await schema.subscribe(
+        gen = await self.schema.subscribe(
             query, variable_values=variables, context_value=self.context(token, websocket=True)
         )
         assert not hasattr(gen, "errors") or gen.errors is None, gen

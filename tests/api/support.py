@@ -7,14 +7,59 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from graphql import (
+    GraphQLInterfaceType,
+    GraphQLList,
+    GraphQLNamedType,
+    GraphQLNonNull,
+    GraphQLObjectType,
+    GraphQLType,
+)
+
 from api.graphql.schema import schema
 from domain.game.state import GameState
 from infra.db.state_codec import encode
 from tests.api.conftest import Client
 
+
+def _named(t: GraphQLType) -> GraphQLNamedType:
+    while isinstance(t, GraphQLNonNull | GraphQLList):
+        t = t.of_type
+    assert isinstance(t, GraphQLNamedType)
+    return t
+
+
+def _selection(t: GraphQLObjectType, skip: frozenset[str] = frozenset()) -> str:
+    """Every field of ``t`` (objects: every field of theirs, recursively)."""
+    parts = []
+    for name, field in t.fields.items():
+        if name in skip or field.deprecation_reason:
+            continue
+        inner = _named(field.type)
+        if isinstance(inner, GraphQLObjectType):
+            parts.append(f"{name} {{ {_selection(inner)} }}")
+        else:
+            parts.append(name)
+    return " ".join(parts)
+
+
+def _typed_events() -> str:
+    """A fragment on every event type selecting every typed field."""
+    interface = schema._schema.get_type("GameEvent")
+    assert isinstance(interface, GraphQLInterfaceType)
+    kinds = schema._schema.get_possible_types(interface)
+    common = frozenset(interface.fields)
+    return " ".join(f"... on {k.name} {{ {_selection(k, common)} }}" for k in kinds)
+
+
+TYPED_EVENTS = _typed_events()
+"""Every typed field of every kind of event (built from the schema)."""
+EVENT = f"__typename gameId seq at type data {TYPED_EVENTS}"
+"""An event as a test selects it: every field."""
+
 CHANGE = (
     "__typename ... on Refusal { code message } "
-    "... on GameChange { version gameId events { seq type data } }"
+    f"... on GameChange {{ version gameId events {{ {EVENT} }} }}"
 )
 
 CARD = "id kind house value rare"
@@ -36,7 +81,7 @@ GAME_FIELDS = f"""
     }}
     pending {{ kind seat source }}
     discard {{ id }}
-    messages {{ id trick fromSeat toSeat status }}
+    messages {{ id messageId trick fromSeat toSeat status }}
     outcome {{ termination winners disqualified scores }}
   }}
   viewer {{
@@ -44,9 +89,13 @@ GAME_FIELDS = f"""
     hand {{ {CARD} }}
     faceDownPlays {{ card {{ id }} secondCard {{ id }} }}
     decisionCards {{ id }}
-    messages {{ id trick fromSeat toSeat status text }}
+    messages {{ id messageId trick fromSeat toSeat status text }}
     legalActions {{
       kind mutation arguments card discard seat cards messageId gifts {{ to card }}
+    }}
+    choices {{
+      kind mutation cards {{ id }} discards {{ id }} seats giftCount messageIds
+      gifts {{ to cards {{ id }} }}
     }}
   }}
 """

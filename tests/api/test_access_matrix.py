@@ -9,11 +9,17 @@ nobody), ``malformed`` (not ``Bearer <token>``), ``other`` (a player seated
 in the game who is not the host, not the Rat and not to act) and
 ``spectator`` (a player not seated in it). The operations are read from the
 schema, so a new operation without an entry here fails the test.
+
+Subscriptions are checked on every transport: ``schema.subscribe`` (what
+both WebSocket protocols run) and the HTTP view's streams, Apollo's multipart
+protocol and GraphQL over SSE (tests/api/http_view.py), with the caller's
+token in the ``Authorization`` header.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +32,7 @@ from api.graphql.context import Context
 from api.graphql.schema import schema
 from infra.settings import Settings
 from tests.api.conftest import Client
+from tests.api.http_view import HTTP_TRANSPORTS, http_stream, next_result, view_of
 from tests.api.support import mark, mutation_text, new_game, ok, players, start
 
 OK = "ok"
@@ -163,7 +170,8 @@ OPS: dict[tuple[str, str], Op] = {
         spectator="FORBIDDEN",
     ),
     # --------------------------------------------------------------- queries
-    ("query", "me"): Op("{ r: me { player { id } } }", lambda t: {}, True, PLAYERS),
+    # ``me`` is null for an anonymous caller (not an error: its siblings survive)
+    ("query", "me"): Op("{ r: me { player { id } } }", lambda t: {}, True, EVERYONE),
     ("query", "game"): Op(
         "query($gameId: ID!) { r: game(id: $gameId) { __typename "
         "... on Refusal { code } ... on Game { version viewer { seat hand { id } } } } }",
@@ -237,14 +245,56 @@ def outcome(result: Any) -> str:
     return OK
 
 
-async def run(client: Client, op: Op, t: Table, caller: str) -> tuple[str, Any]:
+class _Error:
+    def __init__(self, formatted: dict[str, Any]) -> None:
+        self.extensions = formatted.get("extensions") or {}
+
+
+class _Result:
+    """A streamed HTTP result, shaped as ``outcome`` reads an ExecutionResult."""
+
+    def __init__(self, result: dict[str, Any]) -> None:
+        self.data = result.get("data")
+        errors = result.get("errors")
+        self.errors = [_Error(e) for e in errors] if errors else None
+
+
+def authorization_of(t: Table, caller: str) -> str | None:
+    if caller in t.tokens:
+        return f"Bearer {t.tokens[caller]}"
+    return BAD_AUTHORIZATION.get(caller)
+
+
+async def run_over_http(
+    client: Client, op: Op, t: Table, caller: str, transport: str
+) -> tuple[str, Any]:
+    view = view_of(client.h)
+    async with http_stream(
+        view, transport, op.text, op.args(t), authorization_of(t, caller)
+    ) as stream:
+        try:
+            first = await next_result(stream, 0.5)
+        except TimeoutError:  # live and quiet (the lobby): subscribed, no error
+            return OK, None
+    assert first is not None, "the stream ended without a result"
+    result = _Result(first)
+    return outcome(result), result.data
+
+
+async def run(
+    client: Client, op: Op, t: Table, caller: str, transport: str = "ws"
+) -> tuple[str, Any]:
     variables = op.args(t)
+    if transport != "ws":
+        return await run_over_http(client, op, t, caller, transport)
     if not op.text.startswith("subscription"):
         ctx = context(client, t, caller)
-        result = await schema.execute(op.text, variable_values=variables, context_value=ctx)
+        result = await client.schema.execute(op.text, variable_values=variables, context_value=ctx)
         return outcome(result), result.data
     ctx = context(client, t, caller, websocket=True)
-    stream: Any = await schema.subscribe(op.text, variable_values=variables, context_value=ctx)
+    stream: Any = await client.schema.subscribe(
+        op.text, variable_values=variables, context_value=ctx
+    )
     try:
         first = await asyncio.wait_for(anext(stream), 0.5)
     except TimeoutError:  # live and quiet (the lobby): subscribed, no error
@@ -254,22 +304,94 @@ async def run(client: Client, op: Op, t: Table, caller: str) -> tuple[str, Any]:
     return outcome(first), first.data
 
 
+CASES = [
+    (kind, name, transport)
+    for kind, name in sorted(OPS)
+    for transport in (("ws", *HTTP_TRANSPORTS) if kind == "subscription" else ("ws",))
+]
+
+
 @pytest.mark.parametrize("caller", CALLERS)
-@pytest.mark.parametrize(("kind", "name"), sorted(OPS))
-async def test_access(client: Client, kind: str, name: str, caller: str) -> None:
+@pytest.mark.parametrize(
+    ("kind", "name", "transport"),
+    CASES,
+    ids=[f"{k}-{n}" + ("" if tr == "ws" else f"-{tr}") for k, n, tr in CASES],
+)
+async def test_access(client: Client, kind: str, name: str, transport: str, caller: str) -> None:
     op = OPS[(kind, name)]
     t = await (started_table(client) if op.started else lobby_table(client))
     before = mark(client, t.game_id)
-    seen, data = await run(client, op, t, caller)
+    seen, data = await run(client, op, t, caller, transport)
     expected = op.expect.get(caller, UNAUTH)
     assert seen == expected, (kind, name, caller, data)
     if seen != OK or kind != "mutation" or name in ("createPlayer", "createGame"):
         assert mark(client, t.game_id) == before
     if seen != OK:
         return
+    if (kind, name) == ("query", "me"):
+        assert (data["r"] is None) == (caller == "anonymous"), data
     if (kind, name) == ("query", "game"):  # the viewer is the caller's own seat, or none
         viewer = data["r"]["viewer"]
         assert viewer is None if caller != "other" else viewer["seat"] == 1
         if viewer is not None:
             hand = client.h.store.games[t.game_id].state.seats[1].hand  # type: ignore[union-attr]
             assert sorted(c["id"] for c in viewer["hand"]) == sorted(hand)
+
+
+EVENTS = "subscription($gameId: ID!) { gameEvents(gameId: $gameId) { seq type data } }"
+
+
+async def events_over(
+    client: Client, t: Table, caller: str, transport: str, upto: int
+) -> list[dict[str, Any]]:
+    """The caller's ``gameEvents`` stream up to seq ``upto``, over ``transport``."""
+    got: list[dict[str, Any]] = []
+    if transport == "ws":
+        ctx = context(client, t, caller, websocket=True)
+        stream: Any = await schema.subscribe(
+            EVENTS, variable_values={"gameId": t.game_id}, context_value=ctx
+        )
+        try:
+            while len(got) < upto:
+                result = await asyncio.wait_for(anext(stream), 2)
+                assert result.errors is None, result.errors
+                got.append(result.data["gameEvents"])
+        finally:
+            await stream.aclose()
+        return got
+    view = view_of(client.h)
+    auth = authorization_of(t, caller)
+    async with http_stream(view, transport, EVENTS, {"gameId": t.game_id}, auth) as items:
+        while len(got) < upto:
+            result = await next_result(items, 2)
+            assert result is not None and not result.get("errors"), result
+            got.append(result["data"]["gameEvents"])
+    return got
+
+
+@pytest.mark.parametrize("transport", ["ws", *HTTP_TRANSPORTS])
+async def test_each_caller_streams_its_own_audience_on_every_transport(
+    client: Client, transport: str
+) -> None:
+    """A seat's stream carries that seat's projections only, a spectator's
+    the public ones, the same on every transport (R11): the dealt hand is
+    the seat's own, and a message's text reaches no spectator."""
+    t = await started_table(client)
+    game = client.h.store.games[t.game_id]
+    assert game.state is not None
+    hands = [sorted(s.hand) for s in game.state.seats]  # nothing played yet
+    for caller, seat in {"other": 1, "spectator": None, "anonymous": None}.items():
+        events = await events_over(client, t, caller, transport, game.last_seq)
+        assert [e["seq"] for e in events] == list(range(1, game.last_seq + 1))
+        if transport != "ws":
+            assert events == await events_over(client, t, caller, "ws", game.last_seq)
+        (started,) = [e for e in events if e["type"] == "GameStarted"]
+        dealt = started["data"].get("hand")
+        text = json.dumps(events)
+        if seat is None:
+            assert dealt is None, (caller, started)
+            assert "psst" not in text
+        else:
+            assert sorted(dealt) == hands[seat], (caller, dealt)
+        others = {c for i, h in enumerate(hands) if i != seat for c in h}
+        assert not {c for c in others if f'"{c}"' in text}, (caller, "sees another hand")

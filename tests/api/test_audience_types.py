@@ -29,7 +29,7 @@ PUBLIC_ROOTS = [
     "FaceDownPlay",
     "MessageRoute",
     "LobbyUpdate",
-    "GameSummaryType",
+    "GameSummary",
 ]
 PRIVATE_DOOR = ("Game", "viewer")
 HIDDEN_FIELDS = {
@@ -124,6 +124,6 @@ def test_the_public_walk_covers_the_table(source: str) -> None:
         "SeatSlot",
         "GameOptions",
         "LobbyUpdate",
-        "GameSummaryType",
+        "GameSummary",
     } <= types
     assert ("TableSeat", "handSize") in public

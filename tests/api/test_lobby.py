@@ -119,7 +119,7 @@ async def test_the_host_adds_random_and_greedy_bots_and_starts(client: Client) -
     assert random_bot["events"][0]["data"] == {"seat": 1, "strategy": "random"}
     assert greedy_bot["events"][0]["data"] == {"seat": 2, "strategy": "greedy"}
     r = await ok(client, host, "startGame", gameId=game_id)
-    assert [e["type"] for e in r["events"]] == ["GameStarted", "TrickStarted"]
+    assert [e["type"] for e in r["events"]] == ["GameStarted", "TrickStarted", "ActionRequired"]
     g = await game(client, host, game_id)
     assert [s["bot"] for s in g["seats"]] == [None, "RANDOM", "GREEDY"]
     assert g["status"] == "RUNNING"

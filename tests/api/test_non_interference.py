@@ -234,3 +234,20 @@ async def test_a_deliberate_leak_is_caught(
     with patched(target, name, make(getattr(target, name))):
         problem = await leaked(LEAK_SCENARIO, observer)
     assert problem is not None, f"the leak through {name} went unnoticed"
+
+
+@pytest.mark.parametrize("transport", ["subscription", "multipart", "sse"])
+async def test_a_leaky_projection_shows_on_every_subscription_transport(transport: str) -> None:
+    """The HTTP streams are compared, not just carried: a projection that
+    leaks drawn cards makes each transport's frames differ between worlds."""
+    o: Observer = 1
+    with patched(CardsDrawn, "seen_by", leaky_drawn(CardsDrawn.seen_by)):
+        script, frames = await play_world_one(LEAK_SCENARIO)
+        sigma, _ = choose_sigma(script, o, seed=3)
+        other = (await play_world_two(LEAK_SCENARIO, script, o, sigma, other_texts(script, o)))[o]
+
+    def only(recorded: Frames) -> Frames:
+        return [f for f in recorded if f[0].startswith(f"{transport} seq ")]
+
+    assert only(frames[o]), f"no {transport} frames recorded"
+    assert first_difference(only(frames[o]), only(other)) is not None

@@ -236,7 +236,7 @@ async def test_pass_when_holding_no_sassy_card(client: Client) -> None:
     assert (pass_["mutation"], pass_["arguments"]) == ("pass", {})
     hand = hands(client, game_id)[1]
     r = await send_action(client, tokens[1], game_id, pass_)
-    assert [e["type"] for e in r["events"]] == ["Passed"]
+    assert [e["type"] for e in r["events"]] == ["Passed", "ActionRequired"]
     table = (await game(client, None, game_id))["table"]
     assert table["trick"]["passes"] == [1] and table["toAct"] == 2
     assert hands(client, game_id)[1] == hand
@@ -267,7 +267,8 @@ async def test_messages_are_read_only_by_sender_recipient_and_rat(client: Client
     assert sent["events"][0]["data"]["text"] == secret, "the sender's own projection"
     rat = (await game(client, tokens[0], game_id))["viewer"]
     assert [(m["text"], m["status"]) for m in rat["messages"]] == [(secret, "PENDING")]
-    message_id = rat["messages"][0]["id"]
+    message_id = rat["messages"][0]["messageId"]
+    assert rat["messages"][0]["id"] == f"{game_id}:{message_id}", "unique across games"
     listed = [a for a in rat["legalActions"] if a["messageId"] == message_id]
     assert {a["kind"] for a in listed} == MESSENGER
     recipient = await game(client, tokens[2], game_id)
@@ -285,7 +286,14 @@ async def test_messages_are_read_only_by_sender_recipient_and_rat(client: Client
         assert secret not in strings(seen)
         routes = seen["table"]["messages"]
         assert routes == [
-            {"id": message_id, "trick": 1, "fromSeat": 1, "toSeat": 2, "status": "DELIVERED"}
+            {
+                "id": f"{game_id}:{message_id}",
+                "messageId": message_id,
+                "trick": 1,
+                "fromSeat": 1,
+                "toSeat": 2,
+                "status": "DELIVERED",
+            }
         ]
         log = (await client.run(EVENTS, token, id=game_id))["gameEvents"]["events"]
         assert secret not in strings(log)
@@ -303,14 +311,18 @@ async def test_the_rat_declines_and_the_lead_card_expires_pending_messages(
     await ok(client, tokens[1], "sendMessage", gameId=game_id, to=2, text="one")
     await ok(client, tokens[2], "sendMessage", gameId=game_id, to=1, text="two")
     own = await ok(client, tokens[0], "sendMessage", gameId=game_id, to=1, text="rat")
-    assert [e["type"] for e in own["events"]] == ["MessageSent", "MessageDelivered"]
+    assert [e["type"] for e in own["events"]] == [
+        "MessageSent",
+        "MessageDelivered",
+        "ActionRequired",
+    ]
     rat = (await game(client, tokens[0], game_id))["viewer"]
-    first = rat["messages"][0]["id"]
+    first = rat["messages"][0]["messageId"]
     decline = next(
         a for a in rat["legalActions"] if a["kind"] == "DECLINE_MESSAGE" and a["messageId"] == first
     )
     r = await send_action(client, tokens[0], game_id, decline)
-    assert [e["type"] for e in r["events"]] == ["MessageDeclined"]
+    assert [e["type"] for e in r["events"]] == ["MessageDeclined", "ActionRequired"]
     lead = next(a for a in rat["legalActions"] if a["kind"] == "PLAY_CARD")
     r = await send_action(client, tokens[0], game_id, lead)
     assert "MessageExpired" in [e["type"] for e in r["events"]]

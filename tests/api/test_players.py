@@ -131,3 +131,22 @@ def test_the_player_cache_is_bounded_and_keeps_known_tokens_only() -> None:
     cache.put("t2", players[2])
     assert cache.get("t1") is None and cache.get("t0") == players[0]
     assert cache.get("unknown") is None
+
+
+async def test_me_is_null_for_an_anonymous_caller_and_its_siblings_survive(
+    client: Client,
+) -> None:
+    """``me`` is nullable: an anonymous ``{ me {...} cardCatalog {...} }``
+    gets its catalogue and ``me: null``, no error (a non-null ``me`` that
+    failed would null the whole ``data``)."""
+    data = await client.run("{ me { player { id } } cardCatalog { id } }")
+    assert data["me"] is None
+    assert len(data["cardCatalog"]) > 0
+
+
+@pytest.mark.parametrize("authorization", ["Bearer not-a-token", "Basic x"])
+async def test_me_with_a_bad_token_is_still_unauthenticated(
+    client: Client, authorization: str
+) -> None:
+    errors = await client.errors("{ me { player { id } } }", raw_authorization=authorization)
+    assert [e["extensions"]["code"] for e in errors] == ["UNAUTHENTICATED"]

@@ -8,6 +8,8 @@ import asyncio
 from collections.abc import AsyncGenerator
 from typing import Any
 
+import pytest
+
 from domain.channels import LOBBY
 from tests.api.conftest import Client
 from tests.api.support import game, hands, new_game, ok, play_to_end, send_action, start, strings
@@ -39,12 +41,18 @@ async def pull_events(stream: Stream, upto: int) -> list[dict[str, Any]]:
 
 
 async def quiet(stream: Stream) -> None:
-    """Nothing more arrives (the stream is closed afterwards)."""
+    """Nothing more arrives (the stream is closed afterwards, or has ended)."""
     try:
         extra = await asyncio.wait_for(stream.__anext__(), 0.05)
-    except TimeoutError:
+    except (TimeoutError, StopAsyncIteration):
         return
     raise AssertionError(f"unexpected event: {extra}")
+
+
+async def ended(stream: Stream) -> None:
+    """The stream has ended by itself (after ``GameEnded``)."""
+    with pytest.raises(StopAsyncIteration):
+        await asyncio.wait_for(stream.__anext__(), 2)
 
 
 async def move(client: Client, tokens: list[str], game_id: str) -> None:
@@ -125,7 +133,7 @@ async def test_bot_moves_stream_live(client: Client) -> None:
     final = client.h.store.games[game_id].last_seq
     got = [(await live_task)["gameEvents"]]
     got += await pull_events(stream, final)
-    await quiet(stream)
+    await ended(stream)
     assert [e["seq"] for e in got] == list(range(last + 1, final + 1))
     assert got[-1]["type"] == "GameEnded"
 

@@ -6,7 +6,10 @@ and "probes", commands an observing seat sends naming a card not in its hand
 (refused; their messages must not say where that card is). Every response an
 observer gets is recorded as JSON bytes: the ``game`` query (table, viewer,
 legal actions) after every step, the results of its own mutations and probes,
-the ``gameEvents`` query and the ``gameEvents`` subscription from afterSeq 0.
+the ``gameEvents`` query and the ``gameEvents`` subscription from afterSeq 0,
+through ``schema.subscribe`` (the WebSocket protocols) and through the HTTP
+view's streams, Apollo's multipart protocol and GraphQL over SSE
+(tests/api/http_view.py), which must also carry the same frames.
 
 World 2 is the same game for one observer, re-dealt: a permutation sigma of the
 card instances the observer is never entitled to see (tests/property/harness.py
@@ -31,6 +34,7 @@ accepts the whole mapped script.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 from collections.abc import AsyncGenerator, Mapping, Sequence
@@ -52,7 +56,8 @@ from domain.game.state import DecisionKind, GameState, Phase
 from domain.game.turns import trick_started
 from infra.db.state_codec import encode
 from tests.api.conftest import Client
-from tests.api.support import GAME, call, mutation_text
+from tests.api.http_view import HTTP_TRANSPORTS, http_stream, next_result, view_of
+from tests.api.support import EVENT, GAME, call, mutation_text
 from tests.fakes import harness
 from tests.property.harness import Facts, step_allowed
 
@@ -62,13 +67,13 @@ Observer = int | None
 Frames = list[tuple[str, bytes]]
 """What one observer got: a label (the same in both worlds) and JSON bytes."""
 
-EVENTS_SUB = """subscription($id: ID!) {
-  gameEvents(gameId: $id, afterSeq: 0) { gameId seq type at data } }"""
+EVENTS_SUB = f"""subscription($id: ID!) {{
+  gameEvents(gameId: $id, afterSeq: 0) {{ {EVENT} }} }}"""
 
-EVENTS_LOG = """query($id: ID!, $after: Int!) {
-  gameEvents(gameId: $id, afterSeq: $after, first: 50) {
-    __typename ... on Refusal { code message }
-    ... on GameEventPage { hasMore lastSeq events { gameId seq type at data } } } }"""
+EVENTS_LOG = f"""query($id: ID!, $after: Int!) {{
+  gameEvents(gameId: $id, afterSeq: $after, first: 50) {{
+    __typename ... on Refusal {{ code message }}
+    ... on GameEventPage {{ hasMore lastSeq events {{ {EVENT} }} }} }} }}"""
 
 ME = (
     "query { me { player { id name } collection { id gameId house commons { id } rares { id } } } }"
@@ -290,6 +295,13 @@ class World:
         self.observers = list(observers)
         self.frames: dict[Observer, Frames] = {o: [] for o in observers}
         self.streams: dict[Observer, AsyncGenerator[Any, None]] = {}
+        self.http_streams: dict[tuple[Observer, str], AsyncGenerator[Any, None]] = {}
+        self.closing = contextlib.AsyncExitStack()
+        # A schema of this world's own (the view's): shared frames are cached
+        # per schema by (audience channel, seq), and both worlds' fake ids give
+        # the same channels, so the module's schema would serve world 2 the
+        # frames world 1 built.
+        self.view = view_of(self.client.h)
         self.seen_seq: dict[Observer, int] = {}
         self.tokens: list[str] = []
         self.spectator = ""
@@ -349,9 +361,24 @@ class World:
                 store.events[key] = dataclasses.replace(e, event=fresh[e.type])
 
     async def subscribe_all(self) -> None:
+        view = self.view
         for o in self.observers:
-            stream = await self.client.subscribe(EVENTS_SUB, self.token(o), id=self.game_id)
+            context = self.client.context(self.token(o), websocket=True)
+            stream: Any = await view.schema.subscribe(
+                EVENTS_SUB, variable_values={"id": self.game_id}, context_value=context
+            )
+            assert not hasattr(stream, "errors"), stream
             self.streams[o] = stream
+            for transport in HTTP_TRANSPORTS:
+                self.http_streams[o, transport] = await self.closing.enter_async_context(
+                    http_stream(
+                        view,
+                        transport,
+                        EVENTS_SUB,
+                        {"id": self.game_id},
+                        f"Bearer {self.token(o)}",
+                    )
+                )
             self.seen_seq[o] = 0
             await self.drain(o, upto=1)  # subscribed now: later events arrive live
 
@@ -362,9 +389,17 @@ class World:
             result = await asyncio.wait_for(stream.__anext__(), 5)
             assert result.errors is None, result.errors
             frame = result.data["gameEvents"]
-            assert frame["seq"] == self.seen_seq[o] + 1, "no gap, no duplicate"
-            self.seen_seq[o] = frame["seq"]
-            self.record(o, f"subscription seq {frame['seq']}", result.data)
+            seq = frame["seq"]
+            assert seq == self.seen_seq[o] + 1, "no gap, no duplicate"
+            self.seen_seq[o] = seq
+            self.record(o, f"subscription seq {seq}", result.data)
+            for transport in HTTP_TRANSPORTS:
+                got = await next_result(self.http_streams[o, transport], 5)
+                assert got is not None and not got.get("errors"), got
+                assert got["data"]["gameEvents"]["seq"] == seq, (transport, got)
+                # The same frame as the WebSocket's, recorded as its own response.
+                assert got["data"] == result.data, (transport, got, result.data)
+                self.record(o, f"{transport} seq {seq}", got["data"])
 
     async def look(self, label: str) -> None:
         for o in self.observers:
@@ -405,6 +440,7 @@ class World:
             self.record(o, "me", await self.client.run(ME, self.token(o)))
             await self.drain(o)
             await self.streams[o].aclose()
+        await self.closing.aclose()
 
 
 # ---------------------------------------------------------------- choosing

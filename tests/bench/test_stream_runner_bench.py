@@ -3,9 +3,10 @@ extension runner: CPU per subscription frame with each, in the same run
 (docs/decisions/0019 and 0032), run by ``make bench``.
 
 In process, over the use cases on fakes: ``SUBSCRIBERS`` spectator
-subscriptions (``schema.subscribe``) of a finished bots-only game receive
-its events again, published live on its public channel (as the publisher
-does: one object per audience), once on the schema as built
+subscriptions (``schema.subscribe``) of a game in its lobby receive the
+events of a finished bots-only game (but its ``GameEnded``, which ends a
+stream), published live on the lobby game's public channel (as the
+publisher does: one object per audience), once on the schema as built
 (``LeanRunner``) and once on the same schema with Strawberry's
 ``SchemaExtensionsRunner``, in turns, ``ROUNDS`` times. Frames are shared
 per audience (api/graphql/frames.py) in both, so what differs is the
@@ -26,6 +27,7 @@ from strawberry.extensions.runner import SchemaExtensionsRunner
 from api.graphql.schema import GameSchema, build_schema
 from domain.bots.strategy import Strategy
 from domain.channels import game_channel
+from domain.game.events import GameEnded
 from domain.services.games import NewGame, add_bot, create_game, start_game
 from domain.services.players import create_player
 from domain.services.transaction import Request
@@ -40,6 +42,12 @@ EVENTS = """subscription($id: ID!, $after: Int!) {
   gameEvents(gameId: $id, afterSeq: $after) { gameId seq type at data } }"""
 
 
+async def _lobby_game(h: Harness) -> str:
+    host = (await create_player(h.deps, "watcher")).player.id
+    made = await create_game(h.deps, Request(host, "op", {}), NewGame(4, take_seat=False))
+    return made.game_id
+
+
 async def _finished_game(h: Harness) -> tuple[str, int]:
     host = (await create_player(h.deps, "host")).player.id
     made = await create_game(h.deps, Request(host, "op", {}), NewGame(4, take_seat=False))
@@ -51,22 +59,25 @@ async def _finished_game(h: Harness) -> tuple[str, int]:
 
 
 class Replay:
-    """The game's events, published again on its public channel with new
-    seqs after the stored ones (so that no frame of a round is cached yet)."""
+    """A finished game's public events (but ``GameEnded``), published on the
+    public channel of a new game in its lobby each round (its streams stay
+    open, and no frame of a round is cached yet)."""
 
-    def __init__(self, h: Harness, game_id: str) -> None:
+    def __init__(self, h: Harness, source: str) -> None:
         self.h = h
-        self.events = [e.seen_by(None) for e in h.store.log(game_id)]
-        self.next = len(self.events) + 1
+        self.events = [
+            e.seen_by(None) for e in h.store.log(source) if not isinstance(e.event, GameEnded)
+        ]
 
-    async def fan_out(self, schema: GameSchema, client: Client) -> float:
+    async def fan_out(self, schema: GameSchema, client: Client, events: str = EVENTS) -> float:
         """CPU seconds for every subscriber to receive every event live."""
-        game_id, first = self.events[0].game_id, self.next
+        game_id = await _lobby_game(self.h)
+        first = self.h.store.games[game_id].last_seq + 1
         streams: list[Any] = []
         for _ in range(SUBSCRIBERS):
             stream = await schema.subscribe(
-                EVENTS,
-                variable_values={"id": game_id, "after": len(self.events)},
+                events,
+                variable_values={"id": game_id, "after": first - 1},
                 context_value=client.context(websocket=True),
             )
             streams.append(stream)
@@ -78,8 +89,7 @@ class Replay:
         while self.h.bus.subscriber_count(channel) < SUBSCRIBERS:
             await asyncio.sleep(0)
         start = time.process_time()
-        live = [replace(e, seq=first + i) for i, e in enumerate(self.events)]
-        self.next += len(live)
+        live = [replace(e, game_id=game_id, seq=first + i) for i, e in enumerate(self.events)]
         for k in range(0, len(live), BATCH):
             batch = live[k : k + BATCH]
             await self.h.bus.publish([(channel, e) for e in batch])

@@ -62,7 +62,7 @@ query($id: ID!) {
         hand { id }
         decisionCards { id }
         faceDownPlays { card { id } secondCard { id } }
-        messages { id fromSeat toSeat status text }
+        messages { id messageId fromSeat toSeat status text }
         messageTargets
         legalActions { kind mutation arguments }
       }

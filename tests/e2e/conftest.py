@@ -156,3 +156,9 @@ async def http(server: Server) -> AsyncIterator[httpx.AsyncClient]:
 @pytest.fixture
 def api(http: httpx.AsyncClient) -> Api:
     return Api(http)
+
+
+# The Node clients' build (tests/node), once per test session and worker.
+from tests.e2e.node_build import built, node  # noqa: E402
+
+__all__ = ["api", "built", "http", "node", "server"]

@@ -7,10 +7,10 @@ import asyncio
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from tests.e2e.client import SUBSCRIBE_EVENTS, Api, Person
-from tests.e2e.wsclient import GraphQLWebSocket, Operation
+from tests.e2e.wsclient import GraphQLWebSocket, Operation, OperationEnded
 
 POLL = 0.01  # seconds between looks at the game while someone else acts
 GAME_TIMEOUT = 30.0  # seconds for a whole game
@@ -81,6 +81,15 @@ def _any(actions: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
     return rng.choice(actions)
 
 
+class Stream(Protocol):
+    """A subscription as the tests read it: a WebSocket ``Operation``
+    (tests/e2e/wsclient.py) or an ``HttpSubscription`` (tests/e2e/httpsub.py)."""
+
+    errors: list[Any]
+
+    async def next(self, timeout: float) -> dict[str, Any]: ...
+
+
 def event_of(payload: dict[str, Any]) -> dict[str, Any]:
     """The ``gameEvents`` event of a subscription payload (no errors allowed)."""
     assert not payload.get("errors"), payload
@@ -93,7 +102,7 @@ async def subscribe_events(ws: GraphQLWebSocket, game_id: str, after_seq: int = 
 
 
 async def read_until(
-    op: Operation,
+    op: Stream,
     into: list[dict[str, Any]],
     stop: Callable[[dict[str, Any]], bool] = lambda e: e["type"] == "GameEnded",
     silence: float = EVENT_TIMEOUT,
@@ -106,13 +115,28 @@ async def read_until(
             return
 
 
-async def assert_quiet(op: Operation) -> None:
-    """Nothing more arrives: no duplicate after the end."""
+async def assert_quiet(op: Stream) -> None:
+    """Nothing more arrives: no duplicate after the end (the operation may
+    have completed, without an error)."""
     try:
         extra = await op.next(QUIET)
     except TimeoutError:
         return
+    except OperationEnded:
+        assert not op.errors, op.errors
+        return
     raise AssertionError(f"unexpected frame after the end of the stream: {extra}")
+
+
+async def assert_ended(op: Stream, timeout: float = EVENT_TIMEOUT) -> None:
+    """The server completed the operation (after ``GameEnded``), with no error
+    and nothing more."""
+    try:
+        extra = await op.next(timeout)
+    except OperationEnded:
+        assert not op.errors, op.errors
+        return
+    raise AssertionError(f"a frame instead of the end of the stream: {extra}")
 
 
 def assert_complete(events: list[dict[str, Any]], last_seq: int, game_id: str) -> None:

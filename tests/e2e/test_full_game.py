@@ -15,7 +15,7 @@ from tests.e2e.conftest import Server
 from tests.e2e.play import (
     Seen,
     assert_complete,
-    assert_quiet,
+    assert_ended,
     autoplay,
     new_game,
     read_until,
@@ -47,7 +47,8 @@ async def test_people_and_bots_play_a_whole_game(server: Server, api: Api) -> No
             read_until(ann_op, ann_events),
             read_until(bob_op, bob_events),
         )
-        await asyncio.gather(assert_quiet(ann_op), assert_quiet(bob_op))
+        # Both streams end after GameEnded: a complete, nothing more.
+        await asyncio.gather(assert_ended(ann_op), assert_ended(bob_op))
         assert not ann_op.errors and not bob_op.errors
 
     game = finished[0]

@@ -17,7 +17,7 @@ from tests.e2e.play import (
     EVENT_TIMEOUT,
     POLL,
     assert_complete,
-    assert_quiet,
+    assert_ended,
     autoplay,
     new_game,
     read_until,
@@ -71,7 +71,7 @@ async def test_resubscribe_after_a_dropped_connection(
         async with ws_connection(server.ws_url, protocol, ann.token) as ws:
             op = await subscribe_events(ws, game_id, after_seq=last)
             await read_until(op, second)
-            await assert_quiet(op)
+            await assert_ended(op)
             assert not op.errors
         return last
 
@@ -84,7 +84,7 @@ async def test_resubscribe_after_a_dropped_connection(
             ann_follows(),
             read_until(bob_op, bob_events),
         )
-        await assert_quiet(bob_op)
+        await assert_ended(bob_op)
 
     game, closed_after = results[0], results[2]
     last = game["lastSeq"]
@@ -111,7 +111,7 @@ async def test_resubscribe_after_the_end_replays_only_the_tail(server: Server, a
             tail: list[dict[str, Any]] = []
             await read_until(op, tail)
             assert tail == log[-3:]
-            await assert_quiet(op)
-            # Resuming at the very end: nothing at all.
+            await assert_ended(op)
+            # Resuming at the very end: nothing at all, and the end at once.
             op = await subscribe_events(ws, game_id, after_seq=last)
-            await assert_quiet(op)
+            await assert_ended(op)

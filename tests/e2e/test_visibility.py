@@ -83,7 +83,7 @@ async def test_spectators_and_players_see_only_what_r11_allows(server: Server, a
         readable = {m["text"] for m in recipient["viewer"]["messages"]}
         assert texts["delivered"] not in readable, "a pending message is not the recipient's yet"
         rat_view = (await api.game(game_id, people[2].token))["viewer"]
-        ids = {m["text"]: m["id"] for m in rat_view["messages"]}
+        ids = {m["text"]: m["messageId"] for m in rat_view["messages"]}
         assert set(texts.values()) <= set(ids), rat_view["messages"]  # the Rat reads them all
         duties = {
             (a["kind"], a["arguments"]["messageId"]): a

@@ -35,9 +35,9 @@ _DONE = object()  # queued when an operation (or the connection) ends
 class ConnectionRejected(Exception):
     """The server refused ``connection_init`` (close code and/or error frame)."""
 
-    def __init__(self, code: int | None, frame: dict[str, Any] | None) -> None:
-        super().__init__(f"connection rejected: close code {code}, frame {frame}")
-        self.code, self.frame = code, frame
+    def __init__(self, code: int | None, frame: dict[str, Any] | None, reason: str = "") -> None:
+        super().__init__(f"connection rejected: close code {code} {reason!r}, frame {frame}")
+        self.code, self.frame, self.reason = code, frame, reason
 
 
 class OperationEnded(Exception):
@@ -184,7 +184,7 @@ class GraphQLWebSocket:
             rcvd = self._ws.close_code
             self.close_code = rcvd
             if self._ack is not None and not self._ack.done():
-                self._ack.set_exception(ConnectionRejected(rcvd, None))
+                self._ack.set_exception(ConnectionRejected(rcvd, None, self._ws.close_reason or ""))
                 self._ack.exception()  # retrieved here, so never "unretrieved"
             for op in self._ops.values():
                 self._end(op)

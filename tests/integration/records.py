@@ -9,7 +9,7 @@ from domain.bots.strategy import Strategy
 from domain.game.boosters import BoosterPack
 from domain.game.cards import Card, House
 from domain.game.commands import PlayCard
-from domain.game.events import CardGiven, GiftReason, MessageSent
+from domain.game.events import CardGiven, MessageSent
 from domain.game.options import AbilityTrigger, Format, GameOptions
 from domain.game.setup import new_game
 from domain.game.state import MessageStatus
@@ -79,7 +79,7 @@ def event(game_id: str, seq: int, at: datetime = T0) -> LoggedEvent:
     a card given from seat 1 to seat 2, with a cause; even seqs a message from
     seat 0 to seat 3 (text beyond ASCII) that only they read, without one."""
     if seq % 2:
-        gift = CardGiven(1, 2, GiftReason.STINKY, Card("sleepy-3"))
+        gift = CardGiven(1, 2, House.STINKY, Card("sleepy-3"))
         return LoggedEvent(game_id, seq, at, gift, SeatCommand(1, PlayCard(Card("stinky-7"))))
     text = "Muffin ✨ «é» 猫"
     message = MessageSent(f"m{seq}", 1, 0, 3, MessageStatus.PENDING, text, readers=(0, 3))

@@ -18,7 +18,6 @@ from domain.game.events import (
     CardPlayed,
     DealtSeat,
     GameStarted,
-    GiftReason,
     MessageSent,
     TrickPlay,
     TrickWon,
@@ -371,8 +370,8 @@ def test_stored_logs_of_the_old_shape_still_load(uow: SqlUnitOfWorkFactory) -> N
     assert isinstance(public[0].event, GameStarted) and public[0].event.hand is None
     assert public[2].event == MessageSent("m1", 1, 0, 2, MessageStatus.PENDING)
     assert rat[2].event == MessageSent("m1", 1, 0, 2, MessageStatus.PENDING, _TEXT)
-    assert one[3].event == CardGiven(0, 1, GiftReason.STINKY, Card("stinky-5"))
-    assert logs[2][3].event == CardGiven(0, 1, GiftReason.STINKY)
+    assert one[3].event == CardGiven(0, 1, House.STINKY, Card("stinky-5"))
+    assert logs[2][3].event == CardGiven(0, 1, House.STINKY)
     won = public[4].event
     assert isinstance(won, TrickWon) and won.plays[1] == TrickPlay(1, Card("stinky-5"), None, 5)
     assert rat[5].event == CardPlayed(0, 5, False, Card("sleepy-19"), True)

@@ -9,7 +9,7 @@ import pytest
 from domain.game.cards import HOUSES, PRIZE_CARDS, RAT_CARD, assignment_card
 from domain.game.engine import to_act
 from domain.game.errors import BadInput
-from domain.game.events import GameStarted, TrickStarted
+from domain.game.events import ActionRequired, GameStarted, TrickStarted
 from domain.game.invariants import check
 from domain.game.legal import legal_actions
 from domain.game.setup import new_game
@@ -96,7 +96,7 @@ def test_r4_5_trick_1_the_rat_leads_after_the_prize_is_revealed() -> None:
     assert state.trick.leader == 3
     assert state.phase is Phase.LEAD
     assert to_act(state) == 3
-    assert [type(e) for e in setup.events] == [GameStarted, TrickStarted]
+    assert [type(e) for e in setup.events] == [GameStarted, TrickStarted, ActionRequired]
     started = setup.events[1].seen_by(None)
     assert isinstance(started, TrickStarted)
     assert started.prize == state.trick.prize

@@ -7,6 +7,7 @@ import pytest
 from domain.game.cards import Card
 from domain.game.commands import DeclineMessage, DeliverMessage, PlayCard, SendMessage
 from domain.game.events import (
+    ActionRequired,
     CardPlayed,
     Event,
     MessageDeclined,
@@ -122,7 +123,7 @@ def test_r5_2_delivering_an_unknown_message_is_not_found() -> None:
 def test_r5_2_the_rats_own_message_is_delivered_at_once() -> None:
     state = table()
     events = run(state, (RAT, SendMessage(B, SECRET)))
-    assert [type(e) for e in events] == [MessageSent, MessageDelivered]
+    assert [type(e) for e in events] == [MessageSent, MessageDelivered, ActionRequired]
     assert state.messages[0].status is MessageStatus.DELIVERED
 
 
@@ -236,7 +237,7 @@ def test_r5_4_delivered_event_text_for_sender_recipient_and_rat() -> None:
 def test_r5_4_rats_own_message_text_for_rat_and_recipient_only() -> None:
     state = table()
     events = run(state, (RAT, SendMessage(C, SECRET)))
-    sent, delivered = events
+    sent, delivered, _ = events  # and the ActionRequired of the seat to lead
     assert texts_seen(sent) == {None: False, RAT: True, A: False, B: False, C: False}
     assert texts_seen(delivered) == {None: False, RAT: True, A: False, B: False, C: True}
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from domain.game.cards import Card
+from domain.game.cards import Card, House
 from domain.game.commands import ChooseNeighbour, GiveCard, PlayCard
 from domain.game.engine import to_act
-from domain.game.events import CardGiven, GiftReason, NeighbourChosen
+from domain.game.events import CardGiven, NeighbourChosen
 from domain.game.legal import legal_actions
 from domain.game.state import DecisionKind, GameState
 from domain.game.views import spectator_view
@@ -76,7 +76,7 @@ def test_r7_5_r11_the_gift_is_seen_by_giver_and_receiver_only() -> None:
     events = run(state, (0, ChooseNeighbour(1)), (1, GiveCard(Card("crazy-6"))))
     given = one(events, CardGiven)
     assert event_to_json(given.seen_by(None)) == {"from": 1, "to": 0, "reason": "needy"}
-    assert (given.giver, given.to, given.reason) == (1, 0, GiftReason.NEEDY)
+    assert (given.giver, given.to, given.reason) == (1, 0, House.NEEDY)
     assert given.seen_by(0).card == given.seen_by(1).card == "crazy-6"
     for viewer in (2, 3, None):
         assert given.seen_by(viewer).card is None

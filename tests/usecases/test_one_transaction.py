@@ -293,7 +293,7 @@ async def test_a_committed_change_publishes_each_audiences_projection_once_after
     assert stored_when_published == [version + 1], "published once, after the commit"
     game = h.store.games[gid]
     logged = [e for e in h.store.log(gid) if e.seq > last_seq]  # whole events
-    assert [e.type for e in logged] == ["GameStarted", "TrickStarted"]
+    assert [e.type for e in logged] == ["GameStarted", "TrickStarted", "ActionRequired"]
     assert got[game_channel(gid, None)] == [e.seen_by(None) for e in logged]
     for seat in range(4):
         assert got[game_channel(gid, seat)] == [e.seen_by(seat) for e in logged], seat

@@ -133,7 +133,8 @@ async def test_a_writer_that_lost_the_race_reruns_on_the_fresh_state(h: Harness)
     result = await act(h.deps, req(pid), gid, _first_play(h, gid, seat))
     events = sorted(e.seq for (g, _), e in h.store.events.items() if g == gid)
     assert events == list(range(1, len(events) + 1))  # no gap, no duplicate
-    assert result.events[0].seq == before + 3  # after MessageSent + MessageDelivered
+    # after the racer's MessageSent, MessageDelivered and ActionRequired
+    assert result.events[0].seq == before + 4
 
 
 async def test_with_expected_version_the_loser_gets_conflict(h: Harness) -> None:

@@ -189,18 +189,61 @@ async def test_a_messages_text_reaches_its_readers_live_and_from_the_log(h: Harn
     gid, ids = await started_game(h, people=4, seats=4, rat_seat=0)
     last = h.store.games[gid].last_seq
     live = game_events(h.deps, gid, ids[1], last)
-    pending = asyncio.ensure_future(_collect(live, 2))
+    pending = asyncio.ensure_future(_collect(live, 3))
     await asyncio.sleep(0)
     await act(h.deps, req(ids[0]), gid, SendMessage(1, "hello"))  # the Rat's: delivered at once
     heard = await asyncio.wait_for(pending, 2)
     await live.aclose()
-    assert [e.type for e in heard] == ["MessageSent", "MessageDelivered"]
-    assert _texts(heard) == [None, "hello"]  # seat 1 reads it once delivered (R5.2)
+    assert [e.type for e in heard] == ["MessageSent", "MessageDelivered", "ActionRequired"]
+    assert _texts(heard) == [None, "hello", None]  # seat 1 reads it once delivered (R5.2)
     logged, _ = await read_events(h.deps, gid, ids[1], last, 100)
     backlog = game_events(h.deps, gid, ids[1], last)
-    replayed = await asyncio.wait_for(_collect(backlog, 2), 2)
+    replayed = await asyncio.wait_for(_collect(backlog, 3), 2)
     await backlog.aclose()
-    assert _texts(logged) == _texts(replayed) == [None, "hello"]
+    assert _texts(logged) == _texts(replayed) == [None, "hello", None]
     assert logged == replayed == heard
     others, _ = await read_events(h.deps, gid, ids[2], last, 100)
-    assert _texts(others) == [None, None]
+    assert _texts(others) == [None, None, None]
+
+
+async def _play_to_end(h: Harness, gid: str, ids: list[str]) -> None:
+    for _ in range(5_000):
+        game = h.store.games[gid]
+        assert game.state is not None
+        seat = to_act(game.state)
+        if seat is None:
+            return
+        await act(h.deps, req(ids[seat]), gid, legal_actions(game.state, seat)[0])
+    raise AssertionError("the game did not end")
+
+
+async def _all(stream: Any) -> list[LoggedEvent]:
+    """Everything a stream yields until it ends by itself."""
+    return [e async for _audience, e in stream]
+
+
+async def test_a_stream_ends_after_game_ended(h: Harness) -> None:
+    gid, ids = await started_game(h, people=3, seats=3)
+    seat_stream = game_events(h.deps, gid, ids[1], 0)
+    public_stream = game_events(h.deps, gid, None, 0)
+    streams = [asyncio.ensure_future(_all(s)) for s in (seat_stream, public_stream)]
+    await asyncio.sleep(0.01)  # both went live
+    await _play_to_end(h, gid, ids)
+    last = h.store.games[gid].last_seq
+    for done in streams:
+        events = await asyncio.wait_for(done, 2)
+        assert [e.seq for e in events] == list(range(1, last + 1))
+        assert events[-1].type == "GameEnded"
+    assert h.bus.subscriber_count(game_channel(gid, 1)) == 0  # the bus was let go
+    assert h.bus.subscriber_count(game_channel(gid, None)) == 0
+
+
+async def test_a_finished_game_replays_its_tail_then_ends(h: Harness) -> None:
+    gid, ids = await started_game(h, people=3, seats=3)
+    await _play_to_end(h, gid, ids)
+    last = h.store.games[gid].last_seq
+    for who in (ids[0], None):
+        tail = await asyncio.wait_for(_all(game_events(h.deps, gid, who, last - 3)), 2)
+        assert [e.seq for e in tail] == [last - 2, last - 1, last]
+        assert tail[-1].type == "GameEnded"
+        assert await asyncio.wait_for(_all(game_events(h.deps, gid, who, last)), 2) == []

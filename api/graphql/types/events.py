@@ -1,65 +1,38 @@
-"""Events as the caller may see them (API.md "Events and resuming")."""
+"""Events as the caller may see them (API.md "Events and resuming"): the
+``GameEvent`` interface and its types (game_event.py, event_kinds.py), a
+page of the log, lobby updates."""
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import strawberry
-from strawberry.scalars import JSON
 
-from domain.game.events import Event
-from domain.log import LoggedEvent
+from api.graphql.types.event_kinds import ALL_TYPES, typed
+from api.graphql.types.game_event import GameEvent
 from domain.records import GameStatus
 from domain.records import LobbyUpdate as DomainLobbyUpdate
-from infra.codec import event_to_json
+
+__all__ = ["ALL_TYPES", "GameEvent", "GameEventPage", "LobbyUpdate", "typed"]
 
 
-@strawberry.type(description="One event of a game, in the caller's projection (R11).")
-class GameEvent:
-    """No field reads the caller: a subscription frame of an event depends on
-    its audience and the selection alone, so :mod:`api.graphql.frames` builds
-    it once per audience (``frame_key``); ``data`` is encoded then, not for
-    each subscriber."""
-
-    game_id: strawberry.ID
-    seq: int
-    type: str
-    at: datetime
-    event: strawberry.Private[Event]
-    frame_key: strawberry.Private[tuple[str, int] | None] = None
-
-    @strawberry.field(description="The event's fields, as you may see them")
-    def data(self) -> JSON:
-        return JSON(event_to_json(self.event))
-
-    @classmethod
-    def from_domain(cls, e: LoggedEvent, audience: str | None = None) -> GameEvent:
-        """``e`` as an audience sees it; ``audience`` (its channel), when
-        given, marks every event of that audience and seq as one frame."""
-        return cls(
-            game_id=strawberry.ID(e.game_id),
-            seq=e.seq,
-            type=e.type,
-            at=e.at,
-            event=e.event,
-            frame_key=None if audience is None else (audience, e.seq),
-        )
-
-
-@strawberry.type(description="A page of the event log, oldest first.")
+@strawberry.type(
+    description="A page of the event log, oldest first. No cache key: a value inside its parent."
+)
 class GameEventPage:
-    events: list[GameEvent]
-    has_more: bool
+    events: list[GameEvent] = strawberry.field(description="The events, as you may see them")
+    has_more: bool = strawberry.field(description="Whether more events follow")
     last_seq: int = strawberry.field(description="Resume with afterSeq = this")
 
 
-@strawberry.type(description="A lobby change: a game created, filling, started or finished.")
+@strawberry.type(
+    description="A lobby change: a game created, filling, started or finished."
+    " No cache key: a value inside its parent."
+)
 class LobbyUpdate:
-    game_id: strawberry.ID
-    status: GameStatus
-    seat_count: int
-    seats_taken: int
-    version: int
+    game_id: strawberry.ID = strawberry.field(description="The game")
+    status: GameStatus = strawberry.field(description="Its status now")
+    seat_count: int = strawberry.field(description="Its seats")
+    seats_taken: int = strawberry.field(description="Seats taken now")
+    version: int = strawberry.field(description="Its version now")
 
     @classmethod
     def from_domain(cls, u: DomainLobbyUpdate) -> LobbyUpdate:

@@ -7,36 +7,51 @@ from datetime import datetime
 
 import strawberry
 
+from api.graphql.types.keys import key
 from api.graphql.types.table import Table
 from api.graphql.types.viewer import Viewer
 from domain.bots.strategy import Strategy
 from domain.game.options import AbilityTrigger, Format
 from domain.game.options import GameOptions as DomainOptions
-from domain.records import GameStatus, GameSummary
+from domain.records import GameStatus
+from domain.records import GameSummary as DomainSummary
 from domain.services.queries import GameSnapshot, SeatInfo
 
 
-@strawberry.type(description="Rule variants of a game (R3, R7.0, R8.3).")
+@strawberry.type(
+    description="Rule variants of a game (R3, R7.0, R8.3), fixed at `createGame`. No cache "
+    "key: a value inside its `Game` or `GameSummary`."
+)
 class GameOptions:
-    format: Format
-    ability_trigger: AbilityTrigger
-    refill_hands: bool
+    format: Format = strawberry.field(description="Where the deck comes from (R3)")
+    ability_trigger: AbilityTrigger = strawberry.field(
+        description="Which plays trigger their house's ability (R7.0)"
+    )
+    refill_hands: bool = strawberry.field(
+        description="Whether seats draw back up to 10 cards after each trick (R8.3)"
+    )
 
     @classmethod
     def from_domain(cls, o: DomainOptions) -> GameOptions:
         return cls(format=o.format, ability_trigger=o.ability_trigger, refill_hands=o.refill_hands)
 
 
-@strawberry.type(description="Who sits in a seat (lobby facts, public).")
+@strawberry.type(description="Who sits in a seat (lobby facts, public). Cache key: `id`.")
 class SeatSlot:
-    seat: int
-    player_id: strawberry.ID | None
-    player_name: str | None
-    bot: Strategy | None
+    id: strawberry.ID = strawberry.field(description="`<gameId>:<seat>`")
+    seat: int = strawberry.field(description="The seat number, 0 to seatCount - 1, clockwise")
+    player_id: strawberry.ID | None = strawberry.field(
+        description="The seated player's id; null for a bot or a free seat"
+    )
+    player_name: str | None = strawberry.field(
+        description="The seated player's name; null for a bot or a free seat"
+    )
+    bot: Strategy | None = strawberry.field(description="The bot's strategy, for a bot's seat")
 
     @classmethod
-    def from_domain(cls, s: SeatInfo) -> SeatSlot:
+    def from_domain(cls, game_id: str, s: SeatInfo) -> SeatSlot:
         return cls(
+            id=key(game_id, s.seat),
             seat=s.seat,
             player_id=strawberry.ID(s.player_id) if s.player_id else None,
             player_name=s.name,
@@ -44,19 +59,19 @@ class SeatSlot:
         )
 
 
-@strawberry.type(description="A game in the lobby listing.")
-class GameSummaryType:
-    id: strawberry.ID
-    status: GameStatus
-    host_id: strawberry.ID
-    seat_count: int
-    seats_taken: int
-    options: GameOptions
-    version: int
-    created_at: datetime
+@strawberry.type(description="A game in the lobby listing. Cache key: `id` (the game's id).")
+class GameSummary:
+    id: strawberry.ID = strawberry.field(description="The game's id")
+    status: GameStatus = strawberry.field(description="Lobby, running or finished")
+    host_id: strawberry.ID = strawberry.field(description="The id of the player who created it")
+    seat_count: int = strawberry.field(description="Its number of seats, 3 to 8 (R2.1)")
+    seats_taken: int = strawberry.field(description="Seats held by players or bots")
+    options: GameOptions = strawberry.field(description="Its rule variants")
+    version: int = strawberry.field(description="Counts the game's accepted changes")
+    created_at: datetime = strawberry.field(description="When it was created")
 
     @classmethod
-    def from_domain(cls, g: GameSummary) -> GameSummaryType:
+    def from_domain(cls, g: DomainSummary) -> GameSummary:
         return cls(
             id=strawberry.ID(g.id),
             status=g.status,
@@ -70,38 +85,52 @@ class GameSummaryType:
 
 
 @strawberry.type(
-    description="A game: lobby facts, the public table once started, and "
-    "``viewer``, the caller's own seat, when seated."
+    description="A game: lobby facts, the public table once started, and `viewer`, the "
+    "caller's own seat, when seated. Cache key: `id` (the game's id); `viewer` is the only "
+    "field that depends on the caller."
 )
 class Game:
-    id: strawberry.ID
-    status: GameStatus
-    host_id: strawberry.ID
-    seat_count: int
-    seats: list[SeatSlot]
-    rat_seat: int | None
-    options: GameOptions
+    id: strawberry.ID = strawberry.field(description="The game's id")
+    status: GameStatus = strawberry.field(description="Lobby, running or finished")
+    host_id: strawberry.ID = strawberry.field(
+        description="The id of the player who created it; only the host adds bots and starts"
+    )
+    seat_count: int = strawberry.field(description="Its number of seats, 3 to 8 (R2.1)")
+    seats: list[SeatSlot] = strawberry.field(description="Who sits where, by seat number")
+    rat_seat: int | None = strawberry.field(
+        description="The Rat's seat: chosen by the host, or drawn at the start (R4.1); null "
+        "in the lobby when not chosen"
+    )
+    options: GameOptions = strawberry.field(description="Its rule variants")
     version: int = strawberry.field(description="Send as expectedVersion to guard a move")
     last_seq: int = strawberry.field(description="The newest event's seq")
-    created_at: datetime
-    table: Table | None
-    viewer: Viewer | None
+    created_at: datetime = strawberry.field(description="When it was created")
+    table: Table | None = strawberry.field(
+        description="The public state, the same for everyone; null in the lobby"
+    )
+    viewer: Viewer | None = strawberry.field(
+        description="Your own seat's private state; null unless you are seated in a started game"
+    )
 
     @classmethod
     def from_domain(cls, s: GameSnapshot) -> Game:
         g = s.summary
-        viewer = None if s.viewer is None else Viewer.from_domain(s.viewer, s.legal_actions)
+        viewer = (
+            None
+            if s.viewer is None
+            else Viewer.from_domain(g.id, s.viewer, s.legal_actions, s.choices)
+        )
         return cls(
             id=strawberry.ID(g.id),
             status=g.status,
             host_id=strawberry.ID(g.host),
             seat_count=g.seat_count,
-            seats=[SeatSlot.from_domain(x) for x in s.seats],
+            seats=[SeatSlot.from_domain(g.id, x) for x in s.seats],
             rat_seat=s.rat_seat,
             options=GameOptions.from_domain(g.options),
             version=g.version,
             last_seq=s.last_seq,
             created_at=g.created_at,
-            table=Table.from_domain(s.public) if s.public else None,
+            table=Table.from_domain(g.id, s.public) if s.public else None,
             viewer=viewer,
         )

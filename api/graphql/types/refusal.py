@@ -8,10 +8,13 @@ import strawberry
 from domain.errors import DomainError, ErrorCode
 
 
-@strawberry.type(description="Why the request was refused; nothing was changed.")
+@strawberry.type(
+    description="Why the request was refused; nothing was changed. No cache key: an answer, "
+    "not an object."
+)
 class Refusal:
-    code: ErrorCode
-    message: str
+    code: ErrorCode = strawberry.field(description="The machine-readable reason")
+    message: str = strawberry.field(description="A human-readable explanation")
 
     @classmethod
     def of(cls, e: DomainError) -> Refusal:

@@ -1,6 +1,10 @@
 """The public state of a started game (R11 "trick plays, won piles, prize
 rows, discards, scores": everyone). No type here has a path to a hand, a
-face-down card, a peek or a message text."""
+face-down card, a peek or a message text.
+
+Cache identity (README "Cache identity"): everything here is the same for
+every caller, so the ids are plain game-scoped keys (``<gameId>``,
+``<gameId>:<seat>``, ``<gameId>:<trick number>``, ``<gameId>:<messageId>``)."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from typing import Annotated
 import strawberry
 
 from api.graphql.types.cards import Card, cards
+from api.graphql.types.keys import key
 from domain.game.cards import House
 from domain.game.resolution import play_value
 from domain.game.state import (
@@ -22,21 +27,36 @@ from domain.game.views import MessageRoute as DomainRoute
 from domain.game.views import PlayView, PublicView, SeatView, TrickView
 
 
-@strawberry.type(description="A face-up play; its value includes a Crazy second card (R7.1).")
+@strawberry.type(
+    description="A face-up play; its value includes a Crazy second card (R7.1). No cache "
+    "key: a value inside its `Trick`."
+)
 class FaceUpPlay:
-    seat: int
-    card: Card
-    second_card: Card | None
-    value: int
+    seat: int = strawberry.field(description="The seat that played")
+    card: Card = strawberry.field(description="The card played; its house is the play's suit")
+    second_card: Card | None = strawberry.field(
+        description="A Crazy second card (R7.1), added to the value; it goes to the Rat Deck"
+    )
+    value: int = strawberry.field(description="The play's value: the card's, plus the second's")
 
 
-@strawberry.type(description="R7.3: a face-down play; its card shows at resolution.")
+@strawberry.type(
+    description="R7.3: a face-down play; its card shows at resolution (its owner sees it in "
+    "`Viewer.faceDownPlays`). No cache key: a value inside its `Trick`."
+)
 class FaceDownPlay:
-    seat: int
-    has_second_card: bool
+    seat: int = strawberry.field(description="The seat that played")
+    has_second_card: bool = strawberry.field(
+        description="Whether a Crazy second card lies face down with it"
+    )
 
 
-PlayEntry = Annotated[FaceUpPlay | FaceDownPlay, strawberry.union("PlayEntry")]
+PlayEntry = Annotated[
+    FaceUpPlay | FaceDownPlay,
+    strawberry.union(
+        "PlayEntry", description="A play of the trick: face up, or face down (R7.3) to you."
+    ),
+]
 
 
 def play_entry(p: PlayView) -> FaceUpPlay | FaceDownPlay:
@@ -47,22 +67,28 @@ def play_entry(p: PlayView) -> FaceUpPlay | FaceDownPlay:
     return FaceUpPlay(seat=p.seat, card=Card.of(p.card), second_card=second, value=value)
 
 
-@strawberry.type(description="The trick under way (R6-R8).")
+@strawberry.type(description="The trick under way (R6-R8). Cache key: `id`.")
 class Trick:
-    number: int
-    prize: Card
-    trump: House
-    leader: int
-    lead_suit: House | None
-    plays: list[PlayEntry]
-    passes: list[int]
-    skipped: list[int]
+    id: strawberry.ID = strawberry.field(
+        description="`<gameId>:<number>`: stable for the trick, unique across games"
+    )
+    number: int = strawberry.field(description="1 for the first trick, then 2, 3, ...")
+    prize: Card = strawberry.field(description="The prize card the winner takes (R8.2)")
+    trump: House = strawberry.field(description="The prize card's house (R6.1)")
+    leader: int = strawberry.field(description="The seat that leads (or led) it")
+    lead_suit: House | None = strawberry.field(
+        description="The lead card's house (R6.2); null before the lead"
+    )
+    plays: list[PlayEntry] = strawberry.field(description="The plays so far, in play order")
+    passes: list[int] = strawberry.field(description="Seats that passed under Sassy (R7.7)")
+    skipped: list[int] = strawberry.field(description="Seats skipped with an empty hand (R6.4)")
     sleepy: bool = strawberry.field(description="R7.3: later plays are face down")
     sassy: bool = strawberry.field(description="R7.7: later plays must be Sassy")
 
     @classmethod
-    def from_domain(cls, t: TrickView) -> Trick:
+    def from_domain(cls, game_id: str, t: TrickView) -> Trick:
         return cls(
+            id=key(game_id, t.number),
             number=t.number,
             prize=Card.of(t.prize),
             trump=t.trump,
@@ -76,19 +102,23 @@ class Trick:
         )
 
 
-@strawberry.type(description="A seat as everyone sees it: its hand's size only (R11).")
+@strawberry.type(
+    description="A seat as everyone sees it: its hand's size only (R11). Cache key: `id`."
+)
 class TableSeat:
-    seat: int
-    house: House | None
-    is_rat: bool
-    hand_size: int
-    won: list[Card]
-    prizes: list[Card]
-    score: int
+    id: strawberry.ID = strawberry.field(description="`<gameId>:<seat>`")
+    seat: int = strawberry.field(description="The seat number, 0 to seatCount - 1, clockwise")
+    house: House | None = strawberry.field(description="The seat's house; null for the Rat")
+    is_rat: bool = strawberry.field(description="Whether this seat is the Rat (the dealer)")
+    hand_size: int = strawberry.field(description="How many cards it holds (never which)")
+    won: list[Card] = strawberry.field(description="Its won pile: cards of tricks it won (R8.2)")
+    prizes: list[Card] = strawberry.field(description="Its prize row: prize cards won (R8.2)")
+    score: int = strawberry.field(description="Its score now (R10)")
 
     @classmethod
-    def from_domain(cls, s: SeatView) -> TableSeat:
+    def from_domain(cls, game_id: str, s: SeatView) -> TableSeat:
         return cls(
+            id=key(game_id, s.seat),
             seat=s.seat,
             house=s.house,
             is_rat=s.is_rat,
@@ -99,18 +129,27 @@ class TableSeat:
         )
 
 
-@strawberry.type(description="R5.4: that a message went from one seat to another is public.")
+@strawberry.type(
+    description="R5.4: that a message went from one seat to another is public; its text is "
+    "not (`Viewer.messages`). Cache key: `id`."
+)
 class MessageRoute:
-    id: strawberry.ID
-    trick: int
-    from_seat: int
-    to_seat: int
-    status: MessageStatus
+    id: strawberry.ID = strawberry.field(
+        description="`<gameId>:<messageId>`: unique across games (a `messageId` is not)"
+    )
+    message_id: strawberry.ID = strawberry.field(
+        description="The message's id in its game, what `deliverMessage` and `declineMessage` take"
+    )
+    trick: int = strawberry.field(description="The trick it was sent before")
+    from_seat: int = strawberry.field(description="The sender's seat")
+    to_seat: int = strawberry.field(description="The recipient's seat")
+    status: MessageStatus = strawberry.field(description="Where the message is in its life")
 
     @classmethod
-    def from_domain(cls, m: DomainRoute) -> MessageRoute:
+    def from_domain(cls, game_id: str, m: DomainRoute) -> MessageRoute:
         return cls(
-            id=strawberry.ID(m.id),
+            id=key(game_id, m.id),
+            message_id=strawberry.ID(m.id),
             trick=m.trick,
             from_seat=m.sender,
             to_seat=m.recipient,
@@ -118,49 +157,65 @@ class MessageRoute:
         )
 
 
-@strawberry.type(description="Who must decide what (R7.0b).")
+@strawberry.type(
+    description="Who must decide what (R7.0b). No cache key: a value inside its `Table`."
+)
 class PendingDecision:
-    kind: DecisionKind
-    seat: int
-    source: int
+    kind: DecisionKind = strawberry.field(description="The choice asked for")
+    seat: int = strawberry.field(description="The seat that must answer (`resolveDecision`)")
+    source: int = strawberry.field(description="The seat whose card's ability asked for it")
 
 
-@strawberry.type(description="R9: how the game ended.")
+@strawberry.type(description="R9: how the game ended. No cache key: a value inside its `Table`.")
 class Outcome:
-    termination: Termination
-    winners: list[int]
-    disqualified: list[int]
-    scores: list[int]
+    termination: Termination = strawberry.field(description="Why the game ended (R9.1)")
+    winners: list[int] = strawberry.field(description="The winning seats; several on a tie")
+    disqualified: list[int] = strawberry.field(
+        description="House players who held all 7 houses: out of the ranking (R9.2)"
+    )
+    scores: list[int] = strawberry.field(description="Final scores, by seat (R10)")
 
 
-@strawberry.type(description="The public state of a started game.")
+@strawberry.type(
+    description="The public state of a started game, the same for everyone (R11). Cache key: `id`."
+)
 class Table:
-    phase: Phase
-    to_act: int | None
-    rat_seat: int
-    seats: list[TableSeat]
-    trick: Trick | None
-    pending: PendingDecision | None
-    rat_deck_size: int
-    prize_pool_size: int
-    discard: list[Card]
-    messages: list[MessageRoute]
-    outcome: Outcome | None
+    id: strawberry.ID = strawberry.field(description="The game's id")
+    phase: Phase = strawberry.field(description="What the game waits for")
+    to_act: int | None = strawberry.field(
+        description="The seat that must act now (lead, play or decide); null once finished"
+    )
+    rat_seat: int = strawberry.field(description="The Rat's seat")
+    seats: list[TableSeat] = strawberry.field(description="Every seat, by seat number")
+    trick: Trick | None = strawberry.field(description="The trick under way; null once finished")
+    pending: PendingDecision | None = strawberry.field(
+        description="The decision the game waits for, if any"
+    )
+    rat_deck_size: int = strawberry.field(description="Cards left in the Rat Deck (R4.4)")
+    prize_pool_size: int = strawberry.field(description="Prize cards left in the pool (R4.4)")
+    discard: list[Card] = strawberry.field(
+        description="The discard pile, face up (R7.4, R7.7), oldest first"
+    )
+    messages: list[MessageRoute] = strawberry.field(
+        description="Every message's route and status, oldest first (R5.4)"
+    )
+    outcome: Outcome | None = strawberry.field(description="How it ended; null while running")
 
     @classmethod
-    def from_domain(cls, v: PublicView) -> Table:
+    def from_domain(cls, game_id: str, v: PublicView) -> Table:
         o, d = v.outcome, v.pending
         return cls(
+            id=strawberry.ID(game_id),
             phase=v.phase,
             to_act=v.to_act,
             rat_seat=v.rat,
-            seats=[TableSeat.from_domain(s) for s in v.seats],
-            trick=Trick.from_domain(v.trick) if v.trick else None,
+            seats=[TableSeat.from_domain(game_id, s) for s in v.seats],
+            trick=Trick.from_domain(game_id, v.trick) if v.trick else None,
             pending=PendingDecision(kind=d.kind, seat=d.seat, source=d.source) if d else None,
             rat_deck_size=v.rat_deck_size,
             prize_pool_size=v.prize_pool_size,
             discard=cards(v.discard),
-            messages=[MessageRoute.from_domain(m) for m in v.messages],
+            messages=[MessageRoute.from_domain(game_id, m) for m in v.messages],
             outcome=None
             if o is None
             else Outcome(

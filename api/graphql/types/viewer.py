@@ -1,30 +1,45 @@
-"""The caller's own seat (R11): what only that seat may see."""
+"""The caller's own seat (R11): what only that seat may see.
+
+Cache identity: a seat's private state is keyed by its seat
+(``<gameId>:<seat>``), never by the game alone, so two audiences' different
+content never shares a key."""
 
 from __future__ import annotations
 
 import strawberry
 
-from api.graphql.types.actions import LegalAction
+from api.graphql.types.actions import ActionChoice, LegalAction
 from api.graphql.types.cards import Card, cards
+from api.graphql.types.keys import key
+from domain.game.choice import Choice
 from domain.game.commands import Command
 from domain.game.state import MessageStatus
 from domain.game.views import MessageView, PlayerView
 
 
-@strawberry.type(description="A message this seat may read (R5.4).")
+@strawberry.type(
+    description="A message this seat may read (R5.4): its sender, its recipient once "
+    "delivered, and the Rat. Cache key: `id`."
+)
 class Message:
-    id: strawberry.ID
-    trick: int
-    from_seat: int
-    to_seat: int
-    status: MessageStatus
-    text: str
+    id: strawberry.ID = strawberry.field(
+        description="`<gameId>:<messageId>`: unique across games (a `messageId` is not)"
+    )
+    message_id: strawberry.ID = strawberry.field(
+        description="The message's id in its game, what `deliverMessage` and `declineMessage` take"
+    )
+    trick: int = strawberry.field(description="The trick it was sent before")
+    from_seat: int = strawberry.field(description="The sender's seat")
+    to_seat: int = strawberry.field(description="The recipient's seat")
+    status: MessageStatus = strawberry.field(description="Where the message is in its life")
+    text: str = strawberry.field(description="What the sender wrote (1 to 280 characters)")
 
     @classmethod
-    def from_domain(cls, m: MessageView) -> Message:
+    def from_domain(cls, game_id: str, m: MessageView) -> Message:
         r = m.route
         return cls(
-            id=strawberry.ID(r.id),
+            id=key(game_id, r.id),
+            message_id=strawberry.ID(r.id),
             trick=r.trick,
             from_seat=r.sender,
             to_seat=r.recipient,
@@ -33,29 +48,52 @@ class Message:
         )
 
 
-@strawberry.type(description="A card this seat played face down this trick (R7.3).")
+@strawberry.type(
+    description="A card this seat played face down this trick (R7.3). No cache key: a value "
+    "inside its `Viewer`."
+)
 class OwnFaceDownPlay:
-    card: Card
-    second_card: Card | None
+    card: Card = strawberry.field(description="The card played face down")
+    second_card: Card | None = strawberry.field(
+        description="A Crazy second card played face down with it (R7.1)"
+    )
 
 
-@strawberry.type(description="The caller's seat: hand, peeks, messages, legal actions.")
+@strawberry.type(
+    description="The caller's seat: hand, peeks, messages, legal actions. Cache key: `id`, "
+    "per seat: whoever holds the seat sees the same."
+)
 class Viewer:
-    seat: int
-    hand: list[Card]
-    face_down_plays: list[OwnFaceDownPlay]
+    id: strawberry.ID = strawberry.field(description="`<gameId>:<seat>`")
+    seat: int = strawberry.field(description="Your seat number")
+    hand: list[Card] = strawberry.field(description="Your hand, in canonical order")
+    face_down_plays: list[OwnFaceDownPlay] = strawberry.field(
+        description="Your face-down plays of this trick, which only you see (R7.3)"
+    )
     decision_cards: list[Card] = strawberry.field(
         description="The cards of your pending decision: Curious top cards or the Hungry "
         "deck list, in canonical order (R7.4, R7.6)"
     )
-    messages: list[Message]
-    message_targets: list[int] = strawberry.field(
-        description="Seats you may message now (R5.1); empty outside the message window"
+    messages: list[Message] = strawberry.field(
+        description="The messages you may read, oldest first (R5.4)"
     )
-    legal_actions: list[LegalAction]
+    message_targets: list[int] = strawberry.field(
+        description="Seats you may message now (R5.1); empty outside the message window",
+        deprecation_reason="Use choices (SEND_MESSAGE)",
+    )
+    legal_actions: list[LegalAction] = strawberry.field(
+        description="Every command you may send now, exactly (some decisions: ~190 of them)",
+        deprecation_reason="Use choices: structured, messages included",
+    )
+    choices: list[ActionChoice] = strawberry.field(
+        description="What you may send now, one choice per kind of command with its options "
+        "(messages included); anything else is refused"
+    )
 
     @classmethod
-    def from_domain(cls, v: PlayerView, legal: tuple[Command, ...]) -> Viewer:
+    def from_domain(
+        cls, game_id: str, v: PlayerView, legal: tuple[Command, ...], choices: tuple[Choice, ...]
+    ) -> Viewer:
         trick = v.public.trick
         own = (
             []
@@ -69,11 +107,13 @@ class Viewer:
             ]
         )
         return cls(
+            id=key(game_id, v.seat),
             seat=v.seat,
             hand=cards(v.hand),
             face_down_plays=own,
             decision_cards=cards(v.decision_cards),
-            messages=[Message.from_domain(m) for m in v.messages],
+            messages=[Message.from_domain(game_id, m) for m in v.messages],
             message_targets=list(v.message_targets),
             legal_actions=[LegalAction.from_domain(c) for c in legal],
+            choices=[ActionChoice.from_domain(c) for c in choices],
         )

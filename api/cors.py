@@ -1,0 +1,44 @@
+"""Cross-origin browser access to ``/graphql`` (CORS), from the origins of
+``MMK_CORS_ORIGINS``: the same allow-list as the WebSocket ``Origin`` check
+(``api/graphql/view.py``). docs/decisions/0033."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from starlette.middleware.cors import CORSMiddleware
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+GRAPHQL_PATH = "/graphql"
+# [decision] No credentials: clients authenticate with a bearer token in
+# ``Authorization``, never with cookies, so any request header may be sent
+# (the preflight mirrors the ones asked for) and ``*`` is an acceptable
+# allow-list. Clients may read the request id and a rate limit's Retry-After.
+EXPOSED_HEADERS = ("X-Request-ID", "Retry-After")
+PREFLIGHT_MAX_AGE = 600  # seconds a browser may cache a preflight's answer
+
+
+class GraphQLCors:
+    """Starlette's :class:`CORSMiddleware` for ``/graphql`` (HTTP): a
+    preflight from an allowed origin is answered, one from any other origin
+    refused (400); allowed origins get ``Access-Control-Allow-Origin`` on
+    every response, errors (413, 429) included. Other paths and WebSockets
+    pass through untouched."""
+
+    def __init__(self, app: ASGIApp, origins: Collection[str]) -> None:
+        self.app = app
+        self.cors = CORSMiddleware(
+            app,
+            allow_origins=tuple(origins),
+            allow_methods=("GET", "POST"),
+            allow_headers=("*",),
+            allow_credentials=False,
+            expose_headers=EXPOSED_HEADERS,
+            max_age=PREFLIGHT_MAX_AGE,
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] == GRAPHQL_PATH:
+            await self.cors(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
