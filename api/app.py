@@ -99,9 +99,11 @@ def create_app(settings: Settings | None = None, container: Container | None = N
         # collector's full passes, which otherwise stall requests.
         gc.collect()
         gc.freeze()
+        metrics.runtime.start()
         try:
             yield
         finally:
+            metrics.runtime.stop()
             if container is None:
                 await c.aclose()
 

@@ -24,6 +24,7 @@ from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamil
 from prometheus_client.registry import Collector
 
 from domain.errors import ErrorCode
+from infra.runtime_metrics import RuntimeMetrics
 
 LATENCY_BUCKETS = (0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 CODES = frozenset(c.value for c in ErrorCode)
@@ -82,6 +83,7 @@ class Metrics:
         )
         ProcessCollector(registry=r)
         r.register(BusCollector(bus))
+        self.runtime = RuntimeMetrics(r)
 
     def refusal(self, code: object, kind: str) -> None:
         """Count one refusal; an unknown code counts as ``OTHER``."""

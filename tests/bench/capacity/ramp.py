@@ -1,0 +1,227 @@
+"""The capacity ramp (issue #13): one ``mmk serve`` process (the embedded
+default, SQLite file + in-process bus, at its default log level), the bare
+broadcaster (:mod:`tests.bench.capacity.bare`) and the load process
+(:mod:`tests.bench.capacity.load`), each its own process. Step by step the
+number of tables grows; at each step MMK and the bare broadcaster take the
+same load in turn. A target stops ramping at its first step with delivery
+p99 or mutation p99 over 100 ms, or any error; what it sustained is its last
+step within bounds.
+
+    python -m tests.bench.capacity.ramp --steps 25,50,100 --measure 15
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from tests.bench.http_load import HOST, RATE_LIMITS_OFF, ROOT, Server, _wait_healthy, free_port
+
+BOUND_MS = 100.0
+DEFAULT_STEPS = (25, 50, 100, 150, 200, 250, 300, 375, 450)
+
+
+def percentile(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * p / 100))]
+
+
+@dataclass
+class Step:
+    """One target's figures at one step, as the load process measured them."""
+
+    figures: dict[str, Any]
+
+    def __getitem__(self, key: str) -> Any:
+        return self.figures[key]
+
+    def ms(self, key: str, p: float) -> float:
+        return percentile(self.figures[key], p) * 1e3
+
+    @property
+    def within_bounds(self) -> bool:
+        return (
+            not self["errors"]
+            and self.ms("deliveries", 99) <= BOUND_MS
+            and self.ms("mutations", 99) <= BOUND_MS
+            and bool(self["deliveries"])
+        )
+
+    def row(self) -> str:
+        f = self.figures
+        errors = sum(f["errors"].values())
+        return (
+            f"{f['target']:>4} {f['tables']:>6} {f['connections']:>6} "
+            f"{f['moves'] / f['seconds']:>7.1f} "
+            f"{self.ms('deliveries', 50):>7.1f} {self.ms('deliveries', 99):>7.1f} "
+            f"{self.ms('mutations', 50):>7.1f} {self.ms('mutations', 99):>7.1f} "
+            f"{self.ms('health', 99):>7.1f} {f['server_cpu'] * 100:>5.0f}% "
+            f"{f['rss_per_connection'] / 1024:>6.1f} {f['lag_p99_bound'] * 1e3:>6.0f} "
+            f"{int(f['gc_pauses']):>5} {int(f['gc_pauses_over_20ms']):>5} "
+            f"{f['load_cpu'] * 100:>5.0f}% {errors:>5}"
+        )
+
+
+HEADER = (
+    "  to tables  conns  moves/s  del50   del99   mut50   mut99  hlth99   cpu "
+    "KB/con lag99 gcs  gc>20  load   errs\n"
+    "                                (ms)    (ms)    (ms)    (ms)    (ms)        "
+    "        (<=ms)"
+)
+
+
+@contextmanager
+def _process(cmd: list[str], env: dict[str, str], log: Path, port: int) -> Iterator[Server]:
+    with log.open("wb") as out:
+        process = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    server = Server(port, process, log)
+    try:
+        _wait_healthy(server)
+        yield server
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def mmk_server(directory: Path) -> Any:
+    port = free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{directory / 'capacity.sqlite3'}",
+        **RATE_LIMITS_OFF,
+    }
+    for name in ("REDIS_URL", "MMK_LOG_LEVEL"):
+        env.pop(name, None)
+    cmd = [sys.executable, "-m", "api.cli", "serve", "--host", HOST, "--port", str(port)]
+    return _process(cmd, env, directory / "mmk.log", port)
+
+
+def bare_server(directory: Path) -> Any:
+    port = free_port()
+    cmd = [sys.executable, "-m", "tests.bench.capacity.bare", "--port", str(port)]
+    return _process(cmd, dict(os.environ), directory / "bare.log", port)
+
+
+class LoadProcess:
+    def __init__(self, directory: Path) -> None:
+        self.stderr = (directory / "load.log").open("wb")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tests.bench.capacity.load"],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            text=True,
+        )
+
+    def step(self, command: dict[str, Any]) -> Step:
+        stdin: IO[str] | None = self.process.stdin
+        stdout: IO[str] | None = self.process.stdout
+        assert stdin is not None and stdout is not None
+        stdin.write(json.dumps(command) + "\n")
+        stdin.flush()
+        line = stdout.readline()
+        if not line:
+            raise RuntimeError(f"the load process ended: {self.process.wait()}")
+        return Step(json.loads(line))
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        self.stderr.close()
+
+
+def ramp(
+    steps: tuple[int, ...] = DEFAULT_STEPS,
+    warmup: float = 5.0,
+    measure: float = 15.0,
+    targets: tuple[str, ...] = ("mmk", "bare"),
+    directory: Path | None = None,
+) -> dict[str, list[Step]]:
+    """Every step of each target, in the order run; prints the table as it goes."""
+    results: dict[str, list[Step]] = {t: [] for t in targets}
+    with ExitStack() as stack:
+        path = directory or Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        servers = {
+            "mmk": stack.enter_context(mmk_server(path)) if "mmk" in targets else None,
+            "bare": stack.enter_context(bare_server(path)) if "bare" in targets else None,
+        }
+        load = LoadProcess(path)
+        stack.callback(load.close)
+        print("\n" + HEADER, flush=True)
+        running = set(targets)
+        for tables in steps:
+            for target in targets:
+                server = servers[target]
+                if target not in running or server is None:
+                    continue
+                step = load.step(
+                    {
+                        "target": target,
+                        "port": server.port,
+                        "pid": server.process.pid,
+                        "metrics": target,
+                        "tables": tables,
+                        "warmup": warmup,
+                        "measure": measure,
+                    }
+                )
+                results[target].append(step)
+                print(step.row(), flush=True)
+                if step["error_samples"]:
+                    print("       errors:", "; ".join(step["error_samples"][:3]), flush=True)
+                if not step.within_bounds:
+                    running.discard(target)
+            if not running:
+                break
+    return results
+
+
+def sustained(steps: list[Step]) -> int:
+    """Connections of the last step within bounds before the first outside."""
+    best = 0
+    for step in steps:
+        if not step.within_bounds:
+            break
+        best = step["connections"]
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--steps", default=",".join(map(str, DEFAULT_STEPS)))
+    parser.add_argument("--warmup", type=float, default=5.0)
+    parser.add_argument("--measure", type=float, default=15.0)
+    parser.add_argument("--targets", default="mmk,bare")
+    args = parser.parse_args()
+    results = ramp(
+        tuple(int(s) for s in args.steps.split(",")),
+        args.warmup,
+        args.measure,
+        tuple(args.targets.split(",")),
+    )
+    for target, steps in results.items():
+        print(f"{target}: sustained {sustained(steps)} connections")
+
+
+if __name__ == "__main__":
+    main()

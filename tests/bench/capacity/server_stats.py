@@ -1,0 +1,65 @@
+"""What the load process reads of a server during a step (issue #13): its
+CPU time and RSS from /proc, and its event-loop lag and GC pause histograms
+from ``/metrics`` (:mod:`infra.runtime_metrics`; the bare broadcaster's
+prefix is ``bare``, MMK's ``mmk``)."""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from prometheus_client.parser import text_string_to_metric_families
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_bytes(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmRSS for {pid}")
+
+
+@dataclass(frozen=True)
+class Histogram:
+    """Cumulative bucket counts by upper bound (the last is +Inf)."""
+
+    buckets: tuple[tuple[float, float], ...]
+
+    def __sub__(self, other: Histogram) -> Histogram:
+        before = dict(other.buckets)
+        return Histogram(tuple((le, n - before.get(le, 0.0)) for le, n in self.buckets))
+
+    @property
+    def count(self) -> float:
+        return self.buckets[-1][1] if self.buckets else 0.0
+
+    def quantile_bound(self, q: float) -> float:
+        """The smallest bucket bound under which a fraction ``q`` fell."""
+        for le, n in self.buckets:
+            if n >= q * self.count:
+                return le
+        return math.inf
+
+    def above(self, bound: float) -> float:
+        """How many observations were above ``bound`` (a bucket bound)."""
+        return self.count - dict(self.buckets).get(bound, 0.0)
+
+
+def histograms(text: str, prefix: str) -> dict[str, Histogram]:
+    """``event_loop_lag`` and ``gc_pause`` (all generations summed)."""
+    found: dict[str, dict[float, float]] = {"event_loop_lag": {}, "gc_pause": {}}
+    for family in text_string_to_metric_families(text):
+        for short in found:
+            if family.name != f"{prefix}_{short}_seconds":
+                continue
+            for sample in family.samples:
+                if sample.name.endswith("_bucket"):
+                    le = float(sample.labels["le"])
+                    found[short][le] = found[short].get(le, 0.0) + sample.value
+    return {k: Histogram(tuple(sorted(v.items()))) for k, v in found.items()}

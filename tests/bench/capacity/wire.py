@@ -1,0 +1,218 @@
+"""The load process's cheap clients (issue #13): HTTP/1.1 keep-alive
+requests and graphql-transport-ws WebSockets on bare asyncio, so thousands of
+them cost the load process a fraction of what the server spends on them (a
+general client library costs ~70 us of CPU a frame, tests/bench/lean_ws.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import struct
+import time
+from collections.abc import Callable
+from contextlib import suppress
+from typing import Any, cast
+
+import orjson
+
+TEXT, CLOSE, PING, PONG = 0x1, 0x8, 0x9, 0xA
+HOST = "127.0.0.1"
+
+
+class Http:
+    """One keep-alive HTTP/1.1 connection; one request at a time."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, port: int):
+        self.reader, self.writer, self.port = reader, writer, port
+        self.host = f"Host: {HOST}:{port}\r\n".encode()
+        self.reopened = 0
+        self.lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, port: int) -> Http:
+        reader, writer = await asyncio.open_connection(HOST, port)
+        return cls(reader, writer, port)
+
+    async def graphql(
+        self, query: str, operation: str, variables: dict[str, Any], token: str | None = None
+    ) -> dict[str, Any]:
+        """POST /graphql; the decoded JSON response (raises on a non-200)."""
+        body = orjson.dumps({"query": query, "operationName": operation, "variables": variables})
+        auth = b"" if token is None else f"Authorization: Bearer {token}\r\n".encode()
+        raw = b"POST /graphql HTTP/1.1\r\n%sContent-Type: application/json\r\n%s" % (
+            self.host,
+            auth,
+        ) + b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+        status, answer = await self._exchange(raw)
+        if status != 200:
+            raise RuntimeError(f"{operation}: HTTP {status}: {answer[:300]!r}")
+        result: dict[str, Any] = orjson.loads(answer)
+        return result
+
+    async def get(self, path: str) -> tuple[int, bytes]:
+        return await self._exchange(b"GET %s HTTP/1.1\r\n%s\r\n" % (path.encode(), self.host))
+
+    async def _exchange(self, raw: bytes) -> tuple[int, bytes]:
+        async with self.lock:
+            if self.reader.at_eof() or self.writer.is_closing():
+                # the server closed the idle keep-alive connection (uvicorn:
+                # after 5 s), as browsers and HTTP clients see: open another
+                self.writer.close()
+                self.reader, self.writer = await asyncio.open_connection(HOST, self.port)
+                self.reopened += 1
+            self.writer.write(raw)
+            head = await self.reader.readuntil(b"\r\n\r\n")
+            status = int(head[9:12])
+            lower = head.lower()
+            at = lower.find(b"\r\ncontent-length:")
+            if at < 0:
+                raise RuntimeError(f"a response without Content-Length: {head[:200]!r}")
+            end = lower.index(b"\r\n", at + 2)
+            body = await self.reader.readexactly(int(lower[at + 17 : end]))
+            return status, body
+
+    async def close(self) -> None:
+        self.writer.close()
+        with suppress(ConnectionError):
+            await self.writer.wait_closed()
+
+
+def _frame(opcode: int, payload: bytes) -> bytes:
+    """A client frame: final, masked (RFC 6455 5.3)."""
+    n = len(payload)
+    if n < 126:
+        head = struct.pack("!BB", 0x80 | opcode, 0x80 | n)
+    elif n < 1 << 16:
+        head = struct.pack("!BBH", 0x80 | opcode, 0x80 | 126, n)
+    else:
+        head = struct.pack("!BBQ", 0x80 | opcode, 0x80 | 127, n)
+    mask = os.urandom(4)
+    key = int.from_bytes(mask * ((n + 3) // 4), "big") if n else 0
+    body = (int.from_bytes(payload, "big") ^ (key >> (8 * (-n % 4)))).to_bytes(n, "big")
+    return head + mask + body
+
+
+Handler = Callable[[str, dict[str, Any], float], None]
+"""Called with each ``next`` message: its operation id, payload, arrival time."""
+
+
+class Feed(asyncio.Protocol):
+    """One graphql-transport-ws WebSocket (RFC 6455 framing by hand)."""
+
+    def __init__(self, on_next: Handler, on_lost: Callable[[str], None]) -> None:
+        self.on_next, self.on_lost = on_next, on_lost
+        self.buffer = bytearray()
+        self.upgraded = False
+        self.transport: asyncio.Transport | None = None
+        self.opened = asyncio.get_running_loop().create_future()
+        self.acked = asyncio.get_running_loop().create_future()
+        self.closing = False
+
+    @classmethod
+    async def open(
+        cls, port: int, token: str | None, on_next: Handler, on_lost: Callable[[str], None]
+    ) -> Feed:
+        loop = asyncio.get_running_loop()
+        _, feed = await loop.create_connection(lambda: cls(on_next, on_lost), HOST, port)
+        key = base64.b64encode(os.urandom(16)).decode()
+        assert feed.transport is not None
+        feed.transport.write(
+            (
+                f"GET /graphql HTTP/1.1\r\nHost: {HOST}:{port}\r\n"
+                "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                "Sec-WebSocket-Protocol: graphql-transport-ws\r\n\r\n"
+            ).encode()
+        )
+        await asyncio.wait_for(feed.opened, 30)
+        init: dict[str, Any] = {"type": "connection_init"}
+        if token is not None:
+            init["payload"] = {"authorization": f"Bearer {token}"}
+        feed.send(init)
+        await asyncio.wait_for(feed.acked, 30)
+        return feed
+
+    def subscribe(self, op_id: str, query: str, variables: dict[str, Any]) -> None:
+        self.send(
+            {"type": "subscribe", "id": op_id, "payload": {"query": query, "variables": variables}}
+        )
+
+    def send(self, message: dict[str, Any], opcode: int = TEXT) -> None:
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.write(_frame(opcode, orjson.dumps(message)))
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
+
+    def data_received(self, data: bytes) -> None:
+        now = time.perf_counter()
+        buf = self.buffer
+        buf += data
+        if not self.upgraded:
+            end = buf.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            status = bytes(buf[: buf.find(b"\r\n")])
+            if b" 101 " not in status:
+                self._fail(f"no upgrade: {status!r}")
+                return
+            del buf[: end + 4]
+            self.upgraded = True
+            self.opened.set_result(None)
+        while len(buf) >= 2:
+            opcode, size = buf[0] & 0x0F, buf[1] & 0x7F
+            start = 2
+            if size == 126:
+                if len(buf) < 4:
+                    return
+                size, start = struct.unpack_from("!H", buf, 2)[0], 4
+            elif size == 127:
+                if len(buf) < 10:
+                    return
+                size, start = struct.unpack_from("!Q", buf, 2)[0], 10
+            if len(buf) < start + size:
+                return
+            payload = bytes(buf[start : start + size])
+            del buf[: start + size]
+            self._frame(opcode, payload, now)
+
+    def _frame(self, opcode: int, payload: bytes, now: float) -> None:
+        if opcode == TEXT:
+            message = orjson.loads(payload)
+            kind = message.get("type")
+            if kind == "next":
+                self.on_next(message["id"], message["payload"], now)
+            elif kind == "connection_ack":
+                if not self.acked.done():
+                    self.acked.set_result(None)
+            elif kind == "ping":
+                self.send({"type": "pong"})
+            elif kind == "error":
+                self.on_lost(f"subscription error: {payload[:300]!r}")
+        elif opcode == PING:
+            if self.transport is not None:
+                self.transport.write(_frame(PONG, payload))
+        elif opcode == CLOSE:
+            code = struct.unpack_from("!H", payload)[0] if len(payload) >= 2 else 1005
+            self._fail(f"closed by the server: {code} {payload[2:]!r}")
+
+    def _fail(self, reason: str) -> None:
+        for future in (self.opened, self.acked):
+            if not future.done():
+                future.set_exception(RuntimeError(reason))
+        if not self.closing:
+            self.closing = True
+            self.on_lost(reason)
+        if self.transport is not None:
+            self.transport.close()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._fail(f"connection lost: {exc}")
+
+    def close(self) -> None:
+        self.closing = True
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.write(_frame(CLOSE, struct.pack("!H", 1000)))
+            self.transport.close()

@@ -1,0 +1,38 @@
+"""Capacity in real play (issue #13), run by ``make bench``: the ramp of
+:mod:`tests.bench.capacity.ramp`, MMK and the bare broadcaster in turn at
+every step, on this machine. Targets: MMK sustains >= 3,000 connections
+(375 tables) with delivery and mutation p99 <= 100 ms, /healthz p99 <= 20 ms,
+no GC pause over 20 ms and no error, and at least half of what the bare
+broadcaster sustains in the same run.
+
+``CAPACITY_STEPS`` (e.g. ``25,50,100``) and ``CAPACITY_MEASURE`` (seconds a
+step) shorten a run by hand.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.bench.capacity.ramp import DEFAULT_STEPS, Step, ramp, sustained
+
+TARGET_CONNECTIONS = 3_000
+HEALTH_P99_MS = 20.0
+GC_PAUSE_MS = 20.0
+
+
+@pytest.mark.timeout(3600)
+def test_capacity_in_real_play(tmp_path: Path) -> None:
+    steps = tuple(int(s) for s in os.environ.get("CAPACITY_STEPS", "").split(",") if s)
+    measure = float(os.environ.get("CAPACITY_MEASURE", "15"))
+    results = ramp(steps or DEFAULT_STEPS, measure=measure, directory=tmp_path)
+    mmk, bare = sustained(results["mmk"]), sustained(results["bare"])
+    print(f"\nsustained: MMK {mmk} connections, bare broadcaster {bare}: ratio {mmk / bare:.2f}")
+    within: list[Step] = [s for s in results["mmk"] if s.within_bounds]
+    assert mmk >= TARGET_CONNECTIONS, f"MMK sustained {mmk} connections"
+    assert mmk >= bare / 2, f"MMK {mmk} against the bare broadcaster's {bare}"
+    for step in within:
+        assert step.ms("health", 99) <= HEALTH_P99_MS, step.row()
+        assert step["gc_pause_max_bound"] * 1e3 <= GC_PAUSE_MS, step.row()
