@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 
 from domain.bots.strategy import Strategy
 from domain.errors import BadRequest, NotFound
@@ -30,20 +31,44 @@ class SeatInfo:
     bot: Strategy | None
 
 
-@dataclass(frozen=True, slots=True)
 class GameSnapshot:
     """A game as one caller may see it: public facts, and the caller's own
-    seat (hand, decision, messages, legal actions) when seated."""
+    seat (hand, decision, messages, legal actions) when seated (R11).
 
-    summary: GameSummary
-    seats: tuple[SeatInfo, ...]
-    rat_seat: int | None
-    last_seq: int
-    public: PublicView | None
-    viewer_seat: int | None
-    viewer: PlayerView | None
-    legal_actions: tuple[Command, ...]
-    choices: tuple[Choice, ...]
+    Made from the caller's own copy of the game, which nothing else changes;
+    each view is worked out the first time it is read, so a read asks only
+    for what its fields need (a seat's turn query: its choices, not the
+    table, nor ~190 legal actions)."""
+
+    def __init__(self, game: GameRecord, player_id: str | None) -> None:
+        self._game = game
+        self.summary = GameSummary.of(game)
+        state = game.state
+        self.rat_seat = state.rat if state else game.rat_choice
+        self.last_seq = game.last_seq
+        self.viewer_seat = game.seat_of(player_id)
+        self.seat_players = tuple(o.player_id if o is not None else None for o in game.seats)
+        self.seat_bots = tuple(o.bot if o is not None else None for o in game.seats)
+
+    @cached_property
+    def public(self) -> PublicView | None:
+        state = self._game.state
+        return spectator_view(state) if state else None
+
+    @cached_property
+    def viewer(self) -> PlayerView | None:
+        state, seat = self._game.state, self.viewer_seat
+        return player_view(state, seat) if state and seat is not None else None
+
+    @cached_property
+    def legal_actions(self) -> tuple[Command, ...]:
+        state, seat = self._game.state, self.viewer_seat
+        return tuple(legal_actions(state, seat)) if state and seat is not None else ()
+
+    @cached_property
+    def choices(self) -> tuple[Choice, ...]:
+        state, seat = self._game.state, self.viewer_seat
+        return choices(state, seat) if state and seat is not None else ()
 
 
 def load_game(uow: UnitOfWork, game_id: str) -> GameRecord:
@@ -53,34 +78,25 @@ def load_game(uow: UnitOfWork, game_id: str) -> GameRecord:
     return game
 
 
-def snapshot(uow: UnitOfWork, game: GameRecord, player_id: str | None) -> GameSnapshot:
-    seats = []
-    for i, o in enumerate(game.seats):
-        p = uow.players.get(o.player_id) if o is not None and o.player_id else None
-        seats.append(
-            SeatInfo(
-                i, p.id if p else None, p.name if p else None, o.bot if o is not None else None
-            )
-        )
-    seat = game.seat_of(player_id)
-    state = game.state
-    return GameSnapshot(
-        summary=GameSummary.of(game),
-        seats=tuple(seats),
-        rat_seat=state.rat if state else game.rat_choice,
-        last_seq=game.last_seq,
-        public=spectator_view(state) if state else None,
-        viewer_seat=seat,
-        viewer=player_view(state, seat) if state and seat is not None else None,
-        legal_actions=tuple(legal_actions(state, seat)) if state and seat is not None else (),
-        choices=choices(state, seat) if state and seat is not None else (),
-    )
-
-
 async def get_game(deps: Deps, game_id: str, player_id: str | None) -> GameSnapshot:
     def tx() -> GameSnapshot:
         with deps.uow() as uow:
-            return snapshot(uow, load_game(uow, game_id), player_id)
+            return GameSnapshot(load_game(uow, game_id), player_id)
+
+    return await deps.run(tx)
+
+
+async def seats_of(deps: Deps, snap: GameSnapshot) -> tuple[SeatInfo, ...]:
+    """Who sits where, with the players' names (read only when asked for)."""
+
+    def tx() -> tuple[SeatInfo, ...]:
+        with deps.uow() as uow:
+            seats = []
+            owners = zip(snap.seat_players, snap.seat_bots, strict=True)
+            for i, (player_id, bot) in enumerate(owners):
+                p = uow.players.get(player_id) if player_id else None
+                seats.append(SeatInfo(i, p.id if p else None, p.name if p else None, bot))
+            return tuple(seats)
 
     return await deps.run(tx)
 

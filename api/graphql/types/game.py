@@ -7,6 +7,7 @@ from datetime import datetime
 
 import strawberry
 
+from api.graphql.context import Info
 from api.graphql.types.keys import key
 from api.graphql.types.table import Table
 from api.graphql.types.viewer import Viewer
@@ -15,6 +16,7 @@ from domain.game.options import AbilityTrigger, Format
 from domain.game.options import GameOptions as DomainOptions
 from domain.records import GameStatus
 from domain.records import GameSummary as DomainSummary
+from domain.services import queries
 from domain.services.queries import GameSnapshot, SeatInfo
 
 
@@ -96,7 +98,12 @@ class Game:
         description="The id of the player who created it; only the host adds bots and starts"
     )
     seat_count: int = strawberry.field(description="Its number of seats, 3 to 8 (R2.1)")
-    seats: list[SeatSlot] = strawberry.field(description="Who sits where, by seat number")
+
+    @strawberry.field(description="Who sits where, by seat number")
+    async def seats(self, info: Info) -> list[SeatSlot]:
+        infos = await queries.seats_of(info.context.deps, self.snapshot)
+        return [SeatSlot.from_domain(self.id, x) for x in infos]
+
     rat_seat: int | None = strawberry.field(
         description="The Rat's seat: chosen by the host, or drawn at the start (R4.1); null "
         "in the lobby when not chosen"
@@ -105,32 +112,32 @@ class Game:
     version: int = strawberry.field(description="Send as expectedVersion to guard a move")
     last_seq: int = strawberry.field(description="The newest event's seq")
     created_at: datetime = strawberry.field(description="When it was created")
-    table: Table | None = strawberry.field(
-        description="The public state, the same for everyone; null in the lobby"
-    )
-    viewer: Viewer | None = strawberry.field(
+    snapshot: strawberry.Private[GameSnapshot]
+
+    @strawberry.field(description="The public state, the same for everyone; null in the lobby")
+    def table(self) -> Table | None:
+        public = self.snapshot.public
+        return Table.from_domain(self.id, public) if public else None
+
+    @strawberry.field(
         description="Your own seat's private state; null unless you are seated in a started game"
     )
+    def viewer(self) -> Viewer | None:
+        s = self.snapshot
+        return None if s.viewer_seat is None or s.viewer is None else Viewer(self.id, s)
 
     @classmethod
     def from_domain(cls, s: GameSnapshot) -> Game:
         g = s.summary
-        viewer = (
-            None
-            if s.viewer is None
-            else Viewer.from_domain(g.id, s.viewer, s.legal_actions, s.choices)
-        )
         return cls(
             id=strawberry.ID(g.id),
             status=g.status,
             host_id=strawberry.ID(g.host),
             seat_count=g.seat_count,
-            seats=[SeatSlot.from_domain(g.id, x) for x in s.seats],
             rat_seat=s.rat_seat,
             options=GameOptions.from_domain(g.options),
             version=g.version,
             last_seq=s.last_seq,
             created_at=g.created_at,
-            table=Table.from_domain(g.id, s.public) if s.public else None,
-            viewer=viewer,
+            snapshot=s,
         )

@@ -11,10 +11,9 @@ import strawberry
 from api.graphql.types.actions import ActionChoice, LegalAction
 from api.graphql.types.cards import Card, cards
 from api.graphql.types.keys import key
-from domain.game.choice import Choice
-from domain.game.commands import Command
 from domain.game.state import MessageStatus
 from domain.game.views import MessageView, PlayerView
+from domain.services.queries import GameSnapshot
 
 
 @strawberry.type(
@@ -64,56 +63,75 @@ class OwnFaceDownPlay:
     "per seat: whoever holds the seat sees the same."
 )
 class Viewer:
-    id: strawberry.ID = strawberry.field(description="`<gameId>:<seat>`")
-    seat: int = strawberry.field(description="Your seat number")
-    hand: list[Card] = strawberry.field(description="Your hand, in canonical order")
-    face_down_plays: list[OwnFaceDownPlay] = strawberry.field(
-        description="Your face-down plays of this trick, which only you see (R7.3)"
-    )
-    decision_cards: list[Card] = strawberry.field(
+    """Built on demand from the snapshot: a field not asked for costs nothing
+    (a seat's turn query asks for ``choices``, not ~190 legal actions)."""
+
+    game_id: strawberry.Private[str]
+    snapshot: strawberry.Private[GameSnapshot]
+
+    def __init__(self, game_id: str, snapshot: GameSnapshot) -> None:
+        self.game_id, self.snapshot = game_id, snapshot
+
+    @property
+    def _view(self) -> PlayerView:
+        view = self.snapshot.viewer
+        assert view is not None  # Game.viewer makes a Viewer only for a seat
+        return view
+
+    @strawberry.field(description="`<gameId>:<seat>`")
+    def id(self) -> strawberry.ID:
+        return key(self.game_id, self._view.seat)
+
+    @strawberry.field(description="Your seat number")
+    def seat(self) -> int:
+        return self._view.seat
+
+    @strawberry.field(description="Your hand, in canonical order")
+    def hand(self) -> list[Card]:
+        return cards(self._view.hand)
+
+    @strawberry.field(description="Your face-down plays of this trick, which only you see (R7.3)")
+    def face_down_plays(self) -> list[OwnFaceDownPlay]:
+        v = self._view
+        trick = v.public.trick
+        if trick is None:
+            return []
+        return [
+            OwnFaceDownPlay(
+                card=Card.of(p.card), second_card=Card.of(p.second) if p.second else None
+            )
+            for p in trick.plays
+            if p.face_down and p.seat == v.seat and p.card
+        ]
+
+    @strawberry.field(
         description="The cards of your pending decision: Curious top cards or the Hungry "
         "deck list, in canonical order (R7.4, R7.6)"
     )
-    messages: list[Message] = strawberry.field(
-        description="The messages you may read, oldest first (R5.4)"
-    )
-    message_targets: list[int] = strawberry.field(
+    def decision_cards(self) -> list[Card]:
+        return cards(self._view.decision_cards)
+
+    @strawberry.field(description="The messages you may read, oldest first (R5.4)")
+    def messages(self) -> list[Message]:
+        return [Message.from_domain(self.game_id, m) for m in self._view.messages]
+
+    @strawberry.field(
         description="Seats you may message now (R5.1); empty outside the message window",
         deprecation_reason="Use choices (SEND_MESSAGE)",
     )
-    legal_actions: list[LegalAction] = strawberry.field(
+    def message_targets(self) -> list[int]:
+        return list(self._view.message_targets)
+
+    @strawberry.field(
         description="Every command you may send now, exactly (some decisions: ~190 of them)",
         deprecation_reason="Use choices: structured, messages included",
     )
-    choices: list[ActionChoice] = strawberry.field(
+    def legal_actions(self) -> list[LegalAction]:
+        return [LegalAction.from_domain(c) for c in self.snapshot.legal_actions]
+
+    @strawberry.field(
         description="What you may send now, one choice per kind of command with its options "
         "(messages included); anything else is refused"
     )
-
-    @classmethod
-    def from_domain(
-        cls, game_id: str, v: PlayerView, legal: tuple[Command, ...], choices: tuple[Choice, ...]
-    ) -> Viewer:
-        trick = v.public.trick
-        own = (
-            []
-            if trick is None
-            else [
-                OwnFaceDownPlay(
-                    card=Card.of(p.card), second_card=Card.of(p.second) if p.second else None
-                )
-                for p in trick.plays
-                if p.face_down and p.seat == v.seat and p.card
-            ]
-        )
-        return cls(
-            id=key(game_id, v.seat),
-            seat=v.seat,
-            hand=cards(v.hand),
-            face_down_plays=own,
-            decision_cards=cards(v.decision_cards),
-            messages=[Message.from_domain(game_id, m) for m in v.messages],
-            message_targets=list(v.message_targets),
-            legal_actions=[LegalAction.from_domain(c) for c in legal],
-            choices=[ActionChoice.from_domain(c) for c in choices],
-        )
+    def choices(self) -> list[ActionChoice]:
+        return [ActionChoice.from_domain(c) for c in self.snapshot.choices]

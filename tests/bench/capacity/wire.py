@@ -19,6 +19,7 @@ import orjson
 
 TEXT, CLOSE, PING, PONG = 0x1, 0x8, 0x9, 0xA
 HOST = "127.0.0.1"
+IDLE_S = 4.0  # a keep-alive connection idle this long is replaced before use
 
 
 class Http:
@@ -28,6 +29,7 @@ class Http:
         self.reader, self.writer, self.port = reader, writer, port
         self.host = f"Host: {HOST}:{port}\r\n".encode()
         self.reopened = 0
+        self.used = time.perf_counter()
         self.lock = asyncio.Lock()
 
     @classmethod
@@ -56,9 +58,10 @@ class Http:
 
     async def _exchange(self, raw: bytes) -> tuple[int, bytes]:
         async with self.lock:
-            if self.reader.at_eof() or self.writer.is_closing():
-                # the server closed the idle keep-alive connection (uvicorn:
-                # after 5 s), as browsers and HTTP clients see: open another
+            idle = time.perf_counter() - self.used
+            if idle > IDLE_S or self.reader.at_eof() or self.writer.is_closing():
+                # the server closes an idle keep-alive connection (uvicorn:
+                # after 5 s); like browsers, do not race it: open another
                 self.writer.close()
                 self.reader, self.writer = await asyncio.open_connection(HOST, self.port)
                 self.reopened += 1
@@ -71,6 +74,7 @@ class Http:
                 raise RuntimeError(f"a response without Content-Length: {head[:200]!r}")
             end = lower.index(b"\r\n", at + 2)
             body = await self.reader.readexactly(int(lower[at + 17 : end]))
+            self.used = time.perf_counter()
             return status, body
 
     async def close(self) -> None:
