@@ -15,6 +15,7 @@ audiences: a seat's frame is never served to another seat or to a spectator
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,7 @@ from graphql import (
     visit,
 )
 from graphql.pyutils import AwaitableOrValue
+from graphql.type.definition import GraphQLResolveInfoHelpers
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
 from api.graphql.plain_selection import PlainSelection, plain_selection
@@ -140,6 +142,19 @@ def shared_frames(frames: FrameCache) -> type[SharedFrames]:
     return type("SharedFrames", (SharedFrames,), {"frames": frames})
 
 
+def _weak(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` without keeping its object alive."""
+    ref = weakref.WeakMethod(method)
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        bound = ref()
+        if bound is None:  # pragma: no cover - the executor outlives its fields
+            raise RuntimeError("the operation's executor is gone")
+        return bound(*args, **kwargs)
+
+    return call
+
+
 class SharedFrames(StrawberryGraphQLCoreExecutionContext):
     """Executes a marked subscription event once per audience and selection:
     the per-event executor of a frame already built just returns it. A
@@ -147,6 +162,17 @@ class SharedFrames(StrawberryGraphQLCoreExecutionContext):
 
     frames: FrameCache
     _shape: _Shape | None = None  # worked out on the subscription's first event
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # graphql-core keeps bound methods of the executor in its resolve-info
+        # helpers: a reference cycle per operation, so every operation's
+        # executor, fields, context and request waited for the cyclic
+        # collector (~90 objects a request; docs/decisions/0036). Weak
+        # references break the cycle: the executor is freed when done.
+        self.async_helpers = GraphQLResolveInfoHelpers(
+            gather=_weak(self.gather_async_work), track=_weak(self.track_async_work)
+        )
 
     def build_per_event_executor(self, payload: Any) -> Any:
         frame = getattr(payload, "frame_key", None)

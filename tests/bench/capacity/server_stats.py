@@ -52,9 +52,13 @@ class Histogram:
 
 
 def histograms(text: str, prefix: str) -> dict[str, Histogram]:
-    """``event_loop_lag`` and ``gc_pause`` (all generations summed)."""
+    """``event_loop_lag``, ``gc_pause`` (all generations summed), and
+    ``gc_collected`` (objects found unreachable, as one bucket)."""
     found: dict[str, dict[float, float]] = {"event_loop_lag": {}, "gc_pause": {}}
+    collected = 0.0
     for family in text_string_to_metric_families(text):
+        if family.name == f"{prefix}_gc_collected_objects":
+            collected += sum(x.value for x in family.samples if x.name.endswith("_total"))
         for short in found:
             if family.name != f"{prefix}_{short}_seconds":
                 continue
@@ -62,4 +66,6 @@ def histograms(text: str, prefix: str) -> dict[str, Histogram]:
                 if sample.name.endswith("_bucket"):
                     le = float(sample.labels["le"])
                     found[short][le] = found[short].get(le, 0.0) + sample.value
-    return {k: Histogram(tuple(sorted(v.items()))) for k, v in found.items()}
+    result = {k: Histogram(tuple(sorted(v.items()))) for k, v in found.items()}
+    result["gc_collected"] = Histogram(((math.inf, collected),))
+    return result
