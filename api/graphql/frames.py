@@ -17,24 +17,28 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from graphql import (
     ExecutionResult,
     FieldNode,
     FragmentDefinitionNode,
+    GraphQLObjectType,
+    GraphQLOutputType,
+    GraphQLResolveInfo,
     GraphQLSchema,
     OperationDefinitionNode,
+    OperationType,
     VariableNode,
     Visitor,
     visit,
 )
-from graphql.pyutils import AwaitableOrValue
+from graphql.pyutils import AwaitableOrValue, Path
 from graphql.type.definition import GraphQLResolveInfoHelpers
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
-from api.graphql.plain_selection import PlainSelection, plain_selection
+from api.graphql.plain_selection import Complete, PlainSelection, plain_selection, root_completion
 from infra.lru import LRU
 
 FRAMES_KEPT = 4096
@@ -74,6 +78,7 @@ class _Operation:
     node: OperationDefinitionNode
     variables: frozenset[str]  # those that can shape a frame
     plain: PlainSelection | None
+    roots: dict[str, Complete | None] = field(default_factory=dict)  # by response key
 
 
 _Shape = tuple[_Operation, tuple[tuple[str, str], ...]]
@@ -137,9 +142,15 @@ class FrameCache:
             self._results.put(key, result)
 
 
-def shared_frames(frames: FrameCache) -> type[SharedFrames]:
-    """The execution context class of one schema, over that schema's frames."""
-    return type("SharedFrames", (SharedFrames,), {"frames": frames})
+RootResult = Callable[[Any, GraphQLResolveInfo[Any]], None]
+"""Told of each query's and mutation's root value (metrics: moves, refusals)."""
+
+
+def shared_frames(frames: FrameCache, on_root: RootResult | None = None) -> type[SharedFrames]:
+    """The execution context class of one schema, over that schema's frames;
+    ``on_root`` is told of every query's and mutation's root value."""
+    hook = None if on_root is None else staticmethod(on_root)
+    return type("SharedFrames", (SharedFrames,), {"frames": frames, "on_root": hook})
 
 
 def _weak(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -161,6 +172,7 @@ class SharedFrames(StrawberryGraphQLCoreExecutionContext):
     schema uses a subclass bound to its own cache (:func:`shared_frames`)."""
 
     frames: FrameCache
+    on_root: RootResult | None = None
     _shape: _Shape | None = None  # worked out on the subscription's first event
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -200,6 +212,51 @@ class SharedFrames(StrawberryGraphQLCoreExecutionContext):
         return executor
 
     frame: _Key | None = None
+
+    def complete_value(
+        self,
+        return_type: GraphQLOutputType,
+        field_details_list: Any,
+        info: GraphQLResolveInfo[Any],
+        path: Path,
+        result: Any,
+        position_context: Any,
+    ) -> AwaitableOrValue[Any]:
+        """A query's or mutation's root field whose selection is plain is
+        completed by its compiled plan (api/graphql/plain_selection.py), at a
+        fraction of the executor's cost; else, or when the plan cannot vouch
+        for a value, by the executor."""
+        if (
+            path.prev is None
+            and return_type is info.return_type
+            and self.operation.operation is not OperationType.SUBSCRIPTION
+            and not isinstance(result, Exception)
+        ):
+            if self.on_root is not None and result is not None:
+                self.on_root(result, info)
+            complete = self._root_completion(info.parent_type, path.key, field_details_list)
+            if complete is not None:
+                try:
+                    return complete(result)
+                except Exception:  # the executor completes it and reports what failed
+                    pass
+        return super().complete_value(
+            return_type, field_details_list, info, path, result, position_context
+        )
+
+    def _root_completion(
+        self, parent: GraphQLObjectType, key: str | int, field_details_list: Any
+    ) -> Complete | None:
+        operation = self.frames.operation(
+            self.schema, self.operation, self.fragment_definitions.values()
+        )
+        name = str(key)
+        if name not in operation.roots:
+            nodes = [d.node for d in field_details_list]
+            operation.roots[name] = root_completion(
+                self.schema, parent, nodes, self.fragment_definitions
+            )
+        return operation.roots[name]
 
     def execute_operation(self, serially: bool | None = None) -> AwaitableOrValue[Any]:
         result = super().execute_operation(serially)

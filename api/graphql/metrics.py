@@ -1,10 +1,11 @@
 """The GraphQL side of the metrics (infra.metrics).
 
 :class:`GraphQLMetrics`, a schema extension, measures operations: latency,
-coded GraphQL errors, open subscriptions. :func:`count_results` counts what
-the root fields return (moves accepted, typed ``Refusal`` results) where the
-result unions are told apart, so that the other fields pay nothing (a
-``resolve`` hook would wrap every field of every query).
+coded GraphQL errors, open subscriptions. :func:`root_results` counts what
+the root fields return (moves accepted, typed ``Refusal`` results), told by
+the execution context once per root field (api/graphql/frames.py), so that
+the other fields pay nothing (a ``resolve`` hook would wrap every field of
+every query).
 """
 
 from __future__ import annotations
@@ -14,14 +15,10 @@ from functools import partial
 from time import perf_counter
 from typing import Any
 
-import strawberry
 from graphql import (
     FieldNode,
-    GraphQLAbstractType,
     GraphQLError,
     GraphQLResolveInfo,
-    GraphQLTypeResolver,
-    GraphQLUnionType,
 )
 from graphql import OperationType as GqlOperation
 from graphql.utilities import get_operation_ast
@@ -83,26 +80,18 @@ def metrics_extension(metrics: Metrics) -> Callable[[], SchemaExtension]:
     return partial(GraphQLMetrics, metrics)
 
 
-def count_results(schema: strawberry.Schema, metrics: Metrics) -> None:
-    """Count root results of this schema's unions with a ``Refusal`` member:
-    a refusal by its code, any other result of a mutation as a move accepted
-    (every mutation returns such a union)."""
-    for t in schema._schema.type_map.values():
-        if isinstance(t, GraphQLUnionType) and any(m.name == "Refusal" for m in t.types):
-            assert t.resolve_type is not None
-            t.resolve_type = _counting(t.resolve_type, metrics)
+def root_results(metrics: Metrics) -> Callable[[Any, GraphQLResolveInfo[Any]], None]:
+    """Counts root results (api/graphql/frames.py tells it of each): a
+    ``Refusal`` by its code, any other result of a mutation as a move
+    accepted (every mutation returns a union with ``Refusal``)."""
 
+    def count(value: Any, info: GraphQLResolveInfo[Any]) -> None:
+        if isinstance(value, Refusal):
+            metrics.refusal(value.code.value, "refusal")
+        elif info.operation.operation is GqlOperation.MUTATION:
+            metrics.moves.labels(info.field_name).inc()
 
-def _counting(resolve_type: GraphQLTypeResolver, metrics: Metrics) -> GraphQLTypeResolver:
-    def counted(value: Any, info: Info, abstract_type: GraphQLAbstractType) -> Any:
-        if info.path.prev is None:
-            if isinstance(value, Refusal):
-                metrics.refusal(value.code.value, "refusal")
-            elif info.operation.operation is GqlOperation.MUTATION:
-                metrics.moves.labels(info.field_name).inc()
-        return resolve_type(value, info, abstract_type)
-
-    return counted
+    return count
 
 
 def _operation_type(ctx: ExecutionContext) -> str:

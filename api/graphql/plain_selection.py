@@ -110,6 +110,10 @@ class PlainSelection:
 def _reader(strawberry_field: Any) -> Callable[[Any], Any] | None:
     """How a plain frame gets a field's value from its object: its attribute,
     or its resolver when that takes nothing but the object (``self``)."""
+    if getattr(strawberry_field, "extensions", None) or getattr(
+        strawberry_field, "permission_classes", None
+    ):
+        return None  # the field's own hooks must run
     resolver = strawberry_field.base_resolver
     if resolver is None:
         return attrgetter(strawberry_field.python_name)
@@ -282,3 +286,24 @@ def plain_selection(
         return None
     root_key = root.alias.value if root.alias else root.name.value
     return PlainSelection(root_key, complete)
+
+
+def root_completion(
+    schema: GraphQLSchema,
+    parent: GraphQLObjectType,
+    nodes: list[FieldNode],
+    fragments: Mapping[str, FragmentDefinitionNode],
+) -> Complete | None:
+    """How to complete a query's or a mutation's root field from the value its
+    resolver returned, when everything below it is plain (as for frames);
+    None: the executor completes it. The completion raises where the
+    executor would report an error: the caller then lets the executor do it
+    (the subfields read the resolved value only, so nothing runs twice that
+    changes anything)."""
+    field = parent.fields.get(nodes[0].name.value)
+    if field is None or any(n.directives or n.selection_set is None for n in nodes):
+        return None
+    try:
+        return _Compiler(schema, fragments).completion(field.type, nodes)
+    except _NotPlain:
+        return None

@@ -19,7 +19,7 @@ import api.graphql.types.enums  # noqa: F401  (registers the domain enums)
 from api.graphql.errors import ErrorCodes, log
 from api.graphql.frames import FrameCache, shared_frames
 from api.graphql.limits import extensions
-from api.graphql.metrics import count_results, metrics_extension
+from api.graphql.metrics import metrics_extension, root_results
 from api.graphql.mutations import Mutation
 from api.graphql.queries import Query
 from api.graphql.rate_limits import rate_limit_extension
@@ -113,12 +113,12 @@ def build_schema(
         subscription=Subscription,
         extensions=exts,
         types=list(EVENT_TYPES),
-        execution_context_class=shared_frames(frames),
+        execution_context_class=shared_frames(
+            frames, None if metrics is None else root_results(metrics)
+        ),
         config=StrawberryConfig(scalar_map=SCALARS),
     )
     built.frames = frames
-    if metrics is not None:
-        count_results(built, metrics)
     return built
 
 
