@@ -82,9 +82,11 @@ HEADER = (
 
 
 @contextmanager
-def _process(cmd: list[str], env: dict[str, str], log: Path, port: int) -> Iterator[Server]:
+def _process(
+    cmd: list[str], env: dict[str, str], log: Path, port: int, root: Path = ROOT
+) -> Iterator[Server]:
     with log.open("wb") as out:
-        process = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
     server = Server(port, process, log)
     try:
         _wait_healthy(server)
@@ -98,17 +100,19 @@ def _process(cmd: list[str], env: dict[str, str], log: Path, port: int) -> Itera
             process.wait()
 
 
-def mmk_server(directory: Path) -> Any:
+def mmk_server(directory: Path, root: Path = ROOT, name: str = "mmk") -> Any:
+    """``mmk serve`` of the checkout at ``root`` (``--before``: another)."""
     port = free_port()
     env = {
         **os.environ,
-        "DATABASE_URL": f"sqlite:///{directory / 'capacity.sqlite3'}",
+        "DATABASE_URL": f"sqlite:///{directory / (name + '.sqlite3')}",
         **RATE_LIMITS_OFF,
     }
     for name in ("REDIS_URL", "MMK_LOG_LEVEL"):
         env.pop(name, None)
+    env["PYTHONPATH"] = str(root)
     cmd = [sys.executable, "-m", "api.cli", "serve", "--host", HOST, "--port", str(port)]
-    return _process(cmd, env, directory / "mmk.log", port)
+    return _process(cmd, env, directory / f"{name}.log", port, root)
 
 
 def bare_server(directory: Path) -> Any:
@@ -156,14 +160,22 @@ def ramp(
     measure: float = 15.0,
     targets: tuple[str, ...] = ("mmk", "bare"),
     directory: Path | None = None,
+    before: Path | None = None,
 ) -> dict[str, list[Step]]:
-    """Every step of each target, in the order run; prints the table as it goes."""
+    """Every step of each target, in the order run; prints the table as it
+    goes. ``before``: another checkout (an earlier commit), run as target
+    ``was`` in the same turns, for before-and-after figures."""
+    if before is not None:
+        targets = ("was", *targets)
     results: dict[str, list[Step]] = {t: [] for t in targets}
     with ExitStack() as stack:
         path = directory or Path(stack.enter_context(tempfile.TemporaryDirectory()))
         servers = {
             "mmk": stack.enter_context(mmk_server(path)) if "mmk" in targets else None,
             "bare": stack.enter_context(bare_server(path)) if "bare" in targets else None,
+            "was": None
+            if before is None
+            else stack.enter_context(mmk_server(path, before.resolve(), "was")),
         }
         load = LoadProcess(path)
         stack.callback(load.close)
@@ -179,7 +191,7 @@ def ramp(
                         "target": target,
                         "port": server.port,
                         "pid": server.process.pid,
-                        "metrics": target,
+                        "metrics": "mmk" if target == "was" else target,
                         "tables": tables,
                         "warmup": warmup,
                         "measure": measure,
@@ -212,12 +224,14 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=5.0)
     parser.add_argument("--measure", type=float, default=15.0)
     parser.add_argument("--targets", default="mmk,bare")
+    parser.add_argument("--before", type=Path, help="an earlier checkout, run as 'was'")
     args = parser.parse_args()
     results = ramp(
         tuple(int(s) for s in args.steps.split(",")),
         args.warmup,
         args.measure,
         tuple(args.targets.split(",")),
+        before=args.before,
     )
     for target, steps in results.items():
         print(f"{target}: sustained {sustained(steps)} connections")
