@@ -163,6 +163,7 @@ class Load:
             "gc_pauses_over_20ms": pauses.above(0.02),
             "gc_pause_max_bound": pauses.quantile_bound(1.0),
             "gc_collected": (after["gc_collected"] - before["gc_collected"]).count,
+            "gc_full_passes": (after["gc_full"] - before["gc_full"]).count,
         }
 
     async def _scrape(self, http: Http, prefix: str) -> dict[str, stats.Histogram]:

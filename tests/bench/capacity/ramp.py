@@ -68,14 +68,15 @@ class Step:
             f"{self.ms('mutations', 50):>7.1f} {self.ms('mutations', 99):>7.1f} "
             f"{self.ms('health', 99):>7.1f} {f['server_cpu'] * 100:>5.0f}% "
             f"{f['rss_per_connection'] / 1024:>6.1f} {f['lag_p99_bound'] * 1e3:>6.0f} "
-            f"{int(f['gc_pauses']):>5} {int(f['gc_pauses_over_20ms']):>5} "
+            f"{int(f['gc_pauses']):>5} {int(f['gc_pauses_over_20ms']):>3}/"
+            f"{int(f['gc_full_passes']):<2}"
             f"{f['load_cpu'] * 100:>5.0f}% {errors:>5} {f['gc_collected'] / f['seconds']:>6.0f}"
         )
 
 
 HEADER = (
     "  to tables  conns  moves/s  del50   del99   mut50   mut99  hlth99   cpu "
-    "KB/con lag99 gcs  gc>20  load   errs cycl/s\n"
+    "KB/con lag99 gcs gc>20/full load errs cycl/s\n"
     "                                (ms)    (ms)    (ms)    (ms)    (ms)        "
     "        (<=ms)"
 )

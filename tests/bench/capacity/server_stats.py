@@ -52,9 +52,11 @@ class Histogram:
 
 
 def histograms(text: str, prefix: str) -> dict[str, Histogram]:
-    """``event_loop_lag``, ``gc_pause`` (all generations summed), and
-    ``gc_collected`` (objects found unreachable, as one bucket)."""
+    """``event_loop_lag``, ``gc_pause`` (all generations summed),
+    ``gc_full`` (generation 2's pauses) and ``gc_collected`` (objects found
+    unreachable, as one bucket)."""
     found: dict[str, dict[float, float]] = {"event_loop_lag": {}, "gc_pause": {}}
+    full: dict[float, float] = {}  # generation 2: full passes
     collected = 0.0
     for family in text_string_to_metric_families(text):
         if family.name == f"{prefix}_gc_collected_objects":
@@ -66,6 +68,9 @@ def histograms(text: str, prefix: str) -> dict[str, Histogram]:
                 if sample.name.endswith("_bucket"):
                     le = float(sample.labels["le"])
                     found[short][le] = found[short].get(le, 0.0) + sample.value
+                    if sample.labels.get("generation") == "2":
+                        full[le] = sample.value
     result = {k: Histogram(tuple(sorted(v.items()))) for k, v in found.items()}
     result["gc_collected"] = Histogram(((math.inf, collected),))
+    result["gc_full"] = Histogram(tuple(sorted(full.items())))
     return result
