@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from itertools import permutations
 
-from domain.game.cards import sorted_cards
+from domain.game.cards import MESSENGER_RATS, Card, sorted_cards
 from domain.game.choice import Choice, ChoiceKind, GiftOption
 from domain.game.commands import (
     ChooseNeighbour,
@@ -31,9 +31,9 @@ from domain.game.commands import (
     PlaySecondCard,
     ReorderTop,
 )
-from domain.game.legal import legal_actions
-from domain.game.messaging import message_targets
-from domain.game.state import GameState
+from domain.game.follow import playable
+from domain.game.messaging import delivered_this_trick, message_targets
+from domain.game.state import Decision, DecisionKind, GameState, MessageStatus, Phase
 
 OneCard = PlayCard | PlaySecondCard | HungryDiscard | HungryTake | GiveCard
 _ONE_CARD: dict[type[OneCard], ChoiceKind] = {
@@ -46,47 +46,85 @@ _ONE_CARD: dict[type[OneCard], ChoiceKind] = {
 
 
 def choices(state: GameState, seat: int) -> tuple[Choice, ...]:
-    """Every kind of command ``seat`` may send now, with its options."""
-    legal = legal_actions(state, seat)
+    """Every kind of command ``seat`` may send now, with its options.
+
+    Worked out from the state, not by grouping :func:`~domain.game.legal.legal_actions`'s list
+    (every change's ActionRequired carries them, so they are on the engine's
+    hot path); ``tests/property/test_choices.py`` checks that the two agree.
+    Choices come in :class:`ChoiceKind`'s order: the trick's or the
+    decision's, then SEND_MESSAGE, DELIVER_MESSAGE, DECLINE_MESSAGE.
+    """
+    if state.phase is Phase.FINISHED or type(seat) is not int or not 0 <= seat < len(state.seats):
+        return ()
+    return choices_with_hand(state, seat, sorted_cards(state.seats[seat].hand))
+
+
+def choices_with_hand(state: GameState, seat: int, hand: list[Card]) -> tuple[Choice, ...]:
+    """:func:`choices` for a seat of this game, given its hand in canonical
+    order (``awaiting`` sorts it once for both the hand and the choices)."""
+    if state.phase is Phase.FINISHED:
+        return ()
     out: list[Choice] = []
-    for command, kind in _ONE_CARD.items():
-        cards = tuple(c.card for c in legal if isinstance(c, OneCard) and type(c) is command)
-        if cards:
-            out.append(Choice(kind, cards=cards))
-    if any(isinstance(c, Pass) for c in legal):
-        out.append(Choice(ChoiceKind.PASS))
-    pairs = [c for c in legal if isinstance(c, DiscardAndPlay)]
-    if pairs:
-        cards = tuple(sorted_cards(list({c.card for c in pairs})))
-        out.append(Choice(ChoiceKind.DISCARD_AND_PLAY, cards=cards, discards=cards))
-    gifts = [c for c in legal if isinstance(c, GiveCards)]
-    if gifts:
-        out.append(_gifts(state, seat, gifts))
-    neighbours = tuple(c.seat for c in legal if isinstance(c, ChooseNeighbour))
-    if neighbours:
-        out.append(Choice(ChoiceKind.NEEDY_NEIGHBOUR, seats=neighbours))
-    orders = [c for c in legal if isinstance(c, ReorderTop)]
-    if orders:
-        out.append(Choice(ChoiceKind.CURIOUS_ORDER, cards=orders[0].cards))
-    targets = tuple(message_targets(state, seat))
+    d = state.pending
+    if d is not None:
+        if d.seat == seat:
+            _decision_choices(state, d, hand, out)
+    elif seat == state.turn:
+        _trick_choices(state, hand, out)
+    targets = message_targets(state, seat)
     if targets:
-        out.append(Choice(ChoiceKind.SEND_MESSAGE, seats=targets))
-    delivers = tuple(c.message_id for c in legal if isinstance(c, DeliverMessage))
-    if delivers:
-        out.append(Choice(ChoiceKind.DELIVER_MESSAGE, message_ids=delivers))
-    declines = tuple(c.message_id for c in legal if isinstance(c, DeclineMessage))
-    if declines:
-        out.append(Choice(ChoiceKind.DECLINE_MESSAGE, message_ids=declines))
+        out.append(Choice(ChoiceKind.SEND_MESSAGE, seats=tuple(targets)))
+    if state.phase is Phase.LEAD and seat == state.rat:
+        _messenger_choices(state, out)
     return tuple(out)
 
 
-def _gifts(state: GameState, seat: int, gifts: list[GiveCards]) -> Choice:
-    """R7.2: each neighbour may get any card of the hand (distinct cards)."""
-    count = len(gifts[0].gifts)
-    hand = tuple(sorted_cards(state.seats[seat].hand))
-    seats = sorted({g.to for c in gifts for g in c.gifts})
-    options = tuple(GiftOption(to, hand) for to in seats)
-    return Choice(ChoiceKind.STINKY_GIFTS, gifts=options, gift_count=count)
+def _trick_choices(state: GameState, hand: list[Card], out: list[Choice]) -> None:
+    """R6.2, R6.3; R7.7: a seat under Sassy with no Sassy card passes, or
+    discards one card and plays another."""
+    trick = state.trick
+    assert trick is not None
+    cards = playable(hand, trick)
+    if trick.plays and trick.sassy and not cards:  # sassy_stuck
+        out.append(Choice(ChoiceKind.PASS))
+        if len(hand) >= 2:
+            both = tuple(hand)
+            out.append(Choice(ChoiceKind.DISCARD_AND_PLAY, cards=both, discards=both))
+    elif cards:
+        out.append(Choice(ChoiceKind.PLAY_CARD, cards=tuple(cards)))
+
+
+_DECISION_CHOICE: dict[DecisionKind, ChoiceKind] = {k: ChoiceKind(k.value) for k in DecisionKind}
+
+
+def _decision_choices(state: GameState, d: Decision, hand: list[Card], out: list[Choice]) -> None:
+    """R7.1-R7.6: the pending decision's options (listed in canonical order)."""
+    kind = _DECISION_CHOICE[d.kind]
+    if d.kind is DecisionKind.NEEDY_NEIGHBOUR:
+        out.append(Choice(kind, seats=tuple(sorted(set(state.neighbours(d.seat))))))
+    elif d.kind is DecisionKind.CURIOUS_ORDER:  # the cards to put back, in any order
+        out.append(Choice(kind, cards=tuple(sorted_cards(d.cards))))
+    elif d.kind is DecisionKind.HUNGRY_TAKE:
+        if state.rat_deck:
+            out.append(Choice(kind, cards=tuple(sorted_cards(state.rat_deck))))
+    elif hand:
+        cards = tuple(hand)
+        if d.kind is DecisionKind.STINKY_GIFTS:  # R7.2: a card to each neighbour
+            seats = sorted(set(state.neighbours(d.seat)))
+            count = 1 if len(cards) == 1 else 2
+            gifts = tuple(GiftOption(to, cards) for to in seats)
+            out.append(Choice(kind, gifts=gifts, gift_count=count))
+        else:  # Crazy's second card, Hungry's discard, Needy's gift
+            out.append(Choice(kind, cards=cards))
+
+
+def _messenger_choices(state: GameState, out: list[Choice]) -> None:
+    """R5.2: the Rat delivers (while under 3 deliveries) or declines."""
+    pending = tuple(m.id for m in state.messages if m.status is MessageStatus.PENDING)
+    if pending:
+        if delivered_this_trick(state) < MESSENGER_RATS:
+            out.append(Choice(ChoiceKind.DELIVER_MESSAGE, message_ids=pending))
+        out.append(Choice(ChoiceKind.DECLINE_MESSAGE, message_ids=pending))
 
 
 def commands(choice: Choice) -> Iterator[Command]:

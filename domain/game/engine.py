@@ -9,7 +9,7 @@ from __future__ import annotations
 from domain.game import messaging
 from domain.game.abilities import trigger, triggers
 from domain.game.cards import Card, House, sorted_cards
-from domain.game.choices import choices
+from domain.game.choices import choices_with_hand
 from domain.game.command_check import check_command, is_seat_number
 from domain.game.commands import (
     ChooseNeighbour,
@@ -36,7 +36,7 @@ from domain.game.events import (
     Event,
     Passed,
 )
-from domain.game.follow import lead_suit, playable, sassy_stuck
+from domain.game.follow import lead_suit, playable
 from domain.game.state import GameState, Phase, Play
 from domain.game.turns import advance
 
@@ -53,13 +53,16 @@ DECISION_COMMANDS = (
 
 def apply(state: GameState, seat: int, cmd: Command) -> list[Event]:
     """Apply ``cmd`` for ``seat``; return the events, or raise and change nothing."""
-    if not is_seat_number(seat) or not 0 <= seat < state.n:
+    if not is_seat_number(seat) or not 0 <= seat < len(state.seats):
         raise BadInput("not a seat of this game")
     check_command(cmd)
     if state.phase is Phase.FINISHED:
         raise GameFinished("the game is over (R9.3)")
     events: list[Event] = []
-    if isinstance(cmd, SendMessage):
+    if type(cmd) is PlayCard:  # the common command first (a subclass takes the long way)
+        _check_turn(state, seat)
+        _trick_command(state, seat, cmd, events)
+    elif isinstance(cmd, SendMessage):
         messaging.send(state, seat, cmd.to, cmd.text, events)
     elif isinstance(cmd, DeliverMessage):
         messaging.deliver(state, seat, cmd.message_id, events)
@@ -101,13 +104,14 @@ def _trick_command(
     trick = state.trick
     assert trick is not None
     hand = state.seats[seat].hand
-    stuck = sassy_stuck(hand, trick)
+    cards = playable(hand, trick)
+    stuck = bool(trick.plays) and trick.sassy and not cards  # sassy_stuck (R7.7)
     if isinstance(cmd, PlayCard):
         if cmd.card not in hand:
             raise IllegalAction("that card is not in your hand (R6.5)")
         if stuck:
             raise IllegalAction("you hold no Sassy card: pass, or discard and play (R7.7)")
-        if cmd.card not in playable(hand, trick):
+        if cmd.card not in cards:
             if trick.sassy:
                 raise IllegalAction("you must play a Sassy card (R7.7)")
             suit = lead_suit(trick)
@@ -158,8 +162,8 @@ def awaiting(state: GameState) -> ActionRequired | None:
     seat = to_act(state)
     if seat is None:
         return None
-    hand = tuple(sorted_cards(state.seats[seat].hand))
-    return ActionRequired(seat, state.phase, hand, choices(state, seat))
+    hand = sorted_cards(state.seats[seat].hand)
+    return ActionRequired(seat, state.phase, tuple(hand), choices_with_hand(state, seat, hand))
 
 
 def to_act(state: GameState) -> int | None:

@@ -55,7 +55,9 @@ def can_send(state: GameState, seat: int) -> bool:
 def message_targets(state: GameState, seat: int) -> list[int]:
     """The seats ``seat`` may message now (R5.1, R5.5: never itself); none
     for a number that is not a seat of this game."""
-    if type(seat) is not int or not 0 <= seat < state.n or not can_send(state, seat):
+    if state.phase is not Phase.LEAD:  # window_open, asked first: the common answer
+        return []
+    if type(seat) is not int or not 0 <= seat < len(state.seats) or not can_send(state, seat):
         return []
     return [s for s in range(state.n) if s != seat]
 

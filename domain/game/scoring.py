@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
 from domain.game.cards import HOUSES, PRIZES_PER_HOUSE
 from domain.game.state import GameState, Outcome, SeatState, Termination
 
+_SLOTS = len(HOUSES) + 1  # a slot per house, and one for cards of none (index -1)
+
 
 def score(seat: SeatState) -> int:
-    """R10.1: 10 / 5 / 1 per won numbered card by prizes held of its house."""
-    held = Counter(p.house for p in seat.prizes)
-    total = 0
-    for card in seat.won:
-        k = held[card.house]
-        total += 10 if k >= PRIZES_PER_HOUSE else 5 if k else 1
-    return total
+    """R10.1: 10 / 5 / 1 per won numbered card by prizes held of its house.
+
+    Houses are counted by their index (``Card.house_index``, -1 for no house,
+    which lands in the last slot): hashing an Enum member runs Python code,
+    and a view scores every seat."""
+    held = [0] * _SLOTS
+    for p in seat.prizes:
+        held[p.house_index] += 1
+    points = [10 if k >= PRIZES_PER_HOUSE else 5 if k else 1 for k in held]
+    return sum([points[card.house_index] for card in seat.won])
 
 
 def scores(state: GameState) -> tuple[int, ...]:
@@ -24,8 +27,8 @@ def scores(state: GameState) -> tuple[int, ...]:
 
 
 def holds_all_houses(seat: SeatState) -> bool:
-    """R9.1: prize cards of all 7 houses."""
-    return len({p.house for p in seat.prizes}) == len(HOUSES)
+    """R9.1: prize cards of all 7 houses (counted by house index, as :func:`score`)."""
+    return len({p.house_index for p in seat.prizes}) == len(HOUSES)
 
 
 def end_of_game(state: GameState) -> Outcome | None:

@@ -22,7 +22,7 @@ def advance(state: GameState, events: list[Event]) -> None:
     does not play in that trick even if it receives a card later (R7.2, R7.5)."""
     trick = state.trick
     assert trick is not None
-    n = state.n
+    n = len(state.seats)
     while True:
         trick.offset += 1
         if trick.offset >= n:
