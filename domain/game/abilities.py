@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain.game.cards import Card, House, sorted_cards
+from domain.game.cards import Card, House, sorted_cards, sorted_pile
 from domain.game.events import AbilityTriggered, DecisionRequired, Event
 from domain.game.options import AbilityTrigger
 from domain.game.state import Decision, DecisionKind, GameState, Phase, Play
@@ -60,5 +60,5 @@ def require(state: GameState, decision: Decision, events: list[Event]) -> None:
     if decision.kind is DecisionKind.CURIOUS_ORDER:  # R11: the chooser sees them, not their order
         cards = tuple(sorted_cards(decision.cards))
     elif decision.kind is DecisionKind.HUNGRY_TAKE:  # R7.4: contents, never order
-        cards = tuple(sorted_cards(state.rat_deck))
+        cards = sorted_pile(tuple(state.rat_deck))
     events.append(DecisionRequired(decision.seat, decision.kind, decision.source, cards))

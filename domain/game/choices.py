@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from itertools import permutations
 
-from domain.game.cards import MESSENGER_RATS, Card, sorted_cards
+from domain.game.cards import MESSENGER_RATS, Card, sorted_cards, sorted_pile
 from domain.game.choice import Choice, ChoiceKind, GiftOption
 from domain.game.commands import (
     ChooseNeighbour,
@@ -62,7 +62,8 @@ def choices(state: GameState, seat: int) -> tuple[Choice, ...]:
 def choices_with_hand(state: GameState, seat: int, hand: list[Card]) -> tuple[Choice, ...]:
     """:func:`choices` for a seat of this game, given its hand in canonical
     order (``awaiting`` sorts it once for both the hand and the choices)."""
-    if state.phase is Phase.FINISHED:
+    phase = state.phase
+    if phase is Phase.FINISHED:
         return ()
     out: list[Choice] = []
     d = state.pending
@@ -71,11 +72,12 @@ def choices_with_hand(state: GameState, seat: int, hand: list[Card]) -> tuple[Ch
             _decision_choices(state, d, hand, out)
     elif seat == state.turn:
         _trick_choices(state, hand, out)
-    targets = message_targets(state, seat)
-    if targets:
-        out.append(Choice(ChoiceKind.SEND_MESSAGE, seats=tuple(targets)))
-    if state.phase is Phase.LEAD and seat == state.rat:
-        _messenger_choices(state, out)
+    if phase is Phase.LEAD:  # the message window (message_targets is empty outside it)
+        targets = message_targets(state, seat)
+        if targets:
+            out.append(Choice(ChoiceKind.SEND_MESSAGE, seats=tuple(targets)))
+        if seat == state.rat:
+            _messenger_choices(state, out)
     return tuple(out)
 
 
@@ -91,7 +93,7 @@ def _trick_choices(state: GameState, hand: list[Card], out: list[Choice]) -> Non
             both = tuple(hand)
             out.append(Choice(ChoiceKind.DISCARD_AND_PLAY, cards=both, discards=both))
     elif cards:
-        out.append(Choice(ChoiceKind.PLAY_CARD, cards=tuple(cards)))
+        out.append(Choice(ChoiceKind.PLAY_CARD, tuple(cards)))
 
 
 _DECISION_CHOICE: dict[DecisionKind, ChoiceKind] = {k: ChoiceKind(k.value) for k in DecisionKind}
@@ -106,7 +108,7 @@ def _decision_choices(state: GameState, d: Decision, hand: list[Card], out: list
         out.append(Choice(kind, cards=tuple(sorted_cards(d.cards))))
     elif d.kind is DecisionKind.HUNGRY_TAKE:
         if state.rat_deck:
-            out.append(Choice(kind, cards=tuple(sorted_cards(state.rat_deck))))
+            out.append(Choice(kind, sorted_pile(tuple(state.rat_deck))))
     elif hand:
         cards = tuple(hand)
         if d.kind is DecisionKind.STINKY_GIFTS:  # R7.2: a card to each neighbour
@@ -115,7 +117,7 @@ def _decision_choices(state: GameState, d: Decision, hand: list[Card], out: list
             gifts = tuple(GiftOption(to, cards) for to in seats)
             out.append(Choice(kind, gifts=gifts, gift_count=count))
         else:  # Crazy's second card, Hungry's discard, Needy's gift
-            out.append(Choice(kind, cards=cards))
+            out.append(Choice(kind, cards))
 
 
 def _messenger_choices(state: GameState, out: list[Choice]) -> None:

@@ -147,9 +147,10 @@ def _play(state: GameState, seat: int, card: Card, events: list[Event]) -> None:
     if led:
         messaging.expire(state, events)  # R5.3
     state.seats[seat].hand.remove(card)
-    play = Play(seat, card, face_down=trick.sleepy)  # R7.3
+    face_down = trick.sleepy  # R7.3
+    play = Play(seat, card, face_down)
     trick.plays.append(play)
-    events.append(CardPlayed(seat, trick.number, led, card, play.face_down))
+    events.append(CardPlayed(seat, trick.number, led, card, face_down))
     if triggers(state, play, led):
         trigger(state, play, events)
     if state.pending is None:
@@ -159,11 +160,13 @@ def _play(state: GameState, seat: int, card: Card, events: list[Event]) -> None:
 def awaiting(state: GameState) -> ActionRequired | None:
     """What the game waits for now: the seat to act, with its hand and
     choices (None once finished)."""
-    seat = to_act(state)
-    if seat is None:
+    phase = state.phase
+    if phase is Phase.FINISHED:
         return None
+    d = state.pending
+    seat = state.turn if d is None else d.seat  # to_act
     hand = sorted_cards(state.seats[seat].hand)
-    return ActionRequired(seat, state.phase, tuple(hand), choices_with_hand(state, seat, hand))
+    return ActionRequired(seat, phase, tuple(hand), choices_with_hand(state, seat, hand))
 
 
 def to_act(state: GameState) -> int | None:

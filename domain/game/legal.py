@@ -12,7 +12,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from itertools import permutations
 
-from domain.game.cards import MESSENGER_RATS, Card, sorted_cards
+from domain.game.cards import MESSENGER_RATS, Card, sorted_cards, sorted_pile
 from domain.game.commands import (
     ChooseNeighbour,
     Command,
@@ -86,7 +86,7 @@ def _messenger_options(state: GameState) -> list[Command]:
 def _decision_options(state: GameState, d: Decision) -> list[Command]:
     kind = d.kind
     if kind is DecisionKind.HUNGRY_TAKE:
-        return list(map(_hungry_take, sorted_cards(state.rat_deck)))
+        return list(map(_hungry_take, sorted_pile(tuple(state.rat_deck))))
     if kind is DecisionKind.NEEDY_NEIGHBOUR:
         return [ChooseNeighbour(s) for s in sorted(set(state.neighbours(d.seat)))]
     if kind is DecisionKind.CURIOUS_ORDER:  # listed in canonical order, not deck order

@@ -2,28 +2,38 @@
 
 from __future__ import annotations
 
-from domain.game.cards import HOUSES, PRIZES_PER_HOUSE
+from functools import lru_cache
+
+from domain.game.cards import HOUSES, PRIZES_PER_HOUSE, Card
 from domain.game.state import GameState, Outcome, SeatState, Termination
 
 _SLOTS = len(HOUSES) + 1  # a slot per house, and one for cards of none (index -1)
+_PILES_KEPT = 1024  # scored piles kept: 8 seats' piles of 128 games at once
 
 
 def score(seat: SeatState) -> int:
-    """R10.1: 10 / 5 / 1 per won numbered card by prizes held of its house.
+    """R10.1: 10 / 5 / 1 per won numbered card by prizes held of its house."""
+    return pile_score(tuple(seat.won), tuple(seat.prizes))
+
+
+@lru_cache(maxsize=_PILES_KEPT)
+def pile_score(won: tuple[Card, ...], prizes: tuple[Card, ...]) -> int:
+    """R10.1 for a won pile and a prize row. A pure function of the cards,
+    kept for the last piles seen: a pile changes only when its seat wins a
+    trick, and every trick's end and every view score all seats.
 
     Houses are counted by their index (``Card.house_index``, -1 for no house,
-    which lands in the last slot): hashing an Enum member runs Python code,
-    and a view scores every seat."""
+    which lands in the last slot): hashing an Enum member runs Python code."""
     held = [0] * _SLOTS
-    for p in seat.prizes:
+    for p in prizes:
         held[p.house_index] += 1
     points = [10 if k >= PRIZES_PER_HOUSE else 5 if k else 1 for k in held]
-    return sum([points[card.house_index] for card in seat.won])
+    return sum([points[card.house_index] for card in won])
 
 
 def scores(state: GameState) -> tuple[int, ...]:
     """R10.2: every seat's current score."""
-    return tuple(score(s) for s in state.seats)
+    return tuple([pile_score(tuple(s.won), tuple(s.prizes)) for s in state.seats])
 
 
 def holds_all_houses(seat: SeatState) -> bool:
@@ -33,7 +43,11 @@ def holds_all_houses(seat: SeatState) -> bool:
 
 def end_of_game(state: GameState) -> Outcome | None:
     """R9.1-R9.2: the outcome if the game ends after this trick, else None."""
-    complete = [i for i, s in enumerate(state.seats) if holds_all_houses(s)]
+    complete = [
+        i  # fewer prize cards than houses cannot hold them all
+        for i, s in enumerate(state.seats)
+        if len(s.prizes) >= len(HOUSES) and holds_all_houses(s)
+    ]
     if complete:
         termination = (
             Termination.RAT_ALL_HOUSES

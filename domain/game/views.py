@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from domain.game.cards import Card, House, sorted_cards
+from domain.game.cards import Card, House, sorted_cards, sorted_pile
 from domain.game.errors import BadInput
 from domain.game.follow import lead_suit
 from domain.game.messaging import message_targets
@@ -207,7 +207,7 @@ def player_view(state: GameState, seat: int) -> PlayerView:
         if d.kind is DecisionKind.CURIOUS_ORDER:
             cards = tuple(sorted_cards(d.cards))
         elif d.kind is DecisionKind.HUNGRY_TAKE:
-            cards = tuple(sorted_cards(state.rat_deck))
+            cards = sorted_pile(tuple(state.rat_deck))
     return PlayerView(
         seat=seat,
         public=_public(state, seat),
