@@ -35,6 +35,22 @@ from domain.game.follow import playable
 from domain.game.messaging import delivered_this_trick, message_targets
 from domain.game.state import Decision, DecisionKind, GameState, MessageStatus, Phase
 
+# Enum members read on every decision, bound once: Python 3.11 reads ``Phase.LEAD``
+# through EnumType's __getattr__ hook, ~70 ns each time (docs/decisions/0036).
+_FINISHED = Phase.FINISHED
+_LEAD = Phase.LEAD
+_PENDING = MessageStatus.PENDING
+_NEEDY_NEIGHBOUR = DecisionKind.NEEDY_NEIGHBOUR
+_CURIOUS_ORDER = DecisionKind.CURIOUS_ORDER
+_HUNGRY_TAKE = DecisionKind.HUNGRY_TAKE
+_STINKY_GIFTS = DecisionKind.STINKY_GIFTS
+_PLAY_CARD = ChoiceKind.PLAY_CARD
+_PASS = ChoiceKind.PASS
+_DISCARD_AND_PLAY = ChoiceKind.DISCARD_AND_PLAY
+_SEND_MESSAGE = ChoiceKind.SEND_MESSAGE
+_DELIVER_MESSAGE = ChoiceKind.DELIVER_MESSAGE
+_DECLINE_MESSAGE = ChoiceKind.DECLINE_MESSAGE
+
 OneCard = PlayCard | PlaySecondCard | HungryDiscard | HungryTake | GiveCard
 _ONE_CARD: dict[type[OneCard], ChoiceKind] = {
     PlayCard: ChoiceKind.PLAY_CARD,
@@ -54,7 +70,7 @@ def choices(state: GameState, seat: int) -> tuple[Choice, ...]:
     Choices come in :class:`ChoiceKind`'s order: the trick's or the
     decision's, then SEND_MESSAGE, DELIVER_MESSAGE, DECLINE_MESSAGE.
     """
-    if state.phase is Phase.FINISHED or type(seat) is not int or not 0 <= seat < len(state.seats):
+    if state.phase is _FINISHED or type(seat) is not int or not 0 <= seat < len(state.seats):
         return ()
     return choices_with_hand(state, seat, sorted_cards(state.seats[seat].hand))
 
@@ -63,7 +79,7 @@ def choices_with_hand(state: GameState, seat: int, hand: list[Card]) -> tuple[Ch
     """:func:`choices` for a seat of this game, given its hand in canonical
     order (``awaiting`` sorts it once for both the hand and the choices)."""
     phase = state.phase
-    if phase is Phase.FINISHED:
+    if phase is _FINISHED:
         return ()
     out: list[Choice] = []
     d = state.pending
@@ -72,10 +88,10 @@ def choices_with_hand(state: GameState, seat: int, hand: list[Card]) -> tuple[Ch
             _decision_choices(state, d, hand, out)
     elif seat == state.turn:
         _trick_choices(state, hand, out)
-    if phase is Phase.LEAD:  # the message window (message_targets is empty outside it)
+    if phase is _LEAD:  # the message window (message_targets is empty outside it)
         targets = message_targets(state, seat)
         if targets:
-            out.append(Choice(ChoiceKind.SEND_MESSAGE, seats=tuple(targets)))
+            out.append(Choice(_SEND_MESSAGE, seats=tuple(targets)))
         if seat == state.rat:
             _messenger_choices(state, out)
     return tuple(out)
@@ -88,12 +104,12 @@ def _trick_choices(state: GameState, hand: list[Card], out: list[Choice]) -> Non
     assert trick is not None
     cards = playable(hand, trick)
     if trick.plays and trick.sassy and not cards:  # sassy_stuck
-        out.append(Choice(ChoiceKind.PASS))
+        out.append(Choice(_PASS))
         if len(hand) >= 2:
             both = tuple(hand)
-            out.append(Choice(ChoiceKind.DISCARD_AND_PLAY, cards=both, discards=both))
+            out.append(Choice(_DISCARD_AND_PLAY, cards=both, discards=both))
     elif cards:
-        out.append(Choice(ChoiceKind.PLAY_CARD, tuple(cards)))
+        out.append(Choice(_PLAY_CARD, tuple(cards)))
 
 
 _DECISION_CHOICE: dict[DecisionKind, ChoiceKind] = {k: ChoiceKind(k.value) for k in DecisionKind}
@@ -102,16 +118,16 @@ _DECISION_CHOICE: dict[DecisionKind, ChoiceKind] = {k: ChoiceKind(k.value) for k
 def _decision_choices(state: GameState, d: Decision, hand: list[Card], out: list[Choice]) -> None:
     """R7.1-R7.6: the pending decision's options (listed in canonical order)."""
     kind = _DECISION_CHOICE[d.kind]
-    if d.kind is DecisionKind.NEEDY_NEIGHBOUR:
+    if d.kind is _NEEDY_NEIGHBOUR:
         out.append(Choice(kind, seats=tuple(sorted(set(state.neighbours(d.seat))))))
-    elif d.kind is DecisionKind.CURIOUS_ORDER:  # the cards to put back, in any order
+    elif d.kind is _CURIOUS_ORDER:  # the cards to put back, in any order
         out.append(Choice(kind, cards=tuple(sorted_cards(d.cards))))
-    elif d.kind is DecisionKind.HUNGRY_TAKE:
+    elif d.kind is _HUNGRY_TAKE:
         if state.rat_deck:
             out.append(Choice(kind, sorted_pile(tuple(state.rat_deck))))
     elif hand:
         cards = tuple(hand)
-        if d.kind is DecisionKind.STINKY_GIFTS:  # R7.2: a card to each neighbour
+        if d.kind is _STINKY_GIFTS:  # R7.2: a card to each neighbour
             seats = sorted(set(state.neighbours(d.seat)))
             count = 1 if len(cards) == 1 else 2
             gifts = tuple(GiftOption(to, cards) for to in seats)
@@ -122,11 +138,11 @@ def _decision_choices(state: GameState, d: Decision, hand: list[Card], out: list
 
 def _messenger_choices(state: GameState, out: list[Choice]) -> None:
     """R5.2: the Rat delivers (while under 3 deliveries) or declines."""
-    pending = tuple(m.id for m in state.messages if m.status is MessageStatus.PENDING)
+    pending = tuple(m.id for m in state.messages if m.status is _PENDING)
     if pending:
         if delivered_this_trick(state) < MESSENGER_RATS:
-            out.append(Choice(ChoiceKind.DELIVER_MESSAGE, message_ids=pending))
-        out.append(Choice(ChoiceKind.DECLINE_MESSAGE, message_ids=pending))
+            out.append(Choice(_DELIVER_MESSAGE, message_ids=pending))
+        out.append(Choice(_DECLINE_MESSAGE, message_ids=pending))
 
 
 def commands(choice: Choice) -> Iterator[Command]:

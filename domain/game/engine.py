@@ -40,6 +40,11 @@ from domain.game.follow import lead_suit, playable
 from domain.game.state import GameState, Phase, Play
 from domain.game.turns import advance
 
+# Enum members read on every decision, bound once: Python 3.11 reads ``Phase.LEAD``
+# through EnumType's __getattr__ hook, ~70 ns each time (docs/decisions/0036).
+_FINISHED = Phase.FINISHED
+_DECISION = Phase.DECISION
+
 DECISION_COMMANDS = (
     PlaySecondCard,
     GiveCards,
@@ -56,7 +61,7 @@ def apply(state: GameState, seat: int, cmd: Command) -> list[Event]:
     if not is_seat_number(seat) or not 0 <= seat < len(state.seats):
         raise BadInput("not a seat of this game")
     check_command(cmd)
-    if state.phase is Phase.FINISHED:
+    if state.phase is _FINISHED:
         raise GameFinished("the game is over (R9.3)")
     events: list[Event] = []
     if type(cmd) is PlayCard:  # the common command first (a subclass takes the long way)
@@ -89,7 +94,7 @@ def apply(state: GameState, seat: int, cmd: Command) -> list[Event]:
 
 
 def _check_turn(state: GameState, seat: int) -> None:
-    if state.phase is Phase.DECISION:
+    if state.phase is _DECISION:
         assert state.pending is not None
         if state.pending.seat == seat:
             raise IllegalAction("answer your pending decision first (R7.0b)")
@@ -161,7 +166,7 @@ def awaiting(state: GameState) -> ActionRequired | None:
     """What the game waits for now: the seat to act, with its hand and
     choices (None once finished)."""
     phase = state.phase
-    if phase is Phase.FINISHED:
+    if phase is _FINISHED:
         return None
     d = state.pending
     seat = state.turn if d is None else d.seat  # to_act
@@ -171,7 +176,7 @@ def awaiting(state: GameState) -> ActionRequired | None:
 
 def to_act(state: GameState) -> int | None:
     """The seat the game waits for (None once finished)."""
-    if state.phase is Phase.FINISHED:
+    if state.phase is _FINISHED:
         return None
     if state.pending is not None:
         return state.pending.seat

@@ -5,6 +5,10 @@ from __future__ import annotations
 from domain.game.cards import Card, House
 from domain.game.state import Trick
 
+# Enum members read on every decision, bound once: Python 3.11 reads ``Phase.LEAD``
+# through EnumType's __getattr__ hook, ~70 ns each time (docs/decisions/0036).
+_SASSY = House.SASSY
+
 
 def lead_suit(trick: Trick) -> House | None:
     """R6.2: the house of the lead card, once led."""
@@ -20,7 +24,7 @@ def playable(hand: list[Card], trick: Trick) -> list[Card]:
     """
     if not trick.plays:
         return list(hand)
-    suit = House.SASSY if trick.sassy else trick.plays[0].card.house
+    suit = _SASSY if trick.sassy else trick.plays[0].card.house
     matching = [c for c in hand if c.house is suit]
     if matching or trick.sassy:
         return matching

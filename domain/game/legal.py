@@ -33,6 +33,18 @@ from domain.game.follow import playable
 from domain.game.messaging import delivered_this_trick
 from domain.game.state import Decision, DecisionKind, GameState, MessageStatus, Phase
 
+# Enum members read on every decision, bound once: Python 3.11 reads ``Phase.LEAD``
+# through EnumType's __getattr__ hook, ~70 ns each time (docs/decisions/0036).
+_FINISHED = Phase.FINISHED
+_LEAD = Phase.LEAD
+_PENDING = MessageStatus.PENDING
+_HUNGRY_TAKE = DecisionKind.HUNGRY_TAKE
+_NEEDY_NEIGHBOUR = DecisionKind.NEEDY_NEIGHBOUR
+_CURIOUS_ORDER = DecisionKind.CURIOUS_ORDER
+_CRAZY_SECOND_CARD = DecisionKind.CRAZY_SECOND_CARD
+_HUNGRY_DISCARD = DecisionKind.HUNGRY_DISCARD
+_NEEDY_GIFT = DecisionKind.NEEDY_GIFT
+
 _KEPT = 8192  # commands kept per kind: a game names at most a few hundred cards
 _play_card: Callable[[Card], PlayCard] = lru_cache(maxsize=_KEPT)(PlayCard)
 _second_card: Callable[[Card], PlaySecondCard] = lru_cache(maxsize=_KEPT)(PlaySecondCard)
@@ -47,14 +59,14 @@ instance per card (or gift) is kept instead of building a new one each time
 
 def legal_actions(state: GameState, seat: int) -> list[Command]:
     """Every command ``seat`` may send now; anything else is refused."""
-    if state.phase is Phase.FINISHED or type(seat) is not int or not 0 <= seat < len(state.seats):
+    if state.phase is _FINISHED or type(seat) is not int or not 0 <= seat < len(state.seats):
         return []
     d = state.pending
     if d is not None:
         out = _decision_options(state, d) if d.seat == seat else []
     else:
         out = _trick_options(state, seat) if seat == state.turn else []
-    if state.phase is Phase.LEAD and seat == state.rat:
+    if state.phase is _LEAD and seat == state.rat:
         out.extend(_messenger_options(state))
     return out
 
@@ -74,7 +86,7 @@ def _trick_options(state: GameState, seat: int) -> list[Command]:
 
 def _messenger_options(state: GameState) -> list[Command]:
     """R5.2: the Rat delivers (while under 3 deliveries) or declines."""
-    pending = [m.id for m in state.messages if m.status is MessageStatus.PENDING]
+    pending = [m.id for m in state.messages if m.status is _PENDING]
     out: list[Command] = []
     if pending:
         if delivered_this_trick(state) < MESSENGER_RATS:
@@ -85,18 +97,18 @@ def _messenger_options(state: GameState) -> list[Command]:
 
 def _decision_options(state: GameState, d: Decision) -> list[Command]:
     kind = d.kind
-    if kind is DecisionKind.HUNGRY_TAKE:
+    if kind is _HUNGRY_TAKE:
         return list(map(_hungry_take, sorted_pile(tuple(state.rat_deck))))
-    if kind is DecisionKind.NEEDY_NEIGHBOUR:
+    if kind is _NEEDY_NEIGHBOUR:
         return [ChooseNeighbour(s) for s in sorted(set(state.neighbours(d.seat)))]
-    if kind is DecisionKind.CURIOUS_ORDER:  # listed in canonical order, not deck order
+    if kind is _CURIOUS_ORDER:  # listed in canonical order, not deck order
         return [ReorderTop(p) for p in permutations(sorted_cards(d.cards))]
     hand = sorted_cards(state.seats[d.seat].hand)
-    if kind is DecisionKind.CRAZY_SECOND_CARD:
+    if kind is _CRAZY_SECOND_CARD:
         return list(map(_second_card, hand))
-    if kind is DecisionKind.HUNGRY_DISCARD:
+    if kind is _HUNGRY_DISCARD:
         return list(map(_hungry_discard, hand))
-    if kind is DecisionKind.NEEDY_GIFT:
+    if kind is _NEEDY_GIFT:
         return list(map(_give_card, hand))
     return _gift_options(state, d.seat, hand)
 
