@@ -214,7 +214,7 @@ def sort_key(card: Card) -> tuple[int, int, str]:
 
 
 _ORDER_TEXT = attrgetter("order_text")
-_PILES_KEPT = 64
+_PILES_KEPT = 256  # the hands of a few games at once, and their Rat Decks
 
 
 def sorted_cards(cards: Iterable[Card]) -> list[Card]:
@@ -225,8 +225,10 @@ def sorted_cards(cards: Iterable[Card]) -> list[Card]:
 
 @lru_cache(maxsize=_PILES_KEPT)
 def sorted_pile(cards: tuple[Card, ...]) -> tuple[Card, ...]:
-    """:func:`sorted_cards` of a large pile, kept for the last few piles: a
-    Hungry take lists the Rat Deck's ~200 cards in its event, its choice and
-    its legal actions, and a view shows them too (R7.4, R11); looking a pile
-    up costs about a tenth of sorting it."""
+    """:func:`sorted_cards` as a tuple, kept for the last piles seen. The
+    same pile is listed several times in a row: the seat to act's hand in
+    its ActionRequired, its legal actions and its view; a Hungry take's Rat
+    Deck (~200 cards) in its event, choice, legal actions and view (R7.4,
+    R11). Looking a pile up costs a fraction of sorting it (a tenth for the
+    Rat Deck)."""
     return tuple(sorted(cards, key=_ORDER_TEXT))

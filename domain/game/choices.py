@@ -31,7 +31,7 @@ from domain.game.commands import (
     PlaySecondCard,
     ReorderTop,
 )
-from domain.game.follow import playable
+from domain.game.follow import playable_in_order
 from domain.game.messaging import delivered_this_trick, message_targets
 from domain.game.state import Decision, DecisionKind, GameState, MessageStatus, Phase
 
@@ -72,10 +72,10 @@ def choices(state: GameState, seat: int) -> tuple[Choice, ...]:
     """
     if state.phase is _FINISHED or type(seat) is not int or not 0 <= seat < len(state.seats):
         return ()
-    return choices_with_hand(state, seat, sorted_cards(state.seats[seat].hand))
+    return choices_with_hand(state, seat, sorted_pile(tuple(state.seats[seat].hand)))
 
 
-def choices_with_hand(state: GameState, seat: int, hand: list[Card]) -> tuple[Choice, ...]:
+def choices_with_hand(state: GameState, seat: int, hand: tuple[Card, ...]) -> tuple[Choice, ...]:
     """:func:`choices` for a seat of this game, given its hand in canonical
     order (``awaiting`` sorts it once for both the hand and the choices)."""
     phase = state.phase
@@ -97,25 +97,26 @@ def choices_with_hand(state: GameState, seat: int, hand: list[Card]) -> tuple[Ch
     return tuple(out)
 
 
-def _trick_choices(state: GameState, hand: list[Card], out: list[Choice]) -> None:
+def _trick_choices(state: GameState, hand: tuple[Card, ...], out: list[Choice]) -> None:
     """R6.2, R6.3; R7.7: a seat under Sassy with no Sassy card passes, or
     discards one card and plays another."""
     trick = state.trick
     assert trick is not None
-    cards = playable(hand, trick)
+    cards = playable_in_order(hand, trick)
     if trick.plays and trick.sassy and not cards:  # sassy_stuck
         out.append(Choice(_PASS))
         if len(hand) >= 2:
-            both = tuple(hand)
-            out.append(Choice(_DISCARD_AND_PLAY, cards=both, discards=both))
+            out.append(Choice(_DISCARD_AND_PLAY, cards=hand, discards=hand))
     elif cards:
-        out.append(Choice(_PLAY_CARD, tuple(cards)))
+        out.append(Choice(_PLAY_CARD, cards))
 
 
 _DECISION_CHOICE: dict[DecisionKind, ChoiceKind] = {k: ChoiceKind(k.value) for k in DecisionKind}
 
 
-def _decision_choices(state: GameState, d: Decision, hand: list[Card], out: list[Choice]) -> None:
+def _decision_choices(
+    state: GameState, d: Decision, hand: tuple[Card, ...], out: list[Choice]
+) -> None:
     """R7.1-R7.6: the pending decision's options (listed in canonical order)."""
     kind = _DECISION_CHOICE[d.kind]
     if d.kind is _NEEDY_NEIGHBOUR:
@@ -126,14 +127,13 @@ def _decision_choices(state: GameState, d: Decision, hand: list[Card], out: list
         if state.rat_deck:
             out.append(Choice(kind, sorted_pile(tuple(state.rat_deck))))
     elif hand:
-        cards = tuple(hand)
         if d.kind is _STINKY_GIFTS:  # R7.2: a card to each neighbour
             seats = sorted(set(state.neighbours(d.seat)))
-            count = 1 if len(cards) == 1 else 2
-            gifts = tuple(GiftOption(to, cards) for to in seats)
+            count = 1 if len(hand) == 1 else 2
+            gifts = tuple(GiftOption(to, hand) for to in seats)
             out.append(Choice(kind, gifts=gifts, gift_count=count))
         else:  # Crazy's second card, Hungry's discard, Needy's gift
-            out.append(Choice(kind, cards))
+            out.append(Choice(kind, hand))
 
 
 def _messenger_choices(state: GameState, out: list[Choice]) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 from domain.game.cards import Card
-from domain.game.commands import Command, Gift, GiveCards, ReorderTop
+from domain.game.commands import Command, Gift, GiveCards, PlayCard, ReorderTop
 from domain.game.errors import BadInput
 
 _INT_FIELDS = frozenset({"to", "seat"})
@@ -39,6 +39,10 @@ def _checks(kind: type) -> tuple[_Check, ...]:
 
 def check_command(cmd: Command) -> None:
     """Raise :class:`BadInput` unless every field has its declared type."""
+    if type(cmd) is PlayCard:  # the common command, checked as the loop below would
+        if type(cmd.card) is not Card:
+            raise BadInput("card must be a card")
+        return
     checks = _CHECKS.get(type(cmd))  # only dataclasses' checks are kept
     if checks is None:
         if not dataclasses.is_dataclass(cmd):

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from domain.game import messaging
 from domain.game.abilities import trigger, triggers
-from domain.game.cards import Card, House, sorted_cards
+from domain.game.cards import Card, House, sorted_pile
 from domain.game.choices import choices_with_hand
-from domain.game.command_check import check_command, is_seat_number
+from domain.game.command_check import check_command
 from domain.game.commands import (
     ChooseNeighbour,
     Command,
@@ -44,6 +44,7 @@ from domain.game.turns import advance
 # through EnumType's __getattr__ hook, ~70 ns each time (docs/decisions/0036).
 _FINISHED = Phase.FINISHED
 _DECISION = Phase.DECISION
+_SASSY = House.SASSY
 
 DECISION_COMMANDS = (
     PlaySecondCard,
@@ -58,7 +59,7 @@ DECISION_COMMANDS = (
 
 def apply(state: GameState, seat: int, cmd: Command) -> list[Event]:
     """Apply ``cmd`` for ``seat``; return the events, or raise and change nothing."""
-    if not is_seat_number(seat) or not 0 <= seat < len(state.seats):
+    if type(seat) is not int or not 0 <= seat < len(state.seats):  # is_seat_number
         raise BadInput("not a seat of this game")
     check_command(cmd)
     if state.phase is _FINISHED:
@@ -66,7 +67,7 @@ def apply(state: GameState, seat: int, cmd: Command) -> list[Event]:
     events: list[Event] = []
     if type(cmd) is PlayCard:  # the common command first (a subclass takes the long way)
         _check_turn(state, seat)
-        _trick_command(state, seat, cmd, events)
+        _play_card(state, seat, cmd.card, events)
     elif isinstance(cmd, SendMessage):
         messaging.send(state, seat, cmd.to, cmd.text, events)
     elif isinstance(cmd, DeliverMessage):
@@ -101,6 +102,30 @@ def _check_turn(state: GameState, seat: int) -> None:
         raise NotYourTurn(f"seat {state.pending.seat} must decide first (R7.0b)")
     if seat != state.turn:
         raise NotYourTurn(f"it is seat {state.turn}'s turn (R6.5)")
+
+
+def _play_card(state: GameState, seat: int, card: Card, events: list[Event]) -> None:
+    """A PlayCard: what :func:`_trick_command` checks (the same refusals in
+    the same order), without listing the playable cards."""
+    trick = state.trick
+    assert trick is not None
+    hand = state.seats[seat].hand
+    if card not in hand:
+        raise IllegalAction("that card is not in your hand (R6.5)")
+    if trick.plays:
+        house = card.house
+        if trick.sassy:  # R7.7: a Sassy card if the seat holds one
+            if house is not _SASSY:
+                if any(c.house is _SASSY for c in hand):
+                    raise IllegalAction("you must play a Sassy card (R7.7)")
+                raise IllegalAction("you hold no Sassy card: pass, or discard and play (R7.7)")
+        else:  # R6.3: follow the lead suit if the seat can
+            suit = trick.plays[0].card.house
+            if house is not suit and any(c.house is suit for c in hand):
+                raise IllegalAction(
+                    f"you must follow the lead suit {suit.value if suit else ''} (R6.3)"
+                )
+    _play(state, seat, card, events)
 
 
 def _trick_command(
@@ -170,8 +195,8 @@ def awaiting(state: GameState) -> ActionRequired | None:
         return None
     d = state.pending
     seat = state.turn if d is None else d.seat  # to_act
-    hand = sorted_cards(state.seats[seat].hand)
-    return ActionRequired(seat, phase, tuple(hand), choices_with_hand(state, seat, hand))
+    hand = sorted_pile(tuple(state.seats[seat].hand))
+    return ActionRequired(seat, phase, hand, choices_with_hand(state, seat, hand))
 
 
 def to_act(state: GameState) -> int | None:

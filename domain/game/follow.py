@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from domain.game.cards import Card, House
 from domain.game.state import Trick
 
@@ -34,3 +36,22 @@ def playable(hand: list[Card], trick: Trick) -> list[Card]:
 def sassy_stuck(hand: list[Card], trick: Trick) -> bool:
     """R7.7: under Sassy with no Sassy card: pass, or discard and play."""
     return bool(trick.plays) and trick.sassy and not playable(hand, trick)
+
+
+def playable_in_order(hand: tuple[Card, ...], trick: Trick) -> tuple[Card, ...]:
+    """:func:`playable` of a hand in canonical order, as a tuple. Kept for
+    the last hands seen: the seat to act is asked for its choices (every
+    change's ActionRequired), then for its legal actions."""
+    if not trick.plays:
+        return hand
+    return _playable_in_order(hand, trick.plays[0].card, trick.sassy)
+
+
+_HANDS_KEPT = 256
+
+
+@lru_cache(maxsize=_HANDS_KEPT)
+def _playable_in_order(hand: tuple[Card, ...], lead: Card, sassy: bool) -> tuple[Card, ...]:
+    suit = _SASSY if sassy else lead.house
+    matching = tuple([c for c in hand if c.house is suit])
+    return matching if matching or sassy else hand

@@ -29,7 +29,7 @@ from domain.game.commands import (
     PlaySecondCard,
     ReorderTop,
 )
-from domain.game.follow import playable
+from domain.game.follow import playable_in_order
 from domain.game.messaging import delivered_this_trick
 from domain.game.state import Decision, DecisionKind, GameState, MessageStatus, Phase
 
@@ -74,12 +74,12 @@ def legal_actions(state: GameState, seat: int) -> list[Command]:
 def _trick_options(state: GameState, seat: int) -> list[Command]:
     trick = state.trick
     assert trick is not None
-    hand = sorted_cards(state.seats[seat].hand)
-    cards = playable(hand, trick)
+    hand = sorted_pile(tuple(state.seats[seat].hand))
+    cards = playable_in_order(hand, trick)
     if trick.plays and trick.sassy and not cards:  # sassy_stuck (R7.7)
         out: list[Command] = [Pass()]
         if len(hand) >= 2:
-            out.extend(DiscardAndPlay(x, y) for x in hand for y in hand if x != y)
+            out += [DiscardAndPlay(x, y) for x in hand for y in hand if x != y]
         return out
     return list(map(_play_card, cards))
 
@@ -103,7 +103,7 @@ def _decision_options(state: GameState, d: Decision) -> list[Command]:
         return [ChooseNeighbour(s) for s in sorted(set(state.neighbours(d.seat)))]
     if kind is _CURIOUS_ORDER:  # listed in canonical order, not deck order
         return [ReorderTop(p) for p in permutations(sorted_cards(d.cards))]
-    hand = sorted_cards(state.seats[d.seat].hand)
+    hand = sorted_pile(tuple(state.seats[d.seat].hand))
     if kind is _CRAZY_SECOND_CARD:
         return list(map(_second_card, hand))
     if kind is _HUNGRY_DISCARD:
@@ -113,7 +113,7 @@ def _decision_options(state: GameState, d: Decision) -> list[Command]:
     return _gift_options(state, d.seat, hand)
 
 
-def _gift_options(state: GameState, seat: int, hand: list[Card]) -> list[Command]:
+def _gift_options(state: GameState, seat: int, hand: tuple[Card, ...]) -> list[Command]:
     """R7.2: a card for each neighbour, gifts listed by receiving seat."""
     lo, hi = sorted(state.neighbours(seat))
     if len(hand) == 1:

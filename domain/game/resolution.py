@@ -72,4 +72,5 @@ def refill(state: GameState, winner: int, events: list[Event]) -> None:
         drawn = deck[:want]
         del deck[:want]
         hand.extend(drawn)
-        events.append(CardsDrawn(seat, want, len(deck), tuple(sorted_cards(drawn))))
+        cards = tuple(drawn) if want == 1 else tuple(sorted_cards(drawn))  # one needs no sort
+        events.append(CardsDrawn(seat, want, len(deck), cards))

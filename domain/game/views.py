@@ -211,7 +211,7 @@ def player_view(state: GameState, seat: int) -> PlayerView:
     return PlayerView(
         seat=seat,
         public=_public(state, seat),
-        hand=tuple(sorted_cards(state.seats[seat].hand)),
+        hand=sorted_pile(tuple(state.seats[seat].hand)),
         messages=tuple(
             MessageView(_route(m), m.text) for m in state.messages if _readable(state, seat, m)
         ),
