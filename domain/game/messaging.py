@@ -51,6 +51,8 @@ def can_send(state: GameState, seat: int) -> bool:
     """R5.2/R5.5: window open, under the pending limit (the Rat: under the
     delivery limit, since its messages are delivered at once), and under
     :data:`MAX_SENT`."""
+    if not state.messages:  # nothing sent, pending or delivered yet: only the window counts
+        return window_open(state)
     if not window_open(state) or sent_by(state, seat) >= MAX_SENT:
         return False
     if seat == state.rat:

@@ -33,7 +33,12 @@ def pile_score(won: tuple[Card, ...], prizes: tuple[Card, ...]) -> int:
 
 def scores(state: GameState) -> tuple[int, ...]:
     """R10.2: every seat's current score."""
-    return tuple([pile_score(tuple(s.won), tuple(s.prizes)) for s in state.seats])
+    return tuple(
+        [
+            pile_score(tuple(s.won), tuple(s.prizes)) if s.prizes else len(s.won)  # all 1s
+            for s in state.seats
+        ]
+    )
 
 
 def holds_all_houses(seat: SeatState) -> bool:
