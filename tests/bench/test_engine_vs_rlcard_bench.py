@@ -13,6 +13,10 @@ slice of each per round, several rounds), as decisions per CPU second:
   ``apply`` with its events.
 - ``engine``: the engine alone, as ``test_engine_bench.py``: legal actions
   and ``apply``, no view.
+- ``greedy`` (shown, no target): GREEDY bots, which read their views (the
+  trick, the seats' prizes and hand sizes), so their views are built;
+  views are built lazily, field by field on first read (docs/decisions/0036),
+  and a RANDOM bot reads none.
 
 A game's set-up (``env.reset`` / ``new_game``) is part of its time on both
 sides. Targets: ``views`` at >= 1.5x RLCard's decisions/s and ``engine`` at
@@ -49,7 +53,7 @@ ROUNDS = 7
 SLICE = 0.4  # CPU seconds of whole games per slice (at least)
 VIEWS_TARGET = 1.5
 ENGINE_TARGET = 3.0
-KINDS = ("rlcard", "views", "engine")
+KINDS = ("rlcard", "views", "engine", "greedy")
 
 Game = Callable[[], int]
 """Plays one whole game; returns its decisions."""
@@ -89,12 +93,12 @@ def rlcard_games(seed: int = 0) -> Game:
     return game
 
 
-def views_games(seats: int = SEATS) -> Game:
-    """RANDOM bots deciding from their views, as ``mmk simulate`` plays."""
+def views_games(seats: int = SEATS, strategy: Strategy = Strategy.RANDOM) -> Game:
+    """Bots deciding from their views, as ``mmk simulate`` plays."""
     seeds = count()
 
     def game() -> int:
-        return play_game(seats, f"bench/{next(seeds)}", [Strategy.RANDOM])[1].decisions
+        return play_game(seats, f"bench/{next(seeds)}", [strategy])[1].decisions
 
     return game
 
@@ -127,7 +131,12 @@ def _slice(game: Game) -> float:
 
 def measure(rounds: int = ROUNDS) -> dict[str, list[float]]:
     """Each kind's decisions/s per round, the kinds in turns within a round."""
-    games = {"rlcard": rlcard_games(), "views": views_games(), "engine": engine_games()}
+    games = {
+        "rlcard": rlcard_games(),
+        "views": views_games(),
+        "engine": engine_games(),
+        "greedy": views_games(strategy=Strategy.GREEDY),
+    }
     for game in games.values():  # warm-up: imports, caches
         game()
     rates: dict[str, list[float]] = {kind: [] for kind in KINDS}
