@@ -8,7 +8,7 @@ from domain.game.options import AbilityTrigger
 from domain.game.state import Decision, DecisionKind, GameState, Phase, Play
 
 # Enum members read on every decision, bound once: Python 3.11 reads ``Phase.LEAD``
-# through EnumType's __getattr__ hook, ~70 ns each time (docs/decisions/0036).
+# through EnumType's __getattr__ hook, ~70 ns each time (docs/decisions/0037).
 _EVERY_CARD = AbilityTrigger.EVERY_CARD
 _LEAD_ONLY = AbilityTrigger.LEAD_ONLY
 _CRAZY = House.CRAZY

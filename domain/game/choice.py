@@ -60,5 +60,5 @@ class Choice:
     message_ids: tuple[str, ...] = ()
 
 
-fast_init(GiftOption)  # every change's ActionRequired carries choices (docs/decisions/0036)
+fast_init(GiftOption)  # every change's ActionRequired carries choices (docs/decisions/0037)
 fast_init(Choice)

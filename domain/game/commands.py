@@ -136,5 +136,5 @@ for _kind in (
     GiveCard,
     ReorderTop,
 ):
-    fast_init(_kind)  # legal_actions lists up to ~190: the faster __init__ (docs/decisions/0036)
+    fast_init(_kind)  # legal_actions lists up to ~190: the faster __init__ (docs/decisions/0037)
 del _kind

@@ -41,7 +41,7 @@ from domain.game.state import GameState, Phase, Play
 from domain.game.turns import advance
 
 # Enum members read on every decision, bound once: Python 3.11 reads ``Phase.LEAD``
-# through EnumType's __getattr__ hook, ~70 ns each time (docs/decisions/0036).
+# through EnumType's __getattr__ hook, ~70 ns each time (docs/decisions/0037).
 _FINISHED = Phase.FINISHED
 _DECISION = Phase.DECISION
 _SASSY = House.SASSY

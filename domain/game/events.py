@@ -354,5 +354,5 @@ GAME_EVENTS: tuple[type[Event], ...] = (
 """Every kind the engine emits."""
 
 for _kind in (*GAME_EVENTS, DealtSeat, TrickPlay):
-    fast_init(_kind)  # built on every change: the faster __init__ (docs/decisions/0036)
+    fast_init(_kind)  # built on every change: the faster __init__ (docs/decisions/0037)
 del _kind

@@ -6,7 +6,7 @@ the type every time; the engine builds ~10 such values per decision (events,
 choices, commands) and a view builds dozens. :func:`fast_init` swaps in an
 ``__init__`` with the very same parameters and defaults that sets each slot
 through its member descriptor, found once: about 35 % cheaper per value,
-with the same result (``tests/unit/test_fastinit.py``; docs/decisions/0036).
+with the same result (``tests/unit/test_fastinit.py``; docs/decisions/0037).
 
 It refuses any class whose ``__init__`` does more than set its fields
 (``__post_init__``, default factories, ``InitVar``, keyword-only fields,

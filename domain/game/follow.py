@@ -8,7 +8,7 @@ from domain.game.cards import Card, House
 from domain.game.state import Trick
 
 # Enum members read on every decision, bound once: Python 3.11 reads ``Phase.LEAD``
-# through EnumType's __getattr__ hook, ~70 ns each time (docs/decisions/0036).
+# through EnumType's __getattr__ hook, ~70 ns each time (docs/decisions/0037).
 _SASSY = House.SASSY
 
 

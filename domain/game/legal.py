@@ -34,7 +34,7 @@ from domain.game.messaging import delivered_this_trick
 from domain.game.state import Decision, DecisionKind, GameState, MessageStatus, Phase
 
 # Enum members read on every decision, bound once: Python 3.11 reads ``Phase.LEAD``
-# through EnumType's __getattr__ hook, ~70 ns each time (docs/decisions/0036).
+# through EnumType's __getattr__ hook, ~70 ns each time (docs/decisions/0037).
 _FINISHED = Phase.FINISHED
 _LEAD = Phase.LEAD
 _PENDING = MessageStatus.PENDING

@@ -14,7 +14,7 @@ from domain.game.events import (
 from domain.game.state import GameState, Message, MessageStatus, Phase
 
 # Enum members read on every decision, bound once: Python 3.11 reads ``Phase.LEAD``
-# through EnumType's __getattr__ hook, ~70 ns each time (docs/decisions/0036).
+# through EnumType's __getattr__ hook, ~70 ns each time (docs/decisions/0037).
 _LEAD = Phase.LEAD
 _PENDING = MessageStatus.PENDING
 _DELIVERED = MessageStatus.DELIVERED

@@ -9,7 +9,7 @@ from domain.game.scoring import end_of_game
 from domain.game.state import GameState, Phase, Trick
 
 # Enum members read on every decision, bound once: Python 3.11 reads ``Phase.LEAD``
-# through EnumType's __getattr__ hook, ~70 ns each time (docs/decisions/0036).
+# through EnumType's __getattr__ hook, ~70 ns each time (docs/decisions/0037).
 _PLAY = Phase.PLAY
 _LEAD = Phase.LEAD
 _FINISHED = Phase.FINISHED

@@ -1,7 +1,7 @@
 """The values a viewer sees (R11); :mod:`domain.game.views` builds them.
 
 :class:`PublicView` and :class:`PlayerView` may be built lazily
-(docs/decisions/0036): ``spectator_view`` and ``player_view`` copy what the
+(docs/decisions/0037): ``spectator_view`` and ``player_view`` copy what the
 viewer may see of the state as immutable values (a snapshot), and a field
 whose value takes work (the seats and their scores, the trick, messages) is
 built from that copy on its first read, then kept. So a view never changes

@@ -5,7 +5,7 @@ the state, besides event projections.
 ``player_view`` adds exactly what R11 gives one seat. Each copies, when it
 is made, what its viewer may see as immutable values; the costly fields are
 built from that copy on their first read (:mod:`domain.game.view_types`,
-docs/decisions/0036).
+docs/decisions/0037).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from domain.game.view_types import TrickView as TrickView
 from domain.game.view_types import lazy
 
 # Enum members read on every view, bound once (Python 3.11 reads ``Phase.FINISHED``
-# through EnumType's __getattr__ hook, ~70 ns each time; docs/decisions/0036).
+# through EnumType's __getattr__ hook, ~70 ns each time; docs/decisions/0037).
 _FINISHED = Phase.FINISHED
 _DELIVERED = MessageStatus.DELIVERED
 _CURIOUS_ORDER = DecisionKind.CURIOUS_ORDER

@@ -15,7 +15,7 @@ slice of each per round, several rounds), as decisions per CPU second:
   and ``apply``, no view.
 - ``greedy`` (shown, no target): GREEDY bots, which read their views (the
   trick, the seats' prizes and hand sizes), so their views are built;
-  views are built lazily, field by field on first read (docs/decisions/0036),
+  views are built lazily, field by field on first read (docs/decisions/0037),
   and a RANDOM bot reads none.
 
 A game's set-up (``env.reset`` / ``new_game``) is part of its time on both

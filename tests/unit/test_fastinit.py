@@ -1,5 +1,5 @@
 """The engine's frozen values keep their dataclass behaviour with
-:func:`domain.game.fastinit.fast_init`'s ``__init__`` (docs/decisions/0036):
+:func:`domain.game.fastinit.fast_init`'s ``__init__`` (docs/decisions/0037):
 the same parameters and defaults, every field set, still frozen; and a class
 whose ``__init__`` would do more than set its fields is refused."""
 

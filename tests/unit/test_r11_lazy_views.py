@@ -1,4 +1,4 @@
-"""R11: views are built lazily (docs/decisions/0036), yet each is what its
+"""R11: views are built lazily (docs/decisions/0037), yet each is what its
 viewer could see when it was made: later changes of the state never show
 through a field first read after them, and a lazily built view reads,
 compares, hashes and prints as one built whole."""
