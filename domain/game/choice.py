@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from domain.game.cards import Card
+from domain.game.fastinit import fast_init
 
 
 class ChoiceKind(Enum):
@@ -57,3 +58,7 @@ class Choice:
     gifts: tuple[GiftOption, ...] = ()
     gift_count: int = 0
     message_ids: tuple[str, ...] = ()
+
+
+fast_init(GiftOption)  # every change's ActionRequired carries choices (docs/decisions/0037)
+fast_init(Choice)

@@ -5,8 +5,6 @@ Every check runs before any change, so a refused answer changes nothing.
 
 from __future__ import annotations
 
-from collections import Counter
-
 from domain.game.abilities import require
 from domain.game.cards import Card, House
 from domain.game.commands import (
@@ -120,7 +118,7 @@ def _check_gifts(state: GameState, seat: int, hand: list[Card], cmd: GiveCards) 
             raise IllegalAction("give one card to each neighbour (R7.2)")
     elif len(cmd.gifts) != 1 or targets[0] not in (left, right):
         raise IllegalAction("give your last card to one neighbour (R7.2)")
-    if Counter(cards) - Counter(hand):
+    if any(cards.count(c) > hand.count(c) for c in cards):  # Counter(cards) <= Counter(hand)
         raise IllegalAction("give distinct cards from your hand (R7.2)")
 
 

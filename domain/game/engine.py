@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from domain.game import messaging
 from domain.game.abilities import trigger, triggers
-from domain.game.cards import Card, House, sorted_cards
-from domain.game.choices import choices
-from domain.game.command_check import check_command, is_seat_number
+from domain.game.cards import Card, House, sorted_pile
+from domain.game.choices import choices_with_hand
+from domain.game.command_check import check_command
 from domain.game.commands import (
     ChooseNeighbour,
     Command,
@@ -36,9 +36,15 @@ from domain.game.events import (
     Event,
     Passed,
 )
-from domain.game.follow import lead_suit, playable, sassy_stuck
+from domain.game.follow import lead_suit, playable
 from domain.game.state import GameState, Phase, Play
 from domain.game.turns import advance
+
+# Enum members read on every decision, bound once: Python 3.11 reads ``Phase.LEAD``
+# through EnumType's __getattr__ hook, ~70 ns each time (docs/decisions/0037).
+_FINISHED = Phase.FINISHED
+_DECISION = Phase.DECISION
+_SASSY = House.SASSY
 
 DECISION_COMMANDS = (
     PlaySecondCard,
@@ -53,13 +59,16 @@ DECISION_COMMANDS = (
 
 def apply(state: GameState, seat: int, cmd: Command) -> list[Event]:
     """Apply ``cmd`` for ``seat``; return the events, or raise and change nothing."""
-    if not is_seat_number(seat) or not 0 <= seat < state.n:
+    if type(seat) is not int or not 0 <= seat < len(state.seats):  # is_seat_number
         raise BadInput("not a seat of this game")
     check_command(cmd)
-    if state.phase is Phase.FINISHED:
+    if state.phase is _FINISHED:
         raise GameFinished("the game is over (R9.3)")
     events: list[Event] = []
-    if isinstance(cmd, SendMessage):
+    if type(cmd) is PlayCard:  # the common command first (a subclass takes the long way)
+        _check_turn(state, seat)
+        _play_card(state, seat, cmd.card, events)
+    elif isinstance(cmd, SendMessage):
         messaging.send(state, seat, cmd.to, cmd.text, events)
     elif isinstance(cmd, DeliverMessage):
         messaging.deliver(state, seat, cmd.message_id, events)
@@ -86,7 +95,7 @@ def apply(state: GameState, seat: int, cmd: Command) -> list[Event]:
 
 
 def _check_turn(state: GameState, seat: int) -> None:
-    if state.phase is Phase.DECISION:
+    if state.phase is _DECISION:
         assert state.pending is not None
         if state.pending.seat == seat:
             raise IllegalAction("answer your pending decision first (R7.0b)")
@@ -95,19 +104,44 @@ def _check_turn(state: GameState, seat: int) -> None:
         raise NotYourTurn(f"it is seat {state.turn}'s turn (R6.5)")
 
 
+def _play_card(state: GameState, seat: int, card: Card, events: list[Event]) -> None:
+    """A PlayCard: what :func:`_trick_command` checks (the same refusals in
+    the same order), without listing the playable cards."""
+    trick = state.trick
+    assert trick is not None
+    hand = state.seats[seat].hand
+    if card not in hand:
+        raise IllegalAction("that card is not in your hand (R6.5)")
+    if trick.plays:
+        house = card.house
+        if trick.sassy:  # R7.7: a Sassy card if the seat holds one
+            if house is not _SASSY:
+                if any(c.house is _SASSY for c in hand):
+                    raise IllegalAction("you must play a Sassy card (R7.7)")
+                raise IllegalAction("you hold no Sassy card: pass, or discard and play (R7.7)")
+        else:  # R6.3: follow the lead suit if the seat can
+            suit = trick.plays[0].card.house
+            if house is not suit and any(c.house is suit for c in hand):
+                raise IllegalAction(
+                    f"you must follow the lead suit {suit.value if suit else ''} (R6.3)"
+                )
+    _play(state, seat, card, events)
+
+
 def _trick_command(
     state: GameState, seat: int, cmd: PlayCard | Pass | DiscardAndPlay, events: list[Event]
 ) -> None:
     trick = state.trick
     assert trick is not None
     hand = state.seats[seat].hand
-    stuck = sassy_stuck(hand, trick)
+    cards = playable(hand, trick)
+    stuck = bool(trick.plays) and trick.sassy and not cards  # sassy_stuck (R7.7)
     if isinstance(cmd, PlayCard):
         if cmd.card not in hand:
             raise IllegalAction("that card is not in your hand (R6.5)")
         if stuck:
             raise IllegalAction("you hold no Sassy card: pass, or discard and play (R7.7)")
-        if cmd.card not in playable(hand, trick):
+        if cmd.card not in cards:
             if trick.sassy:
                 raise IllegalAction("you must play a Sassy card (R7.7)")
             suit = lead_suit(trick)
@@ -143,9 +177,10 @@ def _play(state: GameState, seat: int, card: Card, events: list[Event]) -> None:
     if led:
         messaging.expire(state, events)  # R5.3
     state.seats[seat].hand.remove(card)
-    play = Play(seat, card, face_down=trick.sleepy)  # R7.3
+    face_down = trick.sleepy  # R7.3
+    play = Play(seat, card, face_down)
     trick.plays.append(play)
-    events.append(CardPlayed(seat, trick.number, led, card, play.face_down))
+    events.append(CardPlayed(seat, trick.number, led, card, face_down))
     if triggers(state, play, led):
         trigger(state, play, events)
     if state.pending is None:
@@ -155,16 +190,18 @@ def _play(state: GameState, seat: int, card: Card, events: list[Event]) -> None:
 def awaiting(state: GameState) -> ActionRequired | None:
     """What the game waits for now: the seat to act, with its hand and
     choices (None once finished)."""
-    seat = to_act(state)
-    if seat is None:
+    phase = state.phase
+    if phase is _FINISHED:
         return None
-    hand = tuple(sorted_cards(state.seats[seat].hand))
-    return ActionRequired(seat, state.phase, hand, choices(state, seat))
+    d = state.pending
+    seat = state.turn if d is None else d.seat  # to_act
+    hand = sorted_pile(tuple(state.seats[seat].hand))
+    return ActionRequired(seat, phase, hand, choices_with_hand(state, seat, hand))
 
 
 def to_act(state: GameState) -> int | None:
     """The seat the game waits for (None once finished)."""
-    if state.phase is Phase.FINISHED:
+    if state.phase is _FINISHED:
         return None
     if state.pending is not None:
         return state.pending.seat

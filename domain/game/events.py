@@ -15,6 +15,7 @@ from typing import Self
 from domain.game.boosters import BoosterPack
 from domain.game.cards import Card, House
 from domain.game.choice import Choice
+from domain.game.fastinit import fast_init
 from domain.game.options import GameOptions
 from domain.game.state import DecisionKind, MessageStatus, Phase, Termination
 
@@ -351,3 +352,7 @@ GAME_EVENTS: tuple[type[Event], ...] = (
     GameEnded,
 )
 """Every kind the engine emits."""
+
+for _kind in (*GAME_EVENTS, DealtSeat, TrickPlay):
+    fast_init(_kind)  # built on every change: the faster __init__ (docs/decisions/0037)
+del _kind

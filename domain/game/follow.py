@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from domain.game.cards import Card, House
 from domain.game.state import Trick
+
+# Enum members read on every decision, bound once: Python 3.11 reads ``Phase.LEAD``
+# through EnumType's __getattr__ hook, ~70 ns each time (docs/decisions/0037).
+_SASSY = House.SASSY
 
 
 def lead_suit(trick: Trick) -> House | None:
@@ -20,7 +26,7 @@ def playable(hand: list[Card], trick: Trick) -> list[Card]:
     """
     if not trick.plays:
         return list(hand)
-    suit = House.SASSY if trick.sassy else trick.plays[0].card.house
+    suit = _SASSY if trick.sassy else trick.plays[0].card.house
     matching = [c for c in hand if c.house is suit]
     if matching or trick.sassy:
         return matching
@@ -30,3 +36,22 @@ def playable(hand: list[Card], trick: Trick) -> list[Card]:
 def sassy_stuck(hand: list[Card], trick: Trick) -> bool:
     """R7.7: under Sassy with no Sassy card: pass, or discard and play."""
     return bool(trick.plays) and trick.sassy and not playable(hand, trick)
+
+
+def playable_in_order(hand: tuple[Card, ...], trick: Trick) -> tuple[Card, ...]:
+    """:func:`playable` of a hand in canonical order, as a tuple. Kept for
+    the last hands seen: the seat to act is asked for its choices (every
+    change's ActionRequired), then for its legal actions."""
+    if not trick.plays:
+        return hand
+    return _playable_in_order(hand, trick.plays[0].card, trick.sassy)
+
+
+_HANDS_KEPT = 256
+
+
+@lru_cache(maxsize=_HANDS_KEPT)
+def _playable_in_order(hand: tuple[Card, ...], lead: Card, sassy: bool) -> tuple[Card, ...]:
+    suit = _SASSY if sassy else lead.house
+    matching = tuple([c for c in hand if c.house is suit])
+    return matching if matching or sassy else hand

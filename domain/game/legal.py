@@ -8,9 +8,11 @@ as commands. [decision]
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import lru_cache
 from itertools import permutations
 
-from domain.game.cards import MESSENGER_RATS, Card, sorted_cards
+from domain.game.cards import MESSENGER_RATS, Card, sorted_cards, sorted_pile
 from domain.game.commands import (
     ChooseNeighbour,
     Command,
@@ -27,23 +29,44 @@ from domain.game.commands import (
     PlaySecondCard,
     ReorderTop,
 )
-from domain.game.follow import playable, sassy_stuck
+from domain.game.follow import playable_in_order
 from domain.game.messaging import delivered_this_trick
 from domain.game.state import Decision, DecisionKind, GameState, MessageStatus, Phase
+
+# Enum members read on every decision, bound once: Python 3.11 reads ``Phase.LEAD``
+# through EnumType's __getattr__ hook, ~70 ns each time (docs/decisions/0037).
+_FINISHED = Phase.FINISHED
+_LEAD = Phase.LEAD
+_PENDING = MessageStatus.PENDING
+_HUNGRY_TAKE = DecisionKind.HUNGRY_TAKE
+_NEEDY_NEIGHBOUR = DecisionKind.NEEDY_NEIGHBOUR
+_CURIOUS_ORDER = DecisionKind.CURIOUS_ORDER
+_CRAZY_SECOND_CARD = DecisionKind.CRAZY_SECOND_CARD
+_HUNGRY_DISCARD = DecisionKind.HUNGRY_DISCARD
+_NEEDY_GIFT = DecisionKind.NEEDY_GIFT
+
+_KEPT = 8192  # commands kept per kind: a game names at most a few hundred cards
+_play_card: Callable[[Card], PlayCard] = lru_cache(maxsize=_KEPT)(PlayCard)
+_second_card: Callable[[Card], PlaySecondCard] = lru_cache(maxsize=_KEPT)(PlaySecondCard)
+_hungry_discard: Callable[[Card], HungryDiscard] = lru_cache(maxsize=_KEPT)(HungryDiscard)
+_hungry_take: Callable[[Card], HungryTake] = lru_cache(maxsize=_KEPT)(HungryTake)
+_give_card: Callable[[Card], GiveCard] = lru_cache(maxsize=_KEPT)(GiveCard)
+_gift: Callable[[int, Card], Gift] = lru_cache(maxsize=_KEPT)(Gift)
+"""Commands are immutable values, so the same one may be listed again: one
+instance per card (or gift) is kept instead of building a new one each time
+(a Hungry take lists the whole Rat Deck)."""
 
 
 def legal_actions(state: GameState, seat: int) -> list[Command]:
     """Every command ``seat`` may send now; anything else is refused."""
-    if state.phase is Phase.FINISHED or type(seat) is not int or not 0 <= seat < state.n:
+    if state.phase is _FINISHED or type(seat) is not int or not 0 <= seat < len(state.seats):
         return []
-    out: list[Command] = []
     d = state.pending
     if d is not None:
-        if d.seat == seat:
-            out.extend(_decision_options(state, d))
-    elif seat == state.turn:
-        out.extend(_trick_options(state, seat))
-    if state.phase is Phase.LEAD and seat == state.rat:
+        out = _decision_options(state, d) if d.seat == seat else []
+    else:
+        out = _trick_options(state, seat) if seat == state.turn else []
+    if state.phase is _LEAD and seat == state.rat:
         out.extend(_messenger_options(state))
     return out
 
@@ -51,46 +74,55 @@ def legal_actions(state: GameState, seat: int) -> list[Command]:
 def _trick_options(state: GameState, seat: int) -> list[Command]:
     trick = state.trick
     assert trick is not None
-    hand = sorted_cards(state.seats[seat].hand)
-    if sassy_stuck(hand, trick):  # R7.7
+    hand = sorted_pile(tuple(state.seats[seat].hand))
+    cards = playable_in_order(hand, trick)
+    if trick.plays and trick.sassy and not cards:  # sassy_stuck (R7.7)
         out: list[Command] = [Pass()]
         if len(hand) >= 2:
-            out.extend(DiscardAndPlay(x, y) for x in hand for y in hand if x != y)
+            out += [DiscardAndPlay(x, y) for x in hand for y in hand if x != y]
         return out
-    return [PlayCard(c) for c in playable(hand, trick)]
+    return list(map(_play_card, cards))
 
 
 def _messenger_options(state: GameState) -> list[Command]:
     """R5.2: the Rat delivers (while under 3 deliveries) or declines."""
-    pending = [m.id for m in state.messages if m.status is MessageStatus.PENDING]
+    pending = [m.id for m in state.messages if m.status is _PENDING]
     out: list[Command] = []
-    if delivered_this_trick(state) < MESSENGER_RATS:
-        out.extend(DeliverMessage(i) for i in pending)
-    out.extend(DeclineMessage(i) for i in pending)
+    if pending:
+        if delivered_this_trick(state) < MESSENGER_RATS:
+            out.extend(DeliverMessage(i) for i in pending)
+        out.extend(DeclineMessage(i) for i in pending)
     return out
 
 
 def _decision_options(state: GameState, d: Decision) -> list[Command]:
-    hand = sorted_cards(state.seats[d.seat].hand)
     kind = d.kind
-    if kind is DecisionKind.CRAZY_SECOND_CARD:
-        return [PlaySecondCard(c) for c in hand]
-    if kind is DecisionKind.HUNGRY_DISCARD:
-        return [HungryDiscard(c) for c in hand]
-    if kind is DecisionKind.NEEDY_GIFT:
-        return [GiveCard(c) for c in hand]
-    if kind is DecisionKind.HUNGRY_TAKE:
-        return [HungryTake(c) for c in sorted_cards(state.rat_deck)]
-    if kind is DecisionKind.NEEDY_NEIGHBOUR:
+    if kind is _HUNGRY_TAKE:
+        return list(map(_hungry_take, sorted_pile(tuple(state.rat_deck))))
+    if kind is _NEEDY_NEIGHBOUR:
         return [ChooseNeighbour(s) for s in sorted(set(state.neighbours(d.seat)))]
-    if kind is DecisionKind.CURIOUS_ORDER:  # listed in canonical order, not deck order
+    if kind is _CURIOUS_ORDER:  # listed in canonical order, not deck order
         return [ReorderTop(p) for p in permutations(sorted_cards(d.cards))]
+    hand = sorted_pile(tuple(state.seats[d.seat].hand))
+    if kind is _CRAZY_SECOND_CARD:
+        return list(map(_second_card, hand))
+    if kind is _HUNGRY_DISCARD:
+        return list(map(_hungry_discard, hand))
+    if kind is _NEEDY_GIFT:
+        return list(map(_give_card, hand))
     return _gift_options(state, d.seat, hand)
 
 
-def _gift_options(state: GameState, seat: int, hand: list[Card]) -> list[Command]:
+def _gift_options(state: GameState, seat: int, hand: tuple[Card, ...]) -> list[Command]:
     """R7.2: a card for each neighbour, gifts listed by receiving seat."""
     lo, hi = sorted(state.neighbours(seat))
     if len(hand) == 1:
-        return [GiveCards((Gift(s, hand[0]),)) for s in (lo, hi)]
-    return [GiveCards((Gift(lo, x), Gift(hi, y))) for x in hand for y in hand if x != y]
+        return [GiveCards((_gift(s, hand[0]),)) for s in (lo, hi)]
+    to_lo = [_gift(lo, x) for x in hand]
+    to_hi = [_gift(hi, y) for y in hand]
+    return [
+        GiveCards((gx, gy))
+        for x, gx in zip(hand, to_lo, strict=True)
+        for y, gy in zip(hand, to_hi, strict=True)
+        if x != y
+    ]

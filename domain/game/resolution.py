@@ -40,20 +40,15 @@ def collect(state: GameState, events: list[Event]) -> int:
     assert trick is not None
     win = winning_play(trick)
     winner = state.seats[win.seat]
-    for p in trick.plays:
-        winner.won.append(p.card)
-        if p.second:
-            state.rat_deck.append(p.second)
+    plays = trick.plays
+    winner.won.extend([p.card for p in plays])
+    seconds = [p.second for p in plays if p.second]
+    if seconds:
+        state.rat_deck.extend(seconds)
     winner.prizes.append(trick.prize)
+    shown = tuple([TrickPlay(p.seat, p.card, p.second, play_value(p)) for p in plays])
     events.append(
-        TrickWon(
-            trick=trick.number,
-            winner=win.seat,
-            prize=trick.prize,
-            plays=tuple(TrickPlay(p.seat, p.card, p.second, play_value(p)) for p in trick.plays),
-            passes=tuple(trick.passes),
-            scores=scores(state),
-        )
+        TrickWon(trick.number, win.seat, trick.prize, shown, tuple(trick.passes), scores(state))
     )
     state.trick = None
     return win.seat
@@ -63,17 +58,19 @@ def refill(state: GameState, winner: int, events: list[Event]) -> None:
     """R8.3: from the winner clockwise, draw up to 10 while the deck lasts.
     [decision] It runs after the last trick too, before the end check (R9.1):
     hands do not score, so it changes no outcome."""
-    if not state.options.refill_hands:
+    deck = state.rat_deck
+    if not state.options.refill_hands or not deck:  # an empty deck: nobody draws
         return
-    n = state.n
+    seats = state.seats
+    n = len(seats)
     for k in range(n):
         seat = (winner + k) % n
-        hand = state.seats[seat].hand
-        want = min(HAND_SIZE - len(hand), len(state.rat_deck))
+        hand = seats[seat].hand
+        want = min(HAND_SIZE - len(hand), len(deck))
         if want <= 0:
             continue
-        drawn = state.rat_deck[:want]
-        del state.rat_deck[:want]
+        drawn = deck[:want]
+        del deck[:want]
         hand.extend(drawn)
-        cards = tuple(sorted_cards(drawn))
-        events.append(CardsDrawn(seat, want, len(state.rat_deck), cards))
+        cards = tuple(drawn) if want == 1 else tuple(sorted_cards(drawn))  # one needs no sort
+        events.append(CardsDrawn(seat, want, len(deck), cards))

@@ -8,6 +8,12 @@ from domain.game.resolution import collect, refill
 from domain.game.scoring import end_of_game
 from domain.game.state import GameState, Phase, Trick
 
+# Enum members read on every decision, bound once: Python 3.11 reads ``Phase.LEAD``
+# through EnumType's __getattr__ hook, ~70 ns each time (docs/decisions/0037).
+_PLAY = Phase.PLAY
+_LEAD = Phase.LEAD
+_FINISHED = Phase.FINISHED
+
 
 def trick_started(state: GameState) -> TrickStarted:
     """R4.5/R8.4: the Rat reveals the prize; the message window opens."""
@@ -22,7 +28,7 @@ def advance(state: GameState, events: list[Event]) -> None:
     does not play in that trick even if it receives a card later (R7.2, R7.5)."""
     trick = state.trick
     assert trick is not None
-    n = state.n
+    n = len(state.seats)
     while True:
         trick.offset += 1
         if trick.offset >= n:
@@ -30,7 +36,7 @@ def advance(state: GameState, events: list[Event]) -> None:
             return
         seat = (trick.leader + trick.offset) % n
         if state.seats[seat].hand:
-            state.phase, state.turn = Phase.PLAY, seat
+            state.phase, state.turn = _PLAY, seat
             return
         trick.skipped.append(seat)
         events.append(SeatSkipped(seat, trick.number))
@@ -43,14 +49,14 @@ def _finish_trick(state: GameState, events: list[Event]) -> None:
     refill(state, winner, events)
     result = end_of_game(state)
     if result is not None:
-        state.outcome, state.phase = result, Phase.FINISHED
+        state.outcome, state.phase = result, _FINISHED
         events.append(
             GameEnded(result.termination, result.winners, result.disqualified, result.scores)
         )
         return
     leader = next_leader(state, winner)
     state.trick = Trick(number=number + 1, prize=state.prize_pool.pop(0), leader=leader)
-    state.phase, state.turn = Phase.LEAD, leader
+    state.phase, state.turn = _LEAD, leader
     events.append(trick_started(state))
 
 

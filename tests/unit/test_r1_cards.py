@@ -365,3 +365,18 @@ def test_r1_1_r1_5_canonical_order_is_house_then_value_then_instance() -> None:
     order = [(HOUSES.index(c.house), c.value) for c in DESIGN_CARDS if c.house is not None]
     assert order == sorted(order)
     assert all(type(c) is Card for c in sorted_cards(mixed))
+
+
+def test_r1_1_r1_5_order_text_sorts_every_card_as_its_order() -> None:
+    """R1.1/R1.5: ``sorted_cards`` sorts by ``order_text``, a str that must
+    sort exactly as the ``(house, value, id)`` tuple, for every kind of card
+    and instance numbers whose text order is not their number order (#10 <
+    #2), and the house index the scoring counts by is the tuple's first part."""
+    instances = [Card(f"{d}#{n}") for d in DESIGN_CARDS[::7] for n in (1, 2, 9, 10, 11, 100)]
+    every = [*DESIGN_CARDS, *instances, *PRIZE_CARDS, *ASSIGNMENT_CARDS, THE_RAT]
+    rng = Rng(13)
+    for _ in range(20):
+        rng.shuffle(every)
+        assert sorted_cards(every) == sorted(every, key=lambda c: c.order)
+    assert all(c.house_index == c.order[0] for c in every)
+    assert THE_RAT.house_index == -1
