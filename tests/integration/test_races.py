@@ -30,7 +30,14 @@ from tests.fakes import FakeIds
 from tests.integration.databases import fresh_postgres
 from tests.integration.race_worker import run_process
 
-CLEAR = {ErrorCode.NOT_YOUR_TURN, ErrorCode.ILLEGAL_ACTION, ErrorCode.CONFLICT}
+# What a racer may be told: the move was not its own, no longer legal, lost
+# the race, or came after the last move (the racers may finish the game).
+CLEAR = {
+    ErrorCode.NOT_YOUR_TURN,
+    ErrorCode.ILLEGAL_ACTION,
+    ErrorCode.CONFLICT,
+    ErrorCode.GAME_FINISHED,
+}
 
 
 def _deps(uow: SqlUnitOfWorkFactory) -> Deps:
