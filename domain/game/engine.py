@@ -6,25 +6,21 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 from domain.game import messaging
 from domain.game.abilities import trigger, triggers
 from domain.game.cards import Card, House, sorted_pile
 from domain.game.choices import choices_with_hand
 from domain.game.command_check import check_command
 from domain.game.commands import (
-    ChooseNeighbour,
     Command,
+    DecisionCommand,
     DeclineMessage,
     DeliverMessage,
     DiscardAndPlay,
-    GiveCard,
-    GiveCards,
-    HungryDiscard,
-    HungryTake,
     Pass,
     PlayCard,
-    PlaySecondCard,
-    ReorderTop,
     SendMessage,
 )
 from domain.game.decisions import answer
@@ -46,15 +42,7 @@ _FINISHED = Phase.FINISHED
 _DECISION = Phase.DECISION
 _SASSY = House.SASSY
 
-DECISION_COMMANDS = (
-    PlaySecondCard,
-    GiveCards,
-    HungryDiscard,
-    HungryTake,
-    ChooseNeighbour,
-    GiveCard,
-    ReorderTop,
-)
+DECISION_COMMANDS = get_args(DecisionCommand)
 
 
 def apply(state: GameState, seat: int, cmd: Command) -> list[Event]:

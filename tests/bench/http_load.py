@@ -136,6 +136,18 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
 # ---------------------------------------------------------------- the client
 
 
+async def read_response(reader: asyncio.StreamReader) -> tuple[int, bytes]:
+    """One HTTP/1.1 response's status and body (it must carry Content-Length)."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    status = int(head[9:12])
+    lower = head.lower()
+    at = lower.find(b"\r\ncontent-length:")
+    if at < 0:
+        raise RuntimeError(f"a response without Content-Length: {head[:200]!r}")
+    end = lower.index(b"\r\n", at + 2)
+    return status, await reader.readexactly(int(lower[at + 17 : end]))
+
+
 class HttpConnection:
     """One keep-alive HTTP/1.1 connection; responses must carry Content-Length."""
 
@@ -161,15 +173,7 @@ class HttpConnection:
     async def send(self, raw: bytes) -> tuple[int, bytes]:
         """Send a request built by :meth:`request`; the status and the body."""
         self.writer.write(raw)
-        head = await self.reader.readuntil(b"\r\n\r\n")
-        status = int(head[9:12])
-        lower = head.lower()
-        at = lower.find(b"\r\ncontent-length:")
-        if at < 0:
-            raise RuntimeError(f"a response without Content-Length: {head!r}")
-        end = lower.index(b"\r\n", at + 2)
-        body = await self.reader.readexactly(int(lower[at + 17 : end]))
-        return status, body
+        return await read_response(self.reader)
 
     @property
     def closed(self) -> bool:

@@ -18,26 +18,13 @@ import time
 from typing import Any, Protocol, cast
 from urllib.parse import urlsplit
 
+from tests.bench.rfc6455 import CLOSE, PING, PONG, TEXT, client_frame, server_frames, take_handshake
+
 SEQ = b'"seq":'
-TEXT, CLOSE, PING, PONG = 0x1, 0x8, 0x9, 0xA
 
 
 class Listener(Protocol):
     def arrived(self, socket: LeanSocket) -> None: ...
-
-
-def _frame(opcode: int, payload: bytes) -> bytes:
-    """A client frame: final, masked (RFC 6455 5.3)."""
-    n = len(payload)
-    if n < 126:
-        head = struct.pack("!BB", 0x80 | opcode, 0x80 | n)
-    elif n < 1 << 16:
-        head = struct.pack("!BBH", 0x80 | opcode, 0x80 | 126, n)
-    else:
-        head = struct.pack("!BBQ", 0x80 | opcode, 0x80 | 127, n)
-    mask = os.urandom(4)
-    masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-    return head + mask + masked
 
 
 class _Wire(asyncio.Protocol):
@@ -55,31 +42,15 @@ class _Wire(asyncio.Protocol):
         buf = self.buffer
         buf += data
         if not self.upgraded:
-            end = buf.find(b"\r\n\r\n")
-            if end < 0:
+            refused = take_handshake(buf)
+            if refused is None:
                 return
-            status = bytes(buf[: buf.find(b"\r\n")])
-            if b" 101 " not in status:
-                self.owner.failed(f"no upgrade: {status!r}")
+            if refused:
+                self.owner.failed(f"no upgrade: {refused!r}")
                 return
-            del buf[: end + 4]
             self.upgraded = True
             self.owner.opened.set()
-        while len(buf) >= 2:
-            opcode, size = buf[0] & 0x0F, buf[1] & 0x7F
-            start = 2
-            if size == 126:
-                if len(buf) < 4:
-                    return
-                size, start = struct.unpack_from("!H", buf, 2)[0], 4
-            elif size == 127:
-                if len(buf) < 10:
-                    return
-                size, start = struct.unpack_from("!Q", buf, 2)[0], 10
-            if len(buf) < start + size:
-                return
-            payload = bytes(buf[start : start + size])
-            del buf[: start + size]
+        for opcode, payload in server_frames(buf):
             self.owner.frame(opcode, payload, now)
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -126,7 +97,7 @@ class LeanSocket:
         self._send({"type": kind, "id": "1", "payload": body})
 
     def _send(self, message: dict[str, Any], opcode: int = TEXT) -> None:
-        self._write(_frame(opcode, json.dumps(message).encode()))
+        self._write(client_frame(opcode, json.dumps(message).encode()))
 
     def _write(self, data: bytes) -> None:
         if self._wire is not None and self._wire.transport is not None:
@@ -150,7 +121,7 @@ class LeanSocket:
             elif not self.acked.is_set() and b"connection_ack" in payload:
                 self.acked.set()
         elif opcode == PING:
-            self._write(_frame(PONG, payload))
+            self._write(client_frame(PONG, payload))
         elif opcode == CLOSE:
             self.closed.set()
 
@@ -158,7 +129,7 @@ class LeanSocket:
         if self._wire is None or self._wire.transport is None:
             return
         if not self.closed.is_set():
-            self._write(_frame(CLOSE, struct.pack("!H", 1000)))
+            self._write(client_frame(CLOSE, struct.pack("!H", 1000)))
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.closed.wait(), 2)
         self._wire.transport.close()

@@ -17,7 +17,9 @@ from typing import Any, cast
 
 import orjson
 
-TEXT, CLOSE, PING, PONG = 0x1, 0x8, 0x9, 0xA
+from tests.bench.http_load import read_response
+from tests.bench.rfc6455 import CLOSE, PING, PONG, TEXT, client_frame, server_frames, take_handshake
+
 HOST = "127.0.0.1"
 IDLE_S = 4.0  # a keep-alive connection idle this long is replaced before use
 
@@ -66,14 +68,7 @@ class Http:
                 self.reader, self.writer = await asyncio.open_connection(HOST, self.port)
                 self.reopened += 1
             self.writer.write(raw)
-            head = await self.reader.readuntil(b"\r\n\r\n")
-            status = int(head[9:12])
-            lower = head.lower()
-            at = lower.find(b"\r\ncontent-length:")
-            if at < 0:
-                raise RuntimeError(f"a response without Content-Length: {head[:200]!r}")
-            end = lower.index(b"\r\n", at + 2)
-            body = await self.reader.readexactly(int(lower[at + 17 : end]))
+            status, body = await read_response(self.reader)
             self.used = time.perf_counter()
             return status, body
 
@@ -81,21 +76,6 @@ class Http:
         self.writer.close()
         with suppress(ConnectionError):
             await self.writer.wait_closed()
-
-
-def _frame(opcode: int, payload: bytes) -> bytes:
-    """A client frame: final, masked (RFC 6455 5.3)."""
-    n = len(payload)
-    if n < 126:
-        head = struct.pack("!BB", 0x80 | opcode, 0x80 | n)
-    elif n < 1 << 16:
-        head = struct.pack("!BBH", 0x80 | opcode, 0x80 | 126, n)
-    else:
-        head = struct.pack("!BBQ", 0x80 | opcode, 0x80 | 127, n)
-    mask = os.urandom(4)
-    key = int.from_bytes(mask * ((n + 3) // 4), "big") if n else 0
-    body = (int.from_bytes(payload, "big") ^ (key >> (8 * (-n % 4)))).to_bytes(n, "big")
-    return head + mask + body
 
 
 Handler = Callable[[str, dict[str, Any], float], None]
@@ -145,7 +125,7 @@ class Feed(asyncio.Protocol):
 
     def send(self, message: dict[str, Any], opcode: int = TEXT) -> None:
         if self.transport is not None and not self.transport.is_closing():
-            self.transport.write(_frame(opcode, orjson.dumps(message)))
+            self.transport.write(client_frame(opcode, orjson.dumps(message)))
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
@@ -155,31 +135,15 @@ class Feed(asyncio.Protocol):
         buf = self.buffer
         buf += data
         if not self.upgraded:
-            end = buf.find(b"\r\n\r\n")
-            if end < 0:
+            refused = take_handshake(buf)
+            if refused is None:
                 return
-            status = bytes(buf[: buf.find(b"\r\n")])
-            if b" 101 " not in status:
-                self._fail(f"no upgrade: {status!r}")
+            if refused:
+                self._fail(f"no upgrade: {refused!r}")
                 return
-            del buf[: end + 4]
             self.upgraded = True
             self.opened.set_result(None)
-        while len(buf) >= 2:
-            opcode, size = buf[0] & 0x0F, buf[1] & 0x7F
-            start = 2
-            if size == 126:
-                if len(buf) < 4:
-                    return
-                size, start = struct.unpack_from("!H", buf, 2)[0], 4
-            elif size == 127:
-                if len(buf) < 10:
-                    return
-                size, start = struct.unpack_from("!Q", buf, 2)[0], 10
-            if len(buf) < start + size:
-                return
-            payload = bytes(buf[start : start + size])
-            del buf[: start + size]
+        for opcode, payload in server_frames(buf):
             self._frame(opcode, payload, now)
 
     def _frame(self, opcode: int, payload: bytes, now: float) -> None:
@@ -197,7 +161,7 @@ class Feed(asyncio.Protocol):
                 self.on_lost(f"subscription error: {payload[:300]!r}")
         elif opcode == PING:
             if self.transport is not None:
-                self.transport.write(_frame(PONG, payload))
+                self.transport.write(client_frame(PONG, payload))
         elif opcode == CLOSE:
             code = struct.unpack_from("!H", payload)[0] if len(payload) >= 2 else 1005
             self._fail(f"closed by the server: {code} {payload[2:]!r}")
@@ -218,5 +182,5 @@ class Feed(asyncio.Protocol):
     def close(self) -> None:
         self.closing = True
         if self.transport is not None and not self.transport.is_closing():
-            self.transport.write(_frame(CLOSE, struct.pack("!H", 1000)))
+            self.transport.write(client_frame(CLOSE, struct.pack("!H", 1000)))
             self.transport.close()
