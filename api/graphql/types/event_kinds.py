@@ -115,42 +115,36 @@ class TrickStarted(GameEvent):
 
 
 # ---------------------------------------------------------------- messages
-@event_type("R5.1: a message was sent; the sender and the Rat read it.")
-class MessageSent(GameEvent):
+@strawberry.type
+class _MessageEvent(GameEvent):
+    """The fields every message event has (R5); not in the schema itself (no
+    field returns it, and it is not among the schema's types)."""
+
     message_id: strawberry.ID = strawberry.field(description="The message")
     trick: int = strawberry.field(description=TRICK)
     from_seat: int = strawberry.field(description="The sender")
     to_seat: int = strawberry.field(description="The recipient")
     status: MessageStatus = strawberry.field(description="Its status then")
+
+
+@event_type("R5.1: a message was sent; the sender and the Rat read it.")
+class MessageSent(_MessageEvent):
     text: str | None = strawberry.field(description="The text; null unless you read it (R5.4)")
 
 
 @event_type("R5.2: the Rat delivered a message; now its recipient reads it.")
-class MessageDelivered(GameEvent):
-    message_id: strawberry.ID = strawberry.field(description="The message")
-    trick: int = strawberry.field(description=TRICK)
-    from_seat: int = strawberry.field(description="The sender")
-    to_seat: int = strawberry.field(description="The recipient")
-    status: MessageStatus = strawberry.field(description="Its status then")
+class MessageDelivered(_MessageEvent):
     text: str | None = strawberry.field(description="The text; null unless you read it (R5.4)")
 
 
 @event_type("R5.2: the Rat declined a message.")
-class MessageDeclined(GameEvent):
-    message_id: strawberry.ID = strawberry.field(description="The message")
-    trick: int = strawberry.field(description=TRICK)
-    from_seat: int = strawberry.field(description="The sender")
-    to_seat: int = strawberry.field(description="The recipient")
-    status: MessageStatus = strawberry.field(description="Its status then")
+class MessageDeclined(_MessageEvent):
+    pass
 
 
 @event_type("R5.3: the lead card closed the window; the message expired.")
-class MessageExpired(GameEvent):
-    message_id: strawberry.ID = strawberry.field(description="The message")
-    trick: int = strawberry.field(description=TRICK)
-    from_seat: int = strawberry.field(description="The sender")
-    to_seat: int = strawberry.field(description="The recipient")
-    status: MessageStatus = strawberry.field(description="Its status then")
+class MessageExpired(_MessageEvent):
+    pass
 
 
 # ---------------------------------------------------------------- tricks

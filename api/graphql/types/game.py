@@ -124,7 +124,11 @@ class Game:
     )
     def viewer(self) -> Viewer | None:
         s = self.snapshot
-        return None if s.viewer_seat is None or s.viewer is None else Viewer(self.id, s)
+        return (
+            None
+            if s.viewer_seat is None or s.viewer is None
+            else Viewer(game_id=self.id, snapshot=s)
+        )
 
     @classmethod
     def from_domain(cls, s: GameSnapshot) -> Game:

@@ -8,7 +8,7 @@ every caller, so the ids are plain game-scoped keys (``<gameId>``,
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any, Self
 
 import strawberry
 
@@ -146,7 +146,8 @@ class MessageRoute:
     status: MessageStatus = strawberry.field(description="Where the message is in its life")
 
     @classmethod
-    def from_domain(cls, game_id: str, m: DomainRoute) -> MessageRoute:
+    def from_domain(cls, game_id: str, m: DomainRoute, **more: Any) -> Self:
+        """``more``: the fields a subclass adds (``Message.text``)."""
         return cls(
             id=key(game_id, m.id),
             message_id=strawberry.ID(m.id),
@@ -154,6 +155,7 @@ class MessageRoute:
             from_seat=m.sender,
             to_seat=m.recipient,
             status=m.status,
+            **more,
         )
 
 

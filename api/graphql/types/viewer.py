@@ -11,7 +11,7 @@ import strawberry
 from api.graphql.types.actions import ActionChoice, LegalAction
 from api.graphql.types.cards import Card, cards
 from api.graphql.types.keys import key
-from domain.game.state import MessageStatus
+from api.graphql.types.table import MessageRoute
 from domain.game.views import MessageView, PlayerView
 from domain.services.queries import GameSnapshot
 
@@ -20,31 +20,12 @@ from domain.services.queries import GameSnapshot
     description="A message this seat may read (R5.4): its sender, its recipient once "
     "delivered, and the Rat. Cache key: `id`."
 )
-class Message:
-    id: strawberry.ID = strawberry.field(
-        description="`<gameId>:<messageId>`: unique across games (a `messageId` is not)"
-    )
-    message_id: strawberry.ID = strawberry.field(
-        description="The message's id in its game, what `deliverMessage` and `declineMessage` take"
-    )
-    trick: int = strawberry.field(description="The trick it was sent before")
-    from_seat: int = strawberry.field(description="The sender's seat")
-    to_seat: int = strawberry.field(description="The recipient's seat")
-    status: MessageStatus = strawberry.field(description="Where the message is in its life")
+class Message(MessageRoute):
     text: str = strawberry.field(description="What the sender wrote (1 to 280 characters)")
 
     @classmethod
-    def from_domain(cls, game_id: str, m: MessageView) -> Message:
-        r = m.route
-        return cls(
-            id=key(game_id, r.id),
-            message_id=strawberry.ID(r.id),
-            trick=r.trick,
-            from_seat=r.sender,
-            to_seat=r.recipient,
-            status=r.status,
-            text=m.text,
-        )
+    def of(cls, game_id: str, m: MessageView) -> Message:
+        return cls.from_domain(game_id, m.route, text=m.text)
 
 
 @strawberry.type(
@@ -68,9 +49,6 @@ class Viewer:
 
     game_id: strawberry.Private[str]
     snapshot: strawberry.Private[GameSnapshot]
-
-    def __init__(self, game_id: str, snapshot: GameSnapshot) -> None:
-        self.game_id, self.snapshot = game_id, snapshot
 
     @property
     def _view(self) -> PlayerView:
@@ -113,7 +91,7 @@ class Viewer:
 
     @strawberry.field(description="The messages you may read, oldest first (R5.4)")
     def messages(self) -> list[Message]:
-        return [Message.from_domain(self.game_id, m) for m in self._view.messages]
+        return [Message.of(self.game_id, m) for m in self._view.messages]
 
     @strawberry.field(
         description="Seats you may message now (R5.1); empty outside the message window",
