@@ -9,16 +9,21 @@ than the servers it measures, and its work would show up as their latency.
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import json
-import os
 import struct
-import time
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-from tests.bench.rfc6455 import CLOSE, PING, PONG, TEXT, client_frame, server_frames, take_handshake
+from tests.bench.rfc6455 import (
+    CLOSE,
+    PING,
+    PONG,
+    TEXT,
+    ClientProtocol,
+    client_frame,
+    upgrade_request,
+)
 
 SEQ = b'"seq":'
 
@@ -27,31 +32,19 @@ class Listener(Protocol):
     def arrived(self, socket: LeanSocket) -> None: ...
 
 
-class _Wire(asyncio.Protocol):
+class _Wire(ClientProtocol):
     def __init__(self, owner: LeanSocket) -> None:
+        super().__init__()
         self.owner = owner
-        self.buffer = bytearray()
-        self.upgraded = False
-        self.transport: asyncio.Transport | None = None
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
+    def on_upgraded(self) -> None:
+        self.owner.opened.set()
 
-    def data_received(self, data: bytes) -> None:
-        now = time.perf_counter()
-        buf = self.buffer
-        buf += data
-        if not self.upgraded:
-            refused = take_handshake(buf)
-            if refused is None:
-                return
-            if refused:
-                self.owner.failed(f"no upgrade: {refused!r}")
-                return
-            self.upgraded = True
-            self.owner.opened.set()
-        for opcode, payload in server_frames(buf):
-            self.owner.frame(opcode, payload, now)
+    def on_refused(self, reason: str) -> None:
+        self.owner.failed(reason)
+
+    def on_frame(self, opcode: int, payload: bytes, now: float) -> None:
+        self.owner.frame(opcode, payload, now)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.owner.closed.set()
@@ -77,15 +70,8 @@ class LeanSocket:
             lambda: _Wire(self), parts.hostname or "127.0.0.1", parts.port or 80
         )
         self._wire = wire
-        key = base64.b64encode(os.urandom(16)).decode()
-        request = (
-            f"GET {parts.path or '/'} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
-            "Upgrade: websocket\r\nConnection: Upgrade\r\n"
-            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-            f"Sec-WebSocket-Protocol: {self.protocol}\r\n\r\n"
-        )
         assert wire.transport is not None
-        wire.transport.write(request.encode())
+        wire.transport.write(upgrade_request(parts.netloc, parts.path or "/", self.protocol))
         await asyncio.wait_for(self.opened.wait(), 10)
         init: dict[str, Any] = {"type": "connection_init"}
         if token is not None:

@@ -4,9 +4,13 @@ costs more CPU a frame than the servers it measures (tests/bench/lean_ws.py)."""
 
 from __future__ import annotations
 
+import asyncio
+import base64
 import os
 import struct
+import time
 from collections.abc import Iterator
+from typing import cast
 
 TEXT, CLOSE, PING, PONG = 0x1, 0x8, 0x9, 0xA
 
@@ -47,13 +51,53 @@ def server_frames(buffer: bytearray) -> Iterator[tuple[int, bytes]]:
         yield opcode, payload
 
 
-def take_handshake(buffer: bytearray) -> bytes | None:
-    """The server's handshake answer out of ``buffer``: None while it is
-    incomplete, ``b""`` once the connection is upgraded (101), else the
-    status line of the refusal."""
-    end = buffer.find(b"\r\n\r\n")
-    if end < 0:
-        return None
-    status = bytes(buffer[: buffer.find(b"\r\n")])
-    del buffer[: end + 4]
-    return b"" if b" 101 " in status else status
+def upgrade_request(netloc: str, path: str, protocol: str) -> bytes:
+    """The client's opening handshake (RFC 6455 4.1) for one subprotocol."""
+    key = base64.b64encode(os.urandom(16)).decode()
+    return (
+        f"GET {path} HTTP/1.1\r\nHost: {netloc}\r\n"
+        "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+        f"Sec-WebSocket-Protocol: {protocol}\r\n\r\n"
+    ).encode()
+
+
+class ClientProtocol(asyncio.Protocol):
+    """A client connection after its handshake request: the server's answer,
+    then its frames, each stamped with its arrival time; subclasses say what
+    to do with them."""
+
+    def __init__(self) -> None:
+        self.buffer = bytearray()
+        self.upgraded = False
+        self.transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
+
+    def data_received(self, data: bytes) -> None:
+        now = time.perf_counter()
+        buf = self.buffer
+        buf += data
+        if not self.upgraded:
+            end = buf.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            status = bytes(buf[: buf.find(b"\r\n")])
+            del buf[: end + 4]
+            if b" 101 " not in status:
+                self.on_refused(f"no upgrade: {status!r}")
+                return
+            self.upgraded = True
+            self.on_upgraded()
+        for opcode, payload in server_frames(buf):
+            self.on_frame(opcode, payload, now)
+
+    def on_upgraded(self) -> None:
+        raise NotImplementedError
+
+    def on_refused(self, reason: str) -> None:
+        raise NotImplementedError
+
+    def on_frame(self, opcode: int, payload: bytes, now: float) -> None:
+        raise NotImplementedError

@@ -7,18 +7,24 @@ general client library costs ~70 us of CPU a frame, tests/bench/lean_ws.py).
 from __future__ import annotations
 
 import asyncio
-import base64
-import os
 import struct
 import time
 from collections.abc import Callable
 from contextlib import suppress
-from typing import Any, cast
+from typing import Any
 
 import orjson
 
 from tests.bench.http_load import read_response
-from tests.bench.rfc6455 import CLOSE, PING, PONG, TEXT, client_frame, server_frames, take_handshake
+from tests.bench.rfc6455 import (
+    CLOSE,
+    PING,
+    PONG,
+    TEXT,
+    ClientProtocol,
+    client_frame,
+    upgrade_request,
+)
 
 HOST = "127.0.0.1"
 IDLE_S = 4.0  # a keep-alive connection idle this long is replaced before use
@@ -82,14 +88,12 @@ Handler = Callable[[str, dict[str, Any], float], None]
 """Called with each ``next`` message: its operation id, payload, arrival time."""
 
 
-class Feed(asyncio.Protocol):
+class Feed(ClientProtocol):
     """One graphql-transport-ws WebSocket (RFC 6455 framing by hand)."""
 
     def __init__(self, on_next: Handler, on_lost: Callable[[str], None]) -> None:
+        super().__init__()
         self.on_next, self.on_lost = on_next, on_lost
-        self.buffer = bytearray()
-        self.upgraded = False
-        self.transport: asyncio.Transport | None = None
         self.opened = asyncio.get_running_loop().create_future()
         self.acked = asyncio.get_running_loop().create_future()
         self.closing = False
@@ -100,16 +104,8 @@ class Feed(asyncio.Protocol):
     ) -> Feed:
         loop = asyncio.get_running_loop()
         _, feed = await loop.create_connection(lambda: cls(on_next, on_lost), HOST, port)
-        key = base64.b64encode(os.urandom(16)).decode()
         assert feed.transport is not None
-        feed.transport.write(
-            (
-                f"GET /graphql HTTP/1.1\r\nHost: {HOST}:{port}\r\n"
-                "Upgrade: websocket\r\nConnection: Upgrade\r\n"
-                f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-                "Sec-WebSocket-Protocol: graphql-transport-ws\r\n\r\n"
-            ).encode()
-        )
+        feed.transport.write(upgrade_request(f"{HOST}:{port}", "/graphql", "graphql-transport-ws"))
         await asyncio.wait_for(feed.opened, 30)
         init: dict[str, Any] = {"type": "connection_init"}
         if token is not None:
@@ -127,26 +123,13 @@ class Feed(asyncio.Protocol):
         if self.transport is not None and not self.transport.is_closing():
             self.transport.write(client_frame(opcode, orjson.dumps(message)))
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
+    def on_upgraded(self) -> None:
+        self.opened.set_result(None)
 
-    def data_received(self, data: bytes) -> None:
-        now = time.perf_counter()
-        buf = self.buffer
-        buf += data
-        if not self.upgraded:
-            refused = take_handshake(buf)
-            if refused is None:
-                return
-            if refused:
-                self._fail(f"no upgrade: {refused!r}")
-                return
-            self.upgraded = True
-            self.opened.set_result(None)
-        for opcode, payload in server_frames(buf):
-            self._frame(opcode, payload, now)
+    def on_refused(self, reason: str) -> None:
+        self._fail(reason)
 
-    def _frame(self, opcode: int, payload: bytes, now: float) -> None:
+    def on_frame(self, opcode: int, payload: bytes, now: float) -> None:
         if opcode == TEXT:
             message = orjson.loads(payload)
             kind = message.get("type")
