@@ -93,9 +93,18 @@ def uvicorn_server(directory: Path) -> Iterator[Server]:
     # without the per-request log lines
     env["MMK_LOG_LEVEL"] = "warning"
     cmd = [sys.executable, "-m", "api.cli", "serve", "--host", HOST, "--port", str(port)]
-    log = directory / "server.log"
+    with serving(cmd, env, directory / "server.log", port) as server:
+        yield server
+
+
+@contextmanager
+def serving(
+    cmd: list[str], env: dict[str, str], log: Path, port: int, cwd: Path = ROOT
+) -> Iterator[Server]:
+    """The server process ``cmd`` on ``port``, serving once /healthz answers;
+    always stopped on exit."""
     with log.open("wb") as out:
-        process = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
     server = Server(port, process, log)
     try:
         _wait_healthy(server)

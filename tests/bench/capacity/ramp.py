@@ -18,13 +18,12 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from tests.bench.http_load import HOST, RATE_LIMITS_OFF, ROOT, Server, _wait_healthy, free_port
+from tests.bench.http_load import HOST, RATE_LIMITS_OFF, ROOT, free_port, serving
 
 BOUND_MS = 100.0
 DEFAULT_STEPS = (25, 50, 100, 150, 200, 250, 300, 375, 450)
@@ -82,25 +81,6 @@ HEADER = (
 )
 
 
-@contextmanager
-def _process(
-    cmd: list[str], env: dict[str, str], log: Path, port: int, root: Path = ROOT
-) -> Iterator[Server]:
-    with log.open("wb") as out:
-        process = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
-    server = Server(port, process, log)
-    try:
-        _wait_healthy(server)
-        yield server
-    finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
 def mmk_server(directory: Path, root: Path = ROOT, name: str = "mmk") -> Any:
     """``mmk serve`` of the checkout at ``root`` (``--before``: another)."""
     port = free_port()
@@ -113,13 +93,13 @@ def mmk_server(directory: Path, root: Path = ROOT, name: str = "mmk") -> Any:
         env.pop(name, None)
     env["PYTHONPATH"] = str(root)
     cmd = [sys.executable, "-m", "api.cli", "serve", "--host", HOST, "--port", str(port)]
-    return _process(cmd, env, directory / f"{name}.log", port, root)
+    return serving(cmd, env, directory / f"{name}.log", port, root)
 
 
 def bare_server(directory: Path) -> Any:
     port = free_port()
     cmd = [sys.executable, "-m", "tests.bench.capacity.bare", "--port", str(port)]
-    return _process(cmd, dict(os.environ), directory / "bare.log", port)
+    return serving(cmd, dict(os.environ), directory / "bare.log", port)
 
 
 class LoadProcess:
