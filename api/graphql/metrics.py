@@ -19,6 +19,8 @@ from graphql import (
     FieldNode,
     GraphQLError,
     GraphQLResolveInfo,
+    GraphQLUnionType,
+    get_named_type,
 )
 from graphql import OperationType as GqlOperation
 from graphql.utilities import get_operation_ast
@@ -86,6 +88,8 @@ def root_results(metrics: Metrics) -> Callable[[Any, GraphQLResolveInfo[Any]], N
     accepted (every mutation returns a union with ``Refusal``)."""
 
     def count(value: Any, info: GraphQLResolveInfo[Any]) -> None:
+        if not isinstance(get_named_type(info.return_type), GraphQLUnionType):
+            return  # not a result union (`me`, `__typename`, ...)
         if isinstance(value, Refusal):
             metrics.refusal(value.code.value, "refusal")
         elif info.operation.operation is GqlOperation.MUTATION:

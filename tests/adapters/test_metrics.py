@@ -59,6 +59,13 @@ async def test_a_move_counts_by_mutation_and_its_events_are_published(tmp_path: 
         assert await metric(client, "mmk_refusals_total") == 0
 
 
+async def test_only_result_unions_count_as_moves(tmp_path: Path) -> None:
+    async with running_app(tmp_path) as (_, client):
+        r = await client.post("/graphql", json={"query": "mutation { __typename }"})
+        assert r.json() == {"data": {"__typename": "Mutation"}}
+        assert await metric(client, "mmk_moves_accepted_total") == 0
+
+
 async def test_latency_is_measured_per_route_and_per_operation_type(tmp_path: Path) -> None:
     async with running_app(tmp_path) as (_, client):
         await play_first_card(client)
