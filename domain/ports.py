@@ -159,6 +159,13 @@ class Subscription(Protocol):
 
     def __aiter__(self) -> AsyncIterator[BusMessage | Resync]: ...
 
+    async def hand_over(self, take: Callable[[BusMessage | Resync], bool]) -> None:
+        """Give ``take`` each message as it is published (queued ones first),
+        until it returns False for one, which stays next in the queue, or the
+        bus drops the subscription; then return. ``take`` raising
+        :class:`SubscriptionClosed` drops the subscription with its reason."""
+        ...
+
 
 class EventBus(Protocol):
     """Per-audience channels: a subscriber only ever receives its channel."""

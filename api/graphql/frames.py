@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 from graphql import (
     ExecutionResult,
     FieldNode,
@@ -92,6 +94,7 @@ class FrameCache:
 
     def __init__(self, size: int = FRAMES_KEPT) -> None:
         self._results: LRU[_Key, ExecutionResult] = LRU(size)
+        self._encoded: LRU[_Key, str] = LRU(size)
         self._operations: LRU[int, _Operation] = LRU(size)
         self._payloads: LRU[tuple[str, int], Any] = LRU(size)
 
@@ -137,6 +140,26 @@ class FrameCache:
     def get(self, key: _Key) -> ExecutionResult | None:
         return self._results.get(key)
 
+    def encoded(self, key: _Key, payload: Callable[[], Any]) -> str | None:
+        """The JSON of ``{"data": ...}`` of a frame already built or plain
+        (``payload``: the event's object, asked for only when needed); None
+        when it needs the executor."""
+        text = self._encoded.get(key)
+        if text is not None:
+            return text
+        result = self._results.get(key)
+        if result is None:
+            plain = key[0].plain
+            result = None if plain is None else plain.frame(payload())
+            if result is None:
+                return None
+            self._results.put(key, result)
+        if result.errors:
+            return None
+        text = orjson.dumps({"data": result.data}).decode()
+        self._encoded.put(key, text)
+        return text
+
     def put(self, key: _Key, result: ExecutionResult) -> None:
         if not result.errors:
             self._results.put(key, result)
@@ -166,6 +189,10 @@ def _weak(method: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
+SUBSCRIBING: ContextVar[SharedFrames | None] = ContextVar("mmk_subscribing", default=None)
+"""The executor of the subscription whose resolver runs in this task."""
+
+
 class SharedFrames(StrawberryGraphQLCoreExecutionContext):
     """Executes a marked subscription event once per audience and selection:
     the per-event executor of a frame already built just returns it. A
@@ -185,11 +212,16 @@ class SharedFrames(StrawberryGraphQLCoreExecutionContext):
         self.async_helpers = GraphQLResolveInfoHelpers(
             gather=_weak(self.gather_async_work), track=_weak(self.track_async_work)
         )
+        if self.operation.operation is OperationType.SUBSCRIPTION:
+            SUBSCRIBING.set(self)  # the operation's task: its resolver may push
 
-    def build_per_event_executor(self, payload: Any) -> Any:
-        frame = getattr(payload, "frame_key", None)
-        if frame is None:
-            return super().build_per_event_executor(payload)
+    def pushed_frame(self, frame: tuple[str, int], payload: Callable[[], Any]) -> str | None:
+        """The JSON payload of this subscription's frame of one event
+        (``frame``: its audience's channel and seq), when it is built or
+        plain (api/graphql/push.py); None: it needs the executor."""
+        return self.frames.encoded((*self._frame_shape(), frame), payload)
+
+    def _frame_shape(self) -> _Shape:
         shape = self._shape
         if shape is None:
             shape = self._shape = self.frames.shape(
@@ -198,6 +230,13 @@ class SharedFrames(StrawberryGraphQLCoreExecutionContext):
                 self.fragment_definitions.values(),
                 self.variable_values.coerced,
             )
+        return shape
+
+    def build_per_event_executor(self, payload: Any) -> Any:
+        frame = getattr(payload, "frame_key", None)
+        if frame is None:
+            return super().build_per_event_executor(payload)
+        shape = self._frame_shape()
         operation = shape[0]
         key = (*shape, frame)
         cached = self.frames.get(key)

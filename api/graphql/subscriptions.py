@@ -3,17 +3,41 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from typing import Annotated
 
 import strawberry
 
 from api.graphql.context import Info
 from api.graphql.errors import from_domain, graphql_error
+from api.graphql.frames import SUBSCRIBING
+from api.graphql.push import OUTLET, Pusher
 from api.graphql.types.events import GameEvent, LobbyUpdate, typed
 from domain.errors import DomainError, ErrorCode
+from domain.log import LoggedEvent
 from domain.ports import SubscriptionClosed
 from domain.services import streams
+
+
+def _pushing(
+    payload: Callable[[LoggedEvent, tuple[str, int]], GameEvent],
+) -> tuple[Pusher | None, streams.Push | None]:
+    """This operation's pusher and the stream's ``push``, when its transport
+    can push (graphql-transport-ws: api/graphql/push.py); else (None, None)."""
+    pusher, executor = OUTLET.get(), SUBSCRIBING.get()
+    if pusher is None or executor is None:
+        return None, None
+    send = pusher.send
+
+    def push(audience: str, e: LoggedEvent) -> bool:
+        key = (audience, e.seq)
+        text = executor.pushed_frame(key, lambda: payload(e, key))
+        if text is None:
+            return False
+        send(text)
+        return True
+
+    return pusher, push
 
 
 @strawberry.type(
@@ -39,17 +63,32 @@ class Subscription:
         if after_seq < 0:
             raise graphql_error(ErrorCode.BAD_INPUT, "afterSeq is 0 or more")
         player = await info.context.player()
+        frames = info.schema.frames  # type: ignore[attr-defined]
+
+        def payload(e: LoggedEvent, key: tuple[str, int]) -> GameEvent:
+            """The same object for all of the audience."""
+            return frames.payload(key, lambda: typed(e, key))  # type: ignore[no-any-return]
+
+        pusher, push = _pushing(payload)
         stream = streams.game_events(
-            info.context.deps, game_id, player.id if player else None, after_seq
+            info.context.deps, game_id, player.id if player else None, after_seq, push
         )
         try:
-            frames = info.schema.frames  # type: ignore[attr-defined]
-            async for audience, event in stream:
-                key = (audience, event.seq)  # the same object for all of the audience
-                yield frames.payload(key, lambda e=event, k=key: typed(e, k))
+            async for audience, event in stream:  # the log, or what push did not take
+                if pusher is not None:
+                    if push is not None and push(audience, event):
+                        await pusher.caught_up()
+                        continue
+                    await pusher.flushed()  # what was pushed goes first
+                yield payload(event, (audience, event.seq))
+            if pusher is not None:
+                await pusher.flushed()  # then "complete"
         except DomainError as e:
             raise from_domain(e) from None
         except SubscriptionClosed as e:
+            if pusher is not None:  # what is not written yet is not sent
+                pusher.discard()
+                await pusher.flushed()
             raise graphql_error(
                 ErrorCode.RATE_LIMITED,
                 f"subscription dropped ({e.reason}); resubscribe with "

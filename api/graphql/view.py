@@ -52,6 +52,7 @@ from api.graphql.http_transports import (
 from api.graphql.limits import operation_type
 from api.graphql.persisted import not_found, persisted_hash, registration
 from api.graphql.player_cache import PlayerCache
+from api.graphql.push import TransportWSHandler
 from api.graphql.schema import build_schema
 from domain.errors import ErrorCode
 from infra.bootstrap import Container
@@ -121,6 +122,7 @@ class LegacyWSHandler(BaseGraphQLWSHandler[Context, None]):
 
 
 class GameGraphQL(GraphQL[Context, None]):
+    graphql_transport_ws_handler_class = TransportWSHandler
     graphql_ws_handler_class = LegacyWSHandler
     websocket_adapter_class = WebSocketAdapter
     stream_transport_classes_by_protocol: Mapping[str, type[HTTPStreamTransport]] = {

@@ -9,11 +9,16 @@ from the log.
 Each event comes with its audience (its bus channel): every event with the
 same audience and seq is the same, so an adapter may build what it sends
 for one subscriber of that audience once for all of them.
+
+An adapter may also take live events as they are published (``push``): a
+steady stream then costs no wake-up of its reader per event. What ``push``
+does not take (and whatever needs the log: a gap, a resync, a seat change,
+the game's end) is yielded, in its place in the order.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 
 from domain.channels import LOBBY, game_channel
@@ -21,13 +26,26 @@ from domain.errors import BadRequest
 from domain.game.events import GameEnded
 from domain.lobby import SEAT_CHANGES
 from domain.log import LoggedEvent
-from domain.ports import Resync
+from domain.ports import BusMessage, Resync
 from domain.records import GameStatus, LobbyUpdate
 from domain.services.deps import Deps
 from domain.services.queries import MAX_PAGE, load_game, seat_in
 
 Heard = tuple[str, LoggedEvent]
 """An event as one audience (named by its channel) sees it."""
+
+Push = Callable[[str, LoggedEvent], bool]
+"""Takes one live event for its audience, synchronously, as it is published;
+False: not taken (it is yielded instead)."""
+
+
+class _Position:
+    """The last seq the caller has had, pushed or yielded."""
+
+    __slots__ = ("seq",)
+
+    def __init__(self, seq: int) -> None:
+        self.seq = seq
 
 
 async def _backlog(
@@ -51,7 +69,11 @@ async def _backlog(
 
 
 async def game_events(
-    deps: Deps, game_id: str, player_id: str | None, after_seq: int
+    deps: Deps,
+    game_id: str,
+    player_id: str | None,
+    after_seq: int,
+    push: Push | None = None,
 ) -> AsyncGenerator[Heard, None]:
     """The caller's stream: a seat's own channel, or the public one (R11).
 
@@ -81,17 +103,26 @@ async def game_events(
             return game.seat_of(player_id), ended
 
     seat, ended_at = await deps.run(first_look)
-    last = after_seq
-    if ended_at is not None and last >= ended_at:
+    at = _Position(after_seq)
+    if ended_at is not None and at.seq >= ended_at:
         return
+
+    def ordinary(e: LoggedEvent) -> bool:
+        """Pushable: changes nothing in the stream itself."""
+        return not (
+            isinstance(e.event, GameEnded)
+            or ended_at is not None
+            or (player_id is not None and _seat_change_of(e, player_id))
+        )
+
     while True:
         moved = False
-        async with aclosing(_audience_events(deps, game_id, seat, last)) as events:
+        events = _audience_events(deps, game_id, seat, at, push, ordinary)
+        async with aclosing(events):
             async for heard in events:
                 yield heard
                 e = heard[1]
-                last = e.seq
-                if isinstance(e.event, GameEnded) or (ended_at is not None and last >= ended_at):
+                if isinstance(e.event, GameEnded) or (ended_at is not None and e.seq >= ended_at):
                     return
                 if player_id is not None and _seat_change_of(e, player_id):
                     now = await deps.run(find_seat)
@@ -107,29 +138,52 @@ def _seat_change_of(e: LoggedEvent, player_id: str) -> bool:
 
 
 async def _audience_events(
-    deps: Deps, game_id: str, seat: int | None, after_seq: int
+    deps: Deps,
+    game_id: str,
+    seat: int | None,
+    at: _Position,
+    push: Push | None,
+    ordinary: Callable[[LoggedEvent], bool],
 ) -> AsyncGenerator[Heard, None]:
-    """One audience's stream: its channel, the backlog first, then live."""
+    """One audience's stream: its channel, the backlog first, then live;
+    ``at`` follows what the caller has had."""
     audience = game_channel(game_id, seat)
+
+    def take(msg: BusMessage | Resync) -> bool:
+        """The next event, in order and ordinary, pushed; an old one skipped."""
+        if isinstance(msg, Resync):
+            return False
+        if not isinstance(msg, LoggedEvent):
+            return True  # not of this channel's kind: skipped
+        if msg.seq <= at.seq:
+            return True
+        if msg.seq == at.seq + 1 and ordinary(msg) and push is not None and push(audience, msg):
+            at.seq = msg.seq
+            return True
+        return False
+
     async with deps.bus.subscribe(audience) as sub:
-        last = after_seq
-        for e in await _backlog(deps, game_id, seat, last):
+        for e in await _backlog(deps, game_id, seat, at.seq):
+            at.seq = e.seq
             yield audience, e
-            last = e.seq
-        async for msg in sub:
+        live = aiter(sub)
+        while True:
+            if push is not None:
+                await sub.hand_over(take)
+            msg = await anext(live)
             if isinstance(msg, Resync):
-                for e in await _backlog(deps, game_id, seat, last):
+                for e in await _backlog(deps, game_id, seat, at.seq):
+                    at.seq = e.seq
                     yield audience, e
-                    last = e.seq
                 continue
-            if not isinstance(msg, LoggedEvent) or msg.seq <= last:
+            if not isinstance(msg, LoggedEvent) or msg.seq <= at.seq:
                 continue
-            if msg.seq > last + 1:  # a gap: fill it from the log
-                for e in await _backlog(deps, game_id, seat, last, msg.seq - 1):
+            if msg.seq > at.seq + 1:  # a gap: fill it from the log
+                for e in await _backlog(deps, game_id, seat, at.seq, msg.seq - 1):
+                    at.seq = e.seq
                     yield audience, e
-                    last = e.seq
+            at.seq = msg.seq
             yield audience, msg
-            last = msg.seq
 
 
 async def lobby_events(deps: Deps) -> AsyncGenerator[LobbyUpdate, None]:

@@ -5,28 +5,40 @@ its queue is dropped with a clear reason instead of growing memory."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import deque
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 
 from domain.ports import BusMessage, Resync, SubscriptionClosed
+
+log = logging.getLogger("mmk.bus")
 
 Message = BusMessage | Resync
 
 
 class QueueSubscription:
-    """One subscriber's bounded queue."""
+    """One subscriber's bounded queue; or, while :meth:`hand_over` runs, a
+    direct line from the publisher to its taker."""
 
     def __init__(self, limit: int) -> None:
         self._items: deque[Message] = deque()
         self._limit = limit
         self._wake = asyncio.Event()
+        self._take: Callable[[Message], bool] | None = None
+        self._handed: asyncio.Future[None] | None = None
         self.closed_reason: str | None = None
 
     def offer(self, message: Message) -> bool:
-        """Queue a message; False (and closed) when the queue is full."""
+        """Queue a message (or hand it over); False (and closed) when the
+        queue is full or the taker failed."""
         if self.closed_reason is not None:
             return False
+        if self._take is not None and not self._items:
+            taken = self._taken(self._take, message)
+            if taken is not False:
+                return taken is True  # None: the taker failed, this is closed
+            self._stop_handing()
         if len(self._items) >= self._limit:
             self.close(f"slow subscriber: more than {self._limit} messages behind")
             return False
@@ -38,6 +50,43 @@ class QueueSubscription:
         self.closed_reason = reason
         self._items.clear()
         self._wake.set()
+        self._stop_handing()
+
+    async def hand_over(self, take: Callable[[Message], bool]) -> None:
+        """Give each message to ``take`` as it is published, in order,
+        without a wake-up per message, until ``take`` returns False for one
+        (it stays first in the queue) or the subscription closes; then
+        return. A :class:`SubscriptionClosed` raised by ``take`` closes the
+        subscription with its reason."""
+        while self._items:
+            if not self._taken(take, self._items[0]):
+                return
+            self._items.popleft()
+        if self.closed_reason is not None:
+            return
+        self._take = take
+        self._handed = asyncio.get_running_loop().create_future()
+        try:
+            await self._handed
+        finally:
+            self._take = self._handed = None
+
+    def _taken(self, take: Callable[[Message], bool], message: Message) -> bool | None:
+        """``take(message)``; None when it failed, which closes this
+        subscription (never the publisher's loop over the others)."""
+        try:
+            return take(message)
+        except SubscriptionClosed as e:
+            self.close(e.reason)
+        except Exception:
+            log.exception("bus: a subscriber failed to take a message; dropped")
+            self.close("internal error")
+        return None
+
+    def _stop_handing(self) -> None:
+        self._take = None
+        if self._handed is not None and not self._handed.done():
+            self._handed.set_result(None)
 
     def __aiter__(self) -> AsyncIterator[Message]:
         return self
