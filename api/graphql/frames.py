@@ -153,8 +153,7 @@ class FrameCache:
             result = None if plain is None else plain.frame(payload())
             if result is None:
                 return None
-            self._results.put(key, result)
-        if result.errors:
+        elif result.errors:
             return None
         text = orjson.dumps({"data": result.data}).decode()
         self._encoded.put(key, text)

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator
 from typing import Annotated
 
 import strawberry
@@ -19,9 +19,7 @@ from domain.ports import SubscriptionClosed
 from domain.services import streams
 
 
-def _pushing(
-    payload: Callable[[LoggedEvent, tuple[str, int]], GameEvent],
-) -> tuple[Pusher | None, streams.Push | None]:
+def _pushing() -> tuple[Pusher | None, streams.Push | None]:
     """This operation's pusher and the stream's ``push``, when its transport
     can push (graphql-transport-ws: api/graphql/push.py); else (None, None)."""
     pusher, executor = OUTLET.get(), SUBSCRIBING.get()
@@ -31,7 +29,7 @@ def _pushing(
 
     def push(audience: str, e: LoggedEvent) -> bool:
         key = (audience, e.seq)
-        text = executor.pushed_frame(key, lambda: payload(e, key))
+        text = executor.pushed_frame(key, lambda: typed(e, key))
         if text is None:
             return False
         send(text)
@@ -69,7 +67,7 @@ class Subscription:
             """The same object for all of the audience."""
             return frames.payload(key, lambda: typed(e, key))  # type: ignore[no-any-return]
 
-        pusher, push = _pushing(payload)
+        pusher, push = _pushing()
         stream = streams.game_events(
             info.context.deps, game_id, player.id if player else None, after_seq, push
         )

@@ -372,16 +372,30 @@ def _value(value: Any) -> Any:
 
 def typed(e: LoggedEvent, frame_key: tuple[str, int] | None = None) -> GameEvent:
     """The GraphQL object of one logged event, as one audience sees it;
-    ``frame_key`` (its audience's channel and seq) when it is a stream's."""
+    ``frame_key`` (its audience's channel and seq) when it is a stream's.
+    Its own fields are read from the domain event when first asked for
+    (:func:`_read_field`): a selection of ``seq`` converts no card."""
     kind = KINDS[type(e.event)]
-    return kind(
-        game_id=strawberry.ID(e.game_id),
-        seq=e.seq,
-        at=e.at,
-        event=e.event,
-        frame_key=frame_key,
-        **_values(kind, e.event),
+    made = object.__new__(kind)
+    made.__dict__.update(
+        game_id=strawberry.ID(e.game_id), seq=e.seq, at=e.at, event=e.event, frame_key=frame_key
     )
+    return made
+
+
+def _read_field(self: GameEvent, name: str) -> Any:
+    """``__getattr__`` of the event types: a field :func:`typed` left unread,
+    converted from the domain event, then kept."""
+    event = self.__dict__.get("event")
+    kind = type(self)
+    if event is None or name not in _fields(kind):
+        raise AttributeError(f"{kind.__name__!r} object has no attribute {name!r}")
+    value = self.__dict__[name] = _value(getattr(event, _FROM.get((kind, name), name)))
+    return value
+
+
+for _kind in KINDS.values():
+    _kind.__getattr__ = _read_field  # type: ignore[attr-defined]
 
 
 ALL_TYPES: tuple[type, ...] = (*KINDS.values(), DealtSeat, DealtPack, WonPlay)
