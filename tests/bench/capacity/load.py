@@ -2,7 +2,7 @@
 that its CPU is not the server's. It reads one JSON command a line on stdin
 and answers one JSON line on stdout:
 
-``{"target": "mmk", "port": 8000, "tables": 100, "warmup": 5, "measure": 15}``
+``{"target": "mmk", "ports": [8000], "pids": [123], "tables": 100, "warmup": 5, "measure": 15}``
 brings that target's running tables up to ``tables`` (a new table: 4 new
 players, a game created and joined, 8 subscriptions, started), pauses every
 other target's tables (their seats stop acting; their sockets stay open),
@@ -93,11 +93,16 @@ class Load:
         self.window.error(what)
 
     async def step(self, command: dict[str, Any]) -> dict[str, Any]:
-        target, port = command["target"], int(command["port"])
+        """One step; ``ports`` and ``pids``: the target's instances (one,
+        or several sharing a database and a bus), its tables spread over
+        them, their CPU, memory and metrics added up."""
+        target = command["target"]
+        ports = [int(p) for p in command["ports"]]
+        pids = [int(p) for p in command["pids"]]
         for name, event in self.active.items():
             if name != target:
                 event.clear()
-        self.rss0.setdefault(target, stats.rss_bytes(int(command["pid"])))
+        self.rss0.setdefault(target, sum(stats.rss_bytes(p) for p in pids))
         active = self.active.setdefault(target, asyncio.Event())
         active.set()
         tables = self.tables.setdefault(target, [])
@@ -106,17 +111,18 @@ class Load:
 
         async def add() -> None:
             async with gate:
-                table = Table(self, port, active, len(tables))
+                table = Table(self, ports, active, len(tables))
                 tables.append(table)
                 await table.open()
 
         await asyncio.gather(*(add() for _ in range(int(command["tables"]) - len(tables))))
-        health = await Http.open(port)
-        pid, prefix = int(command["pid"]), command["metrics"]
+        scrapers = [await Http.open(p) for p in ports]
+        health, prefix = scrapers[0], command["metrics"]
         try:
             await asyncio.sleep(float(command["warmup"]))
-            before = await self._scrape(health, prefix)
-            server0, cpu0, t0 = stats.cpu_seconds(pid), time.process_time(), time.perf_counter()
+            before = await self._scrape(scrapers, prefix)
+            server0 = sum(stats.cpu_seconds(p) for p in pids)
+            cpu0, t0 = time.process_time(), time.perf_counter()
             setup_errors = self.window
             self.window = Window(start=t0, end=t0 + float(command["measure"]))
             self.window.errors.update(setup_errors.errors)
@@ -129,14 +135,16 @@ class Load:
                 self.window.health.append(time.perf_counter() - sent)
                 await asyncio.sleep(HEALTH_EVERY_S)
             wall = time.perf_counter() - t0
-            cpu, server_cpu = time.process_time() - cpu0, stats.cpu_seconds(pid) - server0
-            after = await self._scrape(health, prefix)
-            rss = stats.rss_bytes(pid)
+            cpu = time.process_time() - cpu0
+            server_cpu = sum(stats.cpu_seconds(p) for p in pids) - server0
+            after = await self._scrape(scrapers, prefix)
+            rss = sum(stats.rss_bytes(p) for p in pids)
             await asyncio.sleep(min(LATE_S, 2.0))  # let the window's deliveries land
             for table in tables:
                 table.check_late(self.window)
         finally:
-            await health.close()
+            for scraper in scrapers:
+                await scraper.close()
         lag, pauses = (
             after["event_loop_lag"] - before["event_loop_lag"],
             after["gc_pause"] - before["gc_pause"],
@@ -166,11 +174,16 @@ class Load:
             "gc_full_passes": (after["gc_full"] - before["gc_full"]).count,
         }
 
-    async def _scrape(self, http: Http, prefix: str) -> dict[str, stats.Histogram]:
-        status, body = await http.get("/metrics")
-        if status != 200:
-            raise RuntimeError(f"/metrics: HTTP {status}")
-        return stats.histograms(body.decode(), prefix)
+    async def _scrape(self, servers: list[Http], prefix: str) -> dict[str, stats.Histogram]:
+        """Every instance's histograms, added up."""
+        total: dict[str, stats.Histogram] = {}
+        for http in servers:
+            status, body = await http.get("/metrics")
+            if status != 200:
+                raise RuntimeError(f"/metrics: HTTP {status}")
+            for name, histogram in stats.histograms(body.decode(), prefix).items():
+                total[name] = total[name] + histogram if name in total else histogram
+        return total
 
 
 @dataclass
@@ -182,10 +195,12 @@ class Person:
 
 
 class Table:
-    """One table on one target: 4 people and 4 spectators, game after game."""
+    """One table on one target: 4 people and 4 spectators, game after game;
+    with several instances, each person and spectator connects to one of
+    them in turn (a table's clients are spread over all)."""
 
-    def __init__(self, load: Load, port: int, active: asyncio.Event, number: int) -> None:
-        self.load, self.port, self.active, self.number = load, port, active, number
+    def __init__(self, load: Load, ports: list[int], active: asyncio.Event, number: int) -> None:
+        self.load, self.ports, self.active, self.number = load, ports, active, number
         self.people: list[Person] = []
         self.spectators: list[Feed] = []
         self.game_id = ""
@@ -198,7 +213,8 @@ class Table:
     async def open(self) -> None:
         try:
             for seat in range(SEATS):
-                http = await Http.open(self.port)
+                port = self._port(seat)
+                http = await Http.open(port)
                 name = f"t{self.number}s{seat}n{next(self.load.names)}"
                 answer = await self._mutate(
                     http, CREATE_PLAYER, "CreatePlayer", {"name": name}, None
@@ -206,17 +222,21 @@ class Table:
                 token = answer["token"]
                 index = len(self.arrivals)
                 self.arrivals.append({})
-                feed = await Feed.open(self.port, token, self._on_next(index, seat), self._on_lost)
+                feed = await Feed.open(port, token, self._on_next(index, seat), self._on_lost)
                 self.people.append(Person(token, http, feed, seat))
-            for _ in range(SPECTATORS):
+            for k in range(SPECTATORS):
                 index = len(self.arrivals)
                 self.arrivals.append({})
+                port = self._port(SEATS + k)
                 self.spectators.append(
-                    await Feed.open(self.port, None, self._on_next(index, None), self._on_lost)
+                    await Feed.open(port, None, self._on_next(index, None), self._on_lost)
                 )
             await self.new_game()
         except Exception as e:  # a table that could not open is an error of its step
             self.load.error(f"open: {type(e).__name__}: {e}")
+
+    def _port(self, client: int) -> int:
+        return self.ports[(self.number + client) % len(self.ports)]
 
     def _on_lost(self, reason: str) -> None:
         self.load.error(f"socket: {reason}")

@@ -8,6 +8,9 @@ p99 or mutation p99 over 100 ms, or any error; what it sustained is its last
 step within bounds.
 
     python -m tests.bench.capacity.ramp --steps 25,50,100 --measure 15
+
+Target ``pg2``: two instances on PostgreSQL and Redis (``DATABASE_URL``,
+``REDIS_URL``), each table's clients spread over both.
 """
 
 from __future__ import annotations
@@ -18,12 +21,15 @@ import os
 import subprocess
 import sys
 import tempfile
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
+from urllib.parse import urlsplit
 
 from tests.bench.http_load import HOST, RATE_LIMITS_OFF, ROOT, free_port, serving
+from tests.e2e.cluster import cluster, fresh_backend
 
 BOUND_MS = 100.0
 DEFAULT_STEPS = (25, 50, 100, 150, 200, 250, 300, 375, 450)
@@ -96,6 +102,27 @@ def mmk_server(directory: Path, root: Path = ROOT, name: str = "mmk") -> Any:
     return serving(cmd, env, directory / f"{name}.log", port, root)
 
 
+@contextmanager
+def two_instances(directory: Path) -> Iterator[list[Any]]:
+    """Two ``mmk serve`` processes on one PostgreSQL database (a fresh one)
+    and one Redis (a channel prefix of this run): ``DATABASE_URL`` and
+    ``REDIS_URL`` name the servers."""
+    database_url, redis_url = os.environ.get("DATABASE_URL"), os.environ.get("REDIS_URL")
+    if not database_url or not redis_url or not database_url.startswith("postgresql"):
+        raise SystemExit("target pg2 needs DATABASE_URL (PostgreSQL) and REDIS_URL")
+    with (
+        fresh_backend(database_url, redis_url, "capacity", **RATE_LIMITS_OFF) as backend,
+        cluster(backend, directory) as instances,
+    ):
+        yield [_Running(urlsplit(i.server.base_url).port or 0, i.proc) for i in instances]
+
+
+@dataclass
+class _Running:
+    port: int
+    process: Any
+
+
 def bare_server(directory: Path) -> Any:
     port = free_port()
     cmd = [sys.executable, "-m", "tests.bench.capacity.bare", "--port", str(port)]
@@ -151,12 +178,13 @@ def ramp(
     results: dict[str, list[Step]] = {t: [] for t in targets}
     with ExitStack() as stack:
         path = directory or Path(stack.enter_context(tempfile.TemporaryDirectory()))
-        servers = {
-            "mmk": stack.enter_context(mmk_server(path)) if "mmk" in targets else None,
-            "bare": stack.enter_context(bare_server(path)) if "bare" in targets else None,
-            "was": None
+        servers: dict[str, list[Any]] = {
+            "mmk": [stack.enter_context(mmk_server(path))] if "mmk" in targets else [],
+            "bare": [stack.enter_context(bare_server(path))] if "bare" in targets else [],
+            "was": []
             if before is None
-            else stack.enter_context(mmk_server(path, before.resolve(), "was")),
+            else [stack.enter_context(mmk_server(path, before.resolve(), "was"))],
+            "pg2": stack.enter_context(two_instances(path)) if "pg2" in targets else [],
         }
         load = LoadProcess(path)
         stack.callback(load.close)
@@ -164,15 +192,15 @@ def ramp(
         running = set(targets)
         for tables in steps:
             for target in targets:
-                server = servers[target]
-                if target not in running or server is None:
+                instances = servers[target]
+                if target not in running or not instances:
                     continue
                 step = load.step(
                     {
                         "target": target,
-                        "port": server.port,
-                        "pid": server.process.pid,
-                        "metrics": "mmk" if target == "was" else target,
+                        "ports": [i.port for i in instances],
+                        "pids": [i.process.pid for i in instances],
+                        "metrics": "bare" if target == "bare" else "mmk",
                         "tables": tables,
                         "warmup": warmup,
                         "measure": measure,

@@ -35,6 +35,13 @@ class Histogram:
         before = dict(other.buckets)
         return Histogram(tuple((le, n - before.get(le, 0.0)) for le, n in self.buckets))
 
+    def __add__(self, other: Histogram) -> Histogram:
+        """Two servers' observations together (their buckets are the same)."""
+        summed = dict(self.buckets)
+        for le, n in other.buckets:
+            summed[le] = summed.get(le, 0.0) + n
+        return Histogram(tuple(sorted(summed.items())))
+
     @property
     def count(self) -> float:
         return self.buckets[-1][1] if self.buckets else 0.0
