@@ -157,7 +157,9 @@ def create_app(settings: Settings | None = None, container: Container | None = N
     app.add_middleware(BodyLimit)
     # Outside BodyLimit, so that a refused body's 413 carries the CORS headers.
     app.add_middleware(GraphQLCors, origins=s.cors_origins)
-    app.add_middleware(RequestContext, metrics=metrics, routes=[r.path for r in routes])
+    app.add_middleware(
+        RequestContext, metrics=metrics, routes=[r.path for r in routes], access=s.access_log
+    )
     return app
 
 

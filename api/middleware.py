@@ -1,6 +1,7 @@
 """Per-request context: a request id (a sane incoming ``X-Request-ID``, else a
 new uuid4) for every log line and in the response headers, the HTTP latency
-histogram and one access log line. Never logs headers, query strings or
+histogram and one access log line (``MMK_ACCESS_LOG``: every request, only
+those that failed, or none). Never logs headers, query strings or
 bodies. A streamed subscription (multipart or SSE) lasts as long as the
 subscription: like a WebSocket session, it is logged but not in the
 latency histogram."""
@@ -40,8 +41,12 @@ def incoming_id(scope: Scope) -> str | None:
 class RequestContext:
     """Outermost middleware: request id, latency, access log."""
 
-    def __init__(self, app: ASGIApp, metrics: Metrics, routes: Collection[str]) -> None:
+    def __init__(
+        self, app: ASGIApp, metrics: Metrics, routes: Collection[str], access: str = "all"
+    ) -> None:
         self.app, self.metrics, self.routes = app, metrics, frozenset(routes)
+        # the lowest status logged: all, errors (>= 400), off
+        self.logged_from = {"all": 0, "errors": 400}.get(access, 1000)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -83,6 +88,8 @@ class RequestContext:
         method = method if method in METHODS else "OTHER"  # a label: keep it bounded
         if method != "WS" and not streamed:
             self.metrics.http_latency.labels(route, method).observe(elapsed)
+        if status < self.logged_from:
+            return
         level = logging.DEBUG if route in QUIET_PATHS else logging.INFO
         if not log.isEnabledFor(level):
             return

@@ -7,7 +7,6 @@ redaction here is the second line of defence for what slips into a message.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import sys
@@ -16,6 +15,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import IO, Any
 
+import orjson
 from sqlalchemy.engine import make_url
 
 request_id: ContextVar[str | None] = ContextVar("request_id", default=None)
@@ -87,7 +87,7 @@ class JsonFormatter(logging.Formatter):
             out["exception"] = redact_text(self.formatException(record.exc_info))
         if record.stack_info:
             out["stack"] = redact_text(self.formatStack(record.stack_info))
-        return json.dumps(out, ensure_ascii=False, default=str)
+        return orjson.dumps(out, default=str, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 QUIET = {"sqlalchemy": "WARNING"}

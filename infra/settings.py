@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 DEFAULT_DATABASE_URL = "sqlite:///var/mmk.sqlite3"
 EVENT_LOOPS = ("asyncio", "uvloop")
+ACCESS_LOGS = ("all", "errors", "off")
 # Every variable ``Settings.from_env`` reads; tests/test_docker_files.py keeps
 # this list and the deployment files (docker/) in step with it.
 ENV_VARS: tuple[str, ...] = (
@@ -20,6 +21,7 @@ ENV_VARS: tuple[str, ...] = (
     "MMK_BUS_QUEUE_LIMIT",
     "MMK_CHANNEL_PREFIX",
     "MMK_LOG_LEVEL",
+    "MMK_ACCESS_LOG",
     "MMK_GRAPHIQL",
     "MMK_INTROSPECTION",
     "MMK_WS_SEND_TIMEOUT",
@@ -107,6 +109,8 @@ class Settings:
     bus_queue_limit: int = 1000
     channel_prefix: str = "mmk:"
     log_level: str = "info"
+    # Which requests get an access line: all, errors (status >= 400), off.
+    access_log: str = "all"
     graphiql: bool = True
     introspection: bool = True
     ws_send_timeout: int = 30  # seconds a WebSocket client may not read (api/ws_protocol.py)
@@ -133,6 +137,9 @@ class Settings:
             raise SettingsError(
                 f"MMK_LOG_LEVEL must be debug, info, warning or error, not {level!r}"
             )
+        access = e.get("MMK_ACCESS_LOG", "all").lower() or "all"
+        if access not in ACCESS_LOGS:
+            raise SettingsError(f"MMK_ACCESS_LOG must be all, errors or off, not {access!r}")
         loop = e.get("MMK_EVENT_LOOP", "asyncio").lower() or "asyncio"
         if loop not in EVENT_LOOPS:
             raise SettingsError(f"MMK_EVENT_LOOP must be asyncio or uvloop, not {loop!r}")
@@ -145,6 +152,7 @@ class Settings:
             bus_queue_limit=_int(e, "MMK_BUS_QUEUE_LIMIT", 1000, 10, 1_000_000),
             channel_prefix=e.get("MMK_CHANNEL_PREFIX", "mmk:"),
             log_level=level,
+            access_log=access,
             graphiql=_bool(e, "MMK_GRAPHIQL", True),
             introspection=_bool(e, "MMK_INTROSPECTION", True),
             ws_send_timeout=_int(e, "MMK_WS_SEND_TIMEOUT", 30, 1, 3600),

@@ -46,14 +46,16 @@ def test_settings_come_from_the_environment() -> None:
             "MMK_PORT": "9000",
             "MMK_GRAPHIQL": "false",
             "MMK_EVENT_LOOP": "uvloop",
+            "MMK_ACCESS_LOG": "Errors",
         }
     )
-    assert (s.database_url, s.redis_url, s.port, s.graphiql, s.event_loop) == (
+    assert (s.database_url, s.redis_url, s.port, s.graphiql, s.event_loop, s.access_log) == (
         "postgresql+psycopg://db/x",
         "redis://r",
         9000,
         False,
         "uvloop",
+        "errors",
     )
     assert Settings.from_env({}) == Settings()
     assert Settings().event_loop == "asyncio"
@@ -67,6 +69,7 @@ def test_settings_come_from_the_environment() -> None:
         {"MMK_GRAPHIQL": "maybe"},
         {"MMK_LOG_LEVEL": "loud"},
         {"MMK_EVENT_LOOP": "trio"},
+        {"MMK_ACCESS_LOG": "some"},
     ],
 )
 def test_bad_settings_are_refused_clearly(env: dict[str, str]) -> None:

@@ -14,10 +14,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from api import cli
+from api.app import create_app
 from infra.logs import QUIET, JsonFormatter, configure_logging, log_config, request_id
+from infra.settings import Settings
 from tests.adapters.app_support import gql, play_first_card, running_app
 
 TOKEN = "Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5"
@@ -258,3 +261,26 @@ def test_a_client_disconnect_during_a_send_is_not_logged_as_an_error() -> None:
     except RuntimeError as outer:
         assert not DisconnectFilter().filter(record(outer))
     assert DisconnectFilter().filter(record(ValueError("a real bug")))
+
+
+@pytest.mark.parametrize(
+    ("access", "logged"),
+    [("all", {"200", "413"}), ("errors", {"413"}), ("off", set())],
+)
+async def test_which_requests_get_an_access_line(
+    tmp_path: Path, logs: io.StringIO, access: str, logged: set[str]
+) -> None:
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'x.sqlite3'}", access_log=access)
+    app = create_app(settings)
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client,
+    ):
+        mark = len(lines(logs))
+        assert (await gql(client, "{ __typename }"))["data"] == {"__typename": "Query"}
+        assert (await client.post("/graphql", content=b"x" * 70_000)).status_code == 413
+        metrics = (await client.get("/metrics")).text
+    access_lines = [line for line in lines(logs)[mark:] if line["logger"] == "mmk.access"]
+    assert {str(line["status"]) for line in access_lines if line["route"] == "/graphql"} == logged
+    counted = 'mmk_http_request_duration_seconds_count{method="POST",route="/graphql"} 2.0'
+    assert counted in metrics, "the latency histogram counts every request"
