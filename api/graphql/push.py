@@ -48,7 +48,7 @@ class Outbox:
         self._handler = handler
         self._limit = limit
         self.batch = max(1, min(CATCH_UP_BATCH, limit // 2))
-        self._frames: deque[tuple[Operation[Any, Any], str]] = deque()
+        self._frames: deque[tuple[Operation[Any, Any], str]] | None = None  # made when needed
         self._writer: asyncio.Task[None] | None = None
         self._idle: asyncio.Event | None = None
         self.broken = False
@@ -56,19 +56,23 @@ class Outbox:
     def put(self, operation: Operation[Any, Any], text: str) -> None:
         if self.broken:
             raise SubscriptionClosed("the connection is closing")
-        if len(self._frames) >= self._limit:
+        frames = self._frames
+        if frames is None:
+            frames = self._frames = deque()
+        elif len(frames) >= self._limit:
             self.discard(operation)
             raise SubscriptionClosed(f"slow subscriber: more than {self._limit} messages behind")
-        self._frames.append((operation, text))
+        frames.append((operation, text))
         if self._writer is None:
             self._writer = asyncio.get_running_loop().create_task(self._write())
 
     def __len__(self) -> int:
-        return len(self._frames)
+        return 0 if self._frames is None else len(self._frames)
 
     def discard(self, operation: Operation[Any, Any]) -> None:
         """Forget the operation's frames not yet written."""
-        self._frames = deque(f for f in self._frames if f[0] is not operation)
+        if self._frames:
+            self._frames = deque(f for f in self._frames if f[0] is not operation)
 
     async def flushed(self) -> None:
         """Returns once every frame put so far is written (or dropped)."""
@@ -88,8 +92,8 @@ class Outbox:
                     await send(text)
         except Exception:  # WebSocketDisconnect, or a send after the close
             self.broken = True  # the handler sees the disconnect and ends everything
-            self._frames.clear()
         finally:
+            self._frames = None  # an idle connection keeps no queue
             self._writer = None
             if self._idle is not None:
                 self._idle.set()

@@ -21,10 +21,12 @@ class QueueSubscription:
     """One subscriber's bounded queue; or, while :meth:`hand_over` runs, a
     direct line from the publisher to its taker."""
 
+    __slots__ = ("_handed", "_items", "_limit", "_take", "_waiter", "closed_reason")
+
     def __init__(self, limit: int) -> None:
         self._items: deque[Message] = deque()
         self._limit = limit
-        self._wake = asyncio.Event()
+        self._waiter: asyncio.Future[None] | None = None  # the reader's, while it waits
         self._take: Callable[[Message], bool] | None = None
         self._handed: asyncio.Future[None] | None = None
         self.closed_reason: str | None = None
@@ -43,14 +45,19 @@ class QueueSubscription:
             self.close(f"slow subscriber: more than {self._limit} messages behind")
             return False
         self._items.append(message)
-        self._wake.set()
+        self._wake()
         return True
 
     def close(self, reason: str) -> None:
         self.closed_reason = reason
         self._items.clear()
-        self._wake.set()
+        self._wake()
         self._stop_handing()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     async def hand_over(self, take: Callable[[Message], bool]) -> None:
         """Give each message to ``take`` as it is published, in order,
@@ -97,8 +104,11 @@ class QueueSubscription:
                 return self._items.popleft()
             if self.closed_reason is not None:
                 raise SubscriptionClosed(self.closed_reason)
-            self._wake.clear()
-            await self._wake.wait()
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
 
 
 class LocalSubscribers:
