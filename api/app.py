@@ -22,6 +22,7 @@ from api.graphql import playground
 from api.graphql.view import GameGraphQL
 from api.middleware import RequestContext
 from infra.bootstrap import Container, build
+from infra.gc_pacing import GcPacer
 from infra.metrics import Metrics
 from infra.settings import Settings
 
@@ -81,7 +82,7 @@ class _TooLarge(Exception):
     pass
 
 
-GC_THRESHOLDS = (10_000, 10, 10)  # Python's default: (700, 10, 10)
+GC_THRESHOLDS = (10_000, 10, 10)  # Python's default: (700, 10, 10); a backstop for bursts
 
 _GONE = {"errors": [{"message": "request body incomplete", "extensions": {"code": "BAD_INPUT"}}]}
 
@@ -106,11 +107,14 @@ def create_app(settings: Settings | None = None, container: Container | None = N
         gc.collect()
         gc.freeze()
         gc.set_threshold(*GC_THRESHOLDS)
+        pacer = GcPacer()  # young collections by time (docs/decisions/0039)
+        pacer.start()
         metrics.runtime.start()
         try:
             yield
         finally:
             metrics.runtime.stop()
+            pacer.stop()
             if container is None:
                 await c.aclose()
 
