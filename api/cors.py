@@ -27,6 +27,10 @@ class GraphQLCors:
 
     def __init__(self, app: ASGIApp, origins: Collection[str]) -> None:
         self.app = app
+        # No other origin allowed: no answer depends on ``Origin``, and a
+        # browser refuses a cross-origin one without the headers anyway; a
+        # preflight still gets its refusal.
+        self.cross_origin = bool(origins)
         self.cors = CORSMiddleware(
             app,
             allow_origins=tuple(origins),
@@ -38,7 +42,11 @@ class GraphQLCors:
         )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["path"] == GRAPHQL_PATH:
+        if (
+            scope["type"] == "http"
+            and scope["path"] == GRAPHQL_PATH
+            and (self.cross_origin or scope["method"] == "OPTIONS")
+        ):
             await self.cors(scope, receive, send)
         else:
             await self.app(scope, receive, send)

@@ -172,7 +172,12 @@ async def test_websocket_origins(tmp_path: Path, origin: str | None, accepted: b
 
 
 async def test_no_other_origin_by_default(tmp_path: Path) -> None:
-    async with app_with(tmp_path) as (app, _):
+    async with app_with(tmp_path) as (app, client):
+        r = await client.post("/graphql", json=QUERY, headers={"origin": ALLOWED})
+        assert r.status_code == 200 and r.json()["data"]["cardCatalog"]
+        assert not [h for h in r.headers if h.startswith("access-control-")]
+        refused = await client.options("/graphql", headers=preflight(ALLOWED))
+        assert refused.status_code == 400
         answer = await handshake(app, {"host": "mmk.example.org", "origin": ALLOWED})
         assert answer["type"] == "websocket.close"
         same = await handshake(
