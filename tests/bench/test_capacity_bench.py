@@ -19,6 +19,7 @@ import pytest
 from tests.bench.capacity.ramp import DEFAULT_STEPS, Step, ramp, sustained
 
 TARGET_CONNECTIONS = 3_000
+TARGET_TWO_INSTANCES = 4_000
 HEALTH_P99_MS = 20.0
 GC_PAUSE_MS = 20.0
 
@@ -36,3 +37,23 @@ def test_capacity_in_real_play(tmp_path: Path) -> None:
     for step in within:
         assert step.ms("health", 99) <= HEALTH_P99_MS, step.row()
         assert step["gc_pause_max_bound"] * 1e3 <= GC_PAUSE_MS, step.row()
+
+
+@pytest.mark.timeout(3600)
+def test_capacity_of_two_instances_on_postgres_and_redis(
+    tmp_path: Path, database_url: str, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not database_url.startswith("postgresql"):
+        pytest.skip("two instances share a PostgreSQL database")
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    steps = tuple(int(s) for s in os.environ.get("CAPACITY_STEPS", "").split(",") if s)
+    measure = float(os.environ.get("CAPACITY_MEASURE", "15"))
+    results = ramp(steps or DEFAULT_STEPS, measure=measure, targets=("pg2",), directory=tmp_path)
+    both = sustained(results["pg2"])
+    print(f"\nsustained: two instances on PostgreSQL and Redis, {both} connections")
+    assert both >= TARGET_TWO_INSTANCES, f"two instances sustained {both} connections"
+    for step in results["pg2"]:
+        if step.within_bounds:
+            assert step.ms("health", 99) <= HEALTH_P99_MS, step.row()
+            assert step["gc_pause_max_bound"] * 1e3 <= GC_PAUSE_MS, step.row()
