@@ -176,6 +176,8 @@ class GameGraphQL(GraphQL[Context, None]):
     def should_render_graphql_ide(self, request: BaseRequestProtocol) -> bool:
         """GraphiQL for a browser's plain GET; never for a GET that carries an
         operation (a query, or an APQ hash in ``extensions``)."""
+        if request.method != "GET":
+            return False
         params = request.query_params
         if params.get("extensions") is not None:
             return False
@@ -377,6 +379,8 @@ class GameGraphQL(GraphQL[Context, None]):
 def _media_type(content_type: str | None) -> str:
     if not content_type:
         return ""
+    if content_type == "application/json":  # what nearly every client sends
+        return content_type
     try:
         return parse_content_type(content_type)[0].lower()
     except Exception:  # not a media type at all
