@@ -81,12 +81,14 @@ class Subscription:
                 yield payload(event, (audience, event.seq))
             if pusher is not None:
                 await pusher.flushed()  # then "complete"
-        except DomainError as e:
-            raise from_domain(e) from None
-        except SubscriptionClosed as e:
-            if pusher is not None:  # what is not written yet is not sent
+        except Exception as e:
+            if pusher is not None:  # the error comes last: what is not written yet is not sent
                 pusher.discard()
                 await pusher.flushed()
+            if isinstance(e, DomainError):
+                raise from_domain(e) from None
+            if not isinstance(e, SubscriptionClosed):
+                raise
             raise graphql_error(
                 ErrorCode.RATE_LIMITED,
                 f"subscription dropped ({e.reason}); resubscribe with "
