@@ -8,7 +8,7 @@ as commands. [decision]
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from itertools import permutations
 
@@ -46,15 +46,42 @@ _HUNGRY_DISCARD = DecisionKind.HUNGRY_DISCARD
 _NEEDY_GIFT = DecisionKind.NEEDY_GIFT
 
 _KEPT = 8192  # commands kept per kind: a game names at most a few hundred cards
-_play_card: Callable[[Card], PlayCard] = lru_cache(maxsize=_KEPT)(PlayCard)
-_second_card: Callable[[Card], PlaySecondCard] = lru_cache(maxsize=_KEPT)(PlaySecondCard)
-_hungry_discard: Callable[[Card], HungryDiscard] = lru_cache(maxsize=_KEPT)(HungryDiscard)
-_hungry_take: Callable[[Card], HungryTake] = lru_cache(maxsize=_KEPT)(HungryTake)
-_give_card: Callable[[Card], GiveCard] = lru_cache(maxsize=_KEPT)(GiveCard)
+
+
+class _ByCard:
+    """One command per card, kept: commands are immutable values, so the
+    same one may be listed again (a Hungry take lists the whole Rat Deck, R7.4).
+    Keyed by the card, never by a state, so nothing kept goes stale
+    (docs/decisions/0037); emptied when it holds :data:`_KEPT`. A listing
+    looks each card up in a dict, ~2x cheaper than an ``lru_cache`` hit."""
+
+    __slots__ = ("_made", "_make")
+
+    def __init__(self, make: Callable[[Card], Command]) -> None:
+        self._make = make
+        self._made: dict[Card, Command] = {}
+
+    def listing(self, cards: Sequence[Card]) -> list[Command]:
+        """The command of each of ``cards``, in their order."""
+        made = self._made
+        try:
+            return list(map(made.__getitem__, cards))
+        except KeyError:  # a card not seen yet: make what is missing, once
+            if len(made) >= _KEPT:
+                made.clear()
+            for card in cards:
+                if card not in made:
+                    made[card] = self._make(card)
+            return list(map(made.__getitem__, cards))
+
+
+_play_cards = _ByCard(PlayCard)
+_second_cards = _ByCard(PlaySecondCard)
+_hungry_discards = _ByCard(HungryDiscard)
+_hungry_takes = _ByCard(HungryTake)
+_give_cards = _ByCard(GiveCard)
 _gift: Callable[[int, Card], Gift] = lru_cache(maxsize=_KEPT)(Gift)
-"""Commands are immutable values, so the same one may be listed again: one
-instance per card (or gift) is kept instead of building a new one each time
-(a Hungry take lists the whole Rat Deck)."""
+"""One Gift instance per (seat, card), kept as the commands above."""
 
 
 def legal_actions(state: GameState, seat: int) -> list[Command]:
@@ -81,7 +108,7 @@ def _trick_options(state: GameState, seat: int) -> list[Command]:
         if len(hand) >= 2:
             out += [DiscardAndPlay(x, y) for x in hand for y in hand if x != y]
         return out
-    return list(map(_play_card, cards))
+    return _play_cards.listing(cards)
 
 
 def _messenger_options(state: GameState) -> list[Command]:
@@ -98,18 +125,18 @@ def _messenger_options(state: GameState) -> list[Command]:
 def _decision_options(state: GameState, d: Decision) -> list[Command]:
     kind = d.kind
     if kind is _HUNGRY_TAKE:
-        return list(map(_hungry_take, sorted_pile(tuple(state.rat_deck))))
+        return _hungry_takes.listing(sorted_pile(tuple(state.rat_deck)))
     if kind is _NEEDY_NEIGHBOUR:
         return [ChooseNeighbour(s) for s in sorted(set(state.neighbours(d.seat)))]
     if kind is _CURIOUS_ORDER:  # listed in canonical order, not deck order
         return [ReorderTop(p) for p in permutations(sorted_cards(d.cards))]
     hand = sorted_pile(tuple(state.seats[d.seat].hand))
     if kind is _CRAZY_SECOND_CARD:
-        return list(map(_second_card, hand))
+        return _second_cards.listing(hand)
     if kind is _HUNGRY_DISCARD:
-        return list(map(_hungry_discard, hand))
+        return _hungry_discards.listing(hand)
     if kind is _NEEDY_GIFT:
-        return list(map(_give_card, hand))
+        return _give_cards.listing(hand)
     return _gift_options(state, d.seat, hand)
 
 
