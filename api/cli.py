@@ -146,6 +146,7 @@ def serve(args: argparse.Namespace) -> int:
         # per subscription for little gain (docs/decisions/0022)
         ws_per_message_deflate=False,
         ws_max_size=MAX_WS_MESSAGE_BYTES,  # a larger client message closes the socket (1009)
+        timeout_keep_alive=settings.keep_alive_timeout,
         # whose X-Forwarded-For gives the client IP (rate limits); None: uvicorn's default
         forwarded_allow_ips=settings.forwarded_allow_ips,
         lifespan="on",

@@ -25,6 +25,7 @@ ENV_VARS: tuple[str, ...] = (
     "MMK_GRAPHIQL",
     "MMK_INTROSPECTION",
     "MMK_WS_SEND_TIMEOUT",
+    "MMK_KEEP_ALIVE_TIMEOUT",
     "MMK_RATE_MUTATIONS_TOKEN",
     "MMK_RATE_MUTATIONS_IP",
     "MMK_RATE_SUBSCRIPTIONS_TOKEN",
@@ -114,6 +115,11 @@ class Settings:
     graphiql: bool = True
     introspection: bool = True
     ws_send_timeout: int = 30  # seconds a WebSocket client may not read (api/ws_protocol.py)
+    # Seconds an idle HTTP keep-alive connection stays open: longer than a
+    # load balancer's idle timeout (60 s for most), so that the server never
+    # closes a connection the balancer is about to reuse; a player's next
+    # move reuses its connection.
+    keep_alive_timeout: int = 75
     # Requests per minute (GCRA: a burst of as many, then evenly spaced); 0 = off.
     rate_mutations_token: int = 600
     rate_mutations_ip: int = 3000
@@ -156,6 +162,7 @@ class Settings:
             graphiql=_bool(e, "MMK_GRAPHIQL", True),
             introspection=_bool(e, "MMK_INTROSPECTION", True),
             ws_send_timeout=_int(e, "MMK_WS_SEND_TIMEOUT", 30, 1, 3600),
+            keep_alive_timeout=_int(e, "MMK_KEEP_ALIVE_TIMEOUT", 75, 1, 3600),
             rate_mutations_token=_int(e, "MMK_RATE_MUTATIONS_TOKEN", 600, 0, 10**9),
             rate_mutations_ip=_int(e, "MMK_RATE_MUTATIONS_IP", 3000, 0, 10**9),
             rate_subscriptions_token=_int(e, "MMK_RATE_SUBSCRIPTIONS_TOKEN", 120, 0, 10**9),

@@ -47,8 +47,10 @@ def test_settings_come_from_the_environment() -> None:
             "MMK_GRAPHIQL": "false",
             "MMK_EVENT_LOOP": "uvloop",
             "MMK_ACCESS_LOG": "Errors",
+            "MMK_KEEP_ALIVE_TIMEOUT": "120",
         }
     )
+    assert s.keep_alive_timeout == 120 and Settings().keep_alive_timeout == 75
     assert (s.database_url, s.redis_url, s.port, s.graphiql, s.event_loop, s.access_log) == (
         "postgresql+psycopg://db/x",
         "redis://r",
@@ -70,6 +72,7 @@ def test_settings_come_from_the_environment() -> None:
         {"MMK_LOG_LEVEL": "loud"},
         {"MMK_EVENT_LOOP": "trio"},
         {"MMK_ACCESS_LOG": "some"},
+        {"MMK_KEEP_ALIVE_TIMEOUT": "0"},
     ],
 )
 def test_bad_settings_are_refused_clearly(env: dict[str, str]) -> None:

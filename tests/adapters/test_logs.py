@@ -228,6 +228,25 @@ def test_serve_runs_the_configured_event_loop(
     assert seen["loop"] == loop
 
 
+@pytest.mark.parametrize(("env", "seconds"), [(None, 75), ("20", 20)])
+def test_serve_keeps_idle_http_connections_open_as_configured(
+    monkeypatch: pytest.MonkeyPatch, env: str | None, seconds: int
+) -> None:
+    """``MMK_KEEP_ALIVE_TIMEOUT`` reaches uvicorn (75 s unless set; uvicorn's
+    own default, 5 s, is shorter than a load balancer's idle timeout)."""
+    import uvicorn
+
+    seen: dict[str, Any] = {}
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **kw: seen.update(kw))
+    if env is None:
+        monkeypatch.delenv("MMK_KEEP_ALIVE_TIMEOUT", raising=False)
+    else:
+        monkeypatch.setenv("MMK_KEEP_ALIVE_TIMEOUT", env)
+    with preserved_logging():
+        assert cli.main(["serve"]) == 0
+    assert seen["timeout_keep_alive"] == seconds
+
+
 def test_the_uvicorn_config_is_json_for_the_root_logger() -> None:
     config = log_config("info")
     assert config["root"]["level"] == "INFO"

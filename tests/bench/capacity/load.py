@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tests.bench.capacity import server_stats as stats
-from tests.bench.capacity.wire import Feed, Http
+from tests.bench.capacity.wire import IDLE_S, Feed, Http
 from tests.bench.capacity.workload import (
     CREATE_GAME,
     CREATE_PLAYER,
@@ -80,6 +80,7 @@ class Load:
         self.names = itertools.count()
         self.tasks: set[asyncio.Task[None]] = set()
         self.rss0: dict[str, int] = {}  # each target's RSS before its first table
+        self.idle_s = IDLE_S  # the step's target: how long a seat's connection may idle
 
     def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         """Run ``coro`` on its own, keeping a reference until it is done."""
@@ -99,6 +100,7 @@ class Load:
         target = command["target"]
         ports = [int(p) for p in command["ports"]]
         pids = [int(p) for p in command["pids"]]
+        self.idle_s = float(command.get("idle_s", IDLE_S))
         for name, event in self.active.items():
             if name != target:
                 event.clear()
@@ -214,7 +216,7 @@ class Table:
         try:
             for seat in range(SEATS):
                 port = self._port(seat)
-                http = await Http.open(port)
+                http = await Http.open(port, self.load.idle_s)
                 name = f"t{self.number}s{seat}n{next(self.load.names)}"
                 answer = await self._mutate(
                     http, CREATE_PLAYER, "CreatePlayer", {"name": name}, None

@@ -201,6 +201,9 @@ def ramp(
                         "ports": [i.port for i in instances],
                         "pids": [i.process.pid for i in instances],
                         "metrics": "bare" if target == "bare" else "mmk",
+                        # the server's keep-alive, less a margin: 75 s, but
+                        # uvicorn's own 5 s for an older checkout
+                        "idle_s": 4.0 if target == "was" else 60.0,
                         "tables": tables,
                         "warmup": warmup,
                         "measure": measure,

@@ -27,23 +27,32 @@ from tests.bench.rfc6455 import (
 )
 
 HOST = "127.0.0.1"
-IDLE_S = 4.0  # a keep-alive connection idle this long is replaced before use
+IDLE_S = 4.0
+"""A keep-alive connection idle this long is replaced before use, like a
+browser that does not race the server's idle timeout (uvicorn's default is
+5 s; ``mmk serve`` keeps 75 s, ``MMK_KEEP_ALIVE_TIMEOUT``)."""
 
 
 class Http:
     """One keep-alive HTTP/1.1 connection; one request at a time."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, port: int):
-        self.reader, self.writer, self.port = reader, writer, port
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        port: int,
+        idle_s: float = IDLE_S,
+    ):
+        self.reader, self.writer, self.port, self.idle_s = reader, writer, port, idle_s
         self.host = f"Host: {HOST}:{port}\r\n".encode()
         self.reopened = 0
         self.used = time.perf_counter()
         self.lock = asyncio.Lock()
 
     @classmethod
-    async def open(cls, port: int) -> Http:
+    async def open(cls, port: int, idle_s: float = IDLE_S) -> Http:
         reader, writer = await asyncio.open_connection(HOST, port)
-        return cls(reader, writer, port)
+        return cls(reader, writer, port, idle_s)
 
     async def graphql(
         self, query: str, operation: str, variables: dict[str, Any], token: str | None = None
@@ -67,9 +76,9 @@ class Http:
     async def _exchange(self, raw: bytes) -> tuple[int, bytes]:
         async with self.lock:
             idle = time.perf_counter() - self.used
-            if idle > IDLE_S or self.reader.at_eof() or self.writer.is_closing():
-                # the server closes an idle keep-alive connection (uvicorn:
-                # after 5 s); like browsers, do not race it: open another
+            if idle > self.idle_s or self.reader.at_eof() or self.writer.is_closing():
+                # the server closes an idle keep-alive connection: like
+                # browsers, do not race it: open another
                 self.writer.close()
                 self.reader, self.writer = await asyncio.open_connection(HOST, self.port)
                 self.reopened += 1
