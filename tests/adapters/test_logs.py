@@ -215,17 +215,7 @@ def test_serve_runs_the_configured_event_loop(
     monkeypatch: pytest.MonkeyPatch, env: str | None, loop: str
 ) -> None:
     """``MMK_EVENT_LOOP`` reaches uvicorn (asyncio unless set)."""
-    import uvicorn
-
-    seen: dict[str, Any] = {}
-    monkeypatch.setattr(uvicorn, "run", lambda *a, **kw: seen.update(kw))
-    if env is None:
-        monkeypatch.delenv("MMK_EVENT_LOOP", raising=False)
-    else:
-        monkeypatch.setenv("MMK_EVENT_LOOP", env)
-    with preserved_logging():
-        assert cli.main(["serve"]) == 0
-    assert seen["loop"] == loop
+    assert served_with(monkeypatch, "MMK_EVENT_LOOP", env)["loop"] == loop
 
 
 @pytest.mark.parametrize(("env", "seconds"), [(None, 75), ("20", 20)])
@@ -234,17 +224,24 @@ def test_serve_keeps_idle_http_connections_open_as_configured(
 ) -> None:
     """``MMK_KEEP_ALIVE_TIMEOUT`` reaches uvicorn (75 s unless set; uvicorn's
     own default, 5 s, is shorter than a load balancer's idle timeout)."""
+    kwargs = served_with(monkeypatch, "MMK_KEEP_ALIVE_TIMEOUT", env)
+    assert kwargs["timeout_keep_alive"] == seconds
+
+
+def served_with(monkeypatch: pytest.MonkeyPatch, name: str, value: str | None) -> dict[str, Any]:
+    """What ``mmk serve`` hands ``uvicorn.run`` with the variable ``name``
+    set to ``value`` (None: unset)."""
     import uvicorn
 
     seen: dict[str, Any] = {}
     monkeypatch.setattr(uvicorn, "run", lambda *a, **kw: seen.update(kw))
-    if env is None:
-        monkeypatch.delenv("MMK_KEEP_ALIVE_TIMEOUT", raising=False)
+    if value is None:
+        monkeypatch.delenv(name, raising=False)
     else:
-        monkeypatch.setenv("MMK_KEEP_ALIVE_TIMEOUT", env)
+        monkeypatch.setenv(name, value)
     with preserved_logging():
         assert cli.main(["serve"]) == 0
-    assert seen["timeout_keep_alive"] == seconds
+    return seen
 
 
 def test_the_uvicorn_config_is_json_for_the_root_logger() -> None:
