@@ -1,27 +1,33 @@
-"""Pushed subscription frames over graphql-transport-ws (docs/decisions/0038).
+"""Pushed subscription frames over graphql-transport-ws and graphql-ws
+(docs/decisions/0038).
 
 Strawberry runs each subscription as a task that iterates the resolver's
-stream: every event woke that task and the dozen generators and coroutines
-between it and the bus, and each of those lived until the next event, long
-enough to be promoted by the collector (most of an idle subscription's
-memory and of the long collections at 2,000 connections; issue #13).
+stream. Every event woke that task and the dozen generators and coroutines
+between it and the bus, and each of those lived until the next event: long
+enough for the collector to promote them. That was most of an idle
+subscription's memory and of the long collections at 2,000 connections
+(issue #13).
 
 Here, the operation's task sets :data:`OUTLET` to a :class:`Pusher` for its
 operation. The ``gameEvents`` resolver then hands the game's stream a
-``push`` (domain/services/streams.py): a live event whose frame is already
+``push`` (domain/services/streams.py). A live event whose frame is already
 built, or plain (api/graphql/frames.py), is written as it is published, as
-the same ``next`` message Strawberry would send, and the task sleeps on. An
-event the pusher does not take goes the usual way, after what was pushed
-before it. Each connection has one :class:`Outbox`, written by a short task
-per burst, in order; a connection more than its limit behind drops the
-subscription that would overflow it (``SubscriptionClosed``, as the bus does
-with a slow queue).
+the same data message Strawberry would send (``next``, or graphql-ws's
+``data``), and the task sleeps on. An event the pusher does not take goes
+the usual way, after what was pushed before it.
+
+Each connection has one :class:`Outbox`, written in order by a short task
+per burst. A connection more than its limit behind drops the subscription
+that would overflow it (``SubscriptionClosed``, as the bus does with a slow
+queue). A write that fails ends the operations that were writing, as a
+failed send in the operation's own task did.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any, cast
 
@@ -44,35 +50,35 @@ CATCH_UP_BATCH = 64
 class Outbox:
     """One connection's pushed frames, written in order by one task at a time."""
 
-    def __init__(self, handler: TransportWSHandler, limit: int = OUTBOX_LIMIT) -> None:
-        self._handler = handler
+    def __init__(self, websocket: Any, limit: int = OUTBOX_LIMIT) -> None:
+        self._websocket = websocket
         self._limit = limit
         self.batch = max(1, min(CATCH_UP_BATCH, limit // 2))
-        self._frames: deque[tuple[Operation[Any, Any], str]] | None = None  # made when needed
+        self._frames: deque[tuple[Pusher, str]] | None = None  # made when needed
         self._writer: asyncio.Task[None] | None = None
         self._idle: asyncio.Event | None = None
         self.broken = False
 
-    def put(self, operation: Operation[Any, Any], text: str) -> None:
+    def put(self, pusher: Pusher, text: str) -> None:
         if self.broken:
             raise SubscriptionClosed("the connection is closing")
         frames = self._frames
         if frames is None:
             frames = self._frames = deque()
         elif len(frames) >= self._limit:
-            self.discard(operation)
+            self.discard(pusher)
             raise SubscriptionClosed(f"slow subscriber: more than {self._limit} messages behind")
-        frames.append((operation, text))
+        frames.append((pusher, text))
         if self._writer is None:
             self._writer = asyncio.get_running_loop().create_task(self._write())
 
     def __len__(self) -> int:
         return 0 if self._frames is None else len(self._frames)
 
-    def discard(self, operation: Operation[Any, Any]) -> None:
+    def discard(self, pusher: Pusher) -> None:
         """Forget the operation's frames not yet written."""
         if self._frames:
-            self._frames = deque(f for f in self._frames if f[0] is not operation)
+            self._frames = deque(f for f in self._frames if f[0] is not pusher)
 
     async def flushed(self) -> None:
         """Returns once every frame put so far is written (or dropped)."""
@@ -82,16 +88,21 @@ class Outbox:
             await self._idle.wait()
 
     async def _write(self) -> None:
-        live = self._handler.operations
-        send = cast("ASGIWebSocketAdapter", self._handler.websocket).ws.send_text
+        pusher: Pusher | None = None
         try:
+            send = cast("ASGIWebSocketAdapter", self._websocket).ws.send_text
             while self._frames:
-                operation, text = self._frames.popleft()
-                # A frame of an operation the client completed is not sent.
-                if live.get(operation.id) is operation and not operation.completed:
+                pusher, text = self._frames.popleft()
+                if pusher.alive():  # not for an operation the client stopped
                     await send(text)
         except Exception:  # WebSocketDisconnect, or a send after the close
-            self.broken = True  # the handler sees the disconnect and ends everything
+            # As when Strawberry's own send fails in an operation's task: the
+            # operations that were writing end (the handler ends the rest).
+            self.broken = True
+            waiting = {f[0] for f in self._frames or ()}
+            for failed in {pusher, *waiting}:
+                if failed is not None:
+                    failed.task.cancel()
         finally:
             self._frames = None  # an idle connection keeps no queue
             self._writer = None
@@ -101,21 +112,24 @@ class Outbox:
 
 
 class Pusher:
-    """Writes one operation's frames: the ``next`` message of a payload."""
+    """Writes one operation's frames: its protocol's data message around a
+    payload (``head``: the message up to the payload); ``alive`` says whether
+    the client still wants them."""
 
-    __slots__ = ("_head", "_outbox", "operation")
+    __slots__ = ("_head", "_outbox", "alive", "task")
 
-    def __init__(self, outbox: Outbox, operation: Operation[Any, Any]) -> None:
-        self._outbox = outbox
-        self.operation = operation
-        self._head = '{"id":' + orjson.dumps(operation.id).decode() + ',"type":"next","payload":'
+    def __init__(self, outbox: Outbox, head: str, alive: Callable[[], bool]) -> None:
+        self._outbox, self._head, self.alive = outbox, head, alive
+        task = asyncio.current_task()
+        assert task is not None, "made in its operation's task"
+        self.task = task
 
     def send(self, payload: str) -> None:
         """``payload``: the JSON of ``{"data": ...}``."""
-        self._outbox.put(self.operation, self._head + payload + "}")
+        self._outbox.put(self, self._head + payload + "}")
 
     def discard(self) -> None:
-        self._outbox.discard(self.operation)
+        self._outbox.discard(self)
 
     async def caught_up(self) -> None:
         """Waits for the socket when a replay has put a batch: a long log
@@ -131,15 +145,40 @@ OUTLET: ContextVar[Pusher | None] = ContextVar("mmk_push_outlet", default=None)
 """The pusher of the operation whose task is running, if it can push."""
 
 
+def outbox_of(websocket: Any, context: Any) -> Outbox:
+    """A connection's outbox, bounded by the bus's queue limit."""
+    settings = getattr(context, "settings", None)
+    return Outbox(websocket, getattr(settings, "bus_queue_limit", OUTBOX_LIMIT))
+
+
+def _id(operation_id: str) -> str:
+    return orjson.dumps(operation_id).decode()
+
+
 class TransportWSHandler(BaseGraphQLTransportWSHandler[Any, None]):
     """Strawberry's graphql-transport-ws handler; an operation's task knows
-    its pusher (:data:`OUTLET`)."""
+    its pusher (:data:`OUTLET`): ``next`` messages."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        settings = getattr(self.context, "settings", None)
-        self.outbox = Outbox(self, getattr(settings, "bus_queue_limit", OUTBOX_LIMIT))
+        self.outbox = outbox_of(self.websocket, self.context)
 
     async def run_operation(self, operation: Operation[Any, None]) -> None:
-        OUTLET.set(Pusher(self.outbox, operation))  # this task's own context
+        def alive() -> bool:
+            return self.operations.get(operation.id) is operation and not operation.completed
+
+        head = '{"id":' + _id(operation.id) + ',"type":"next","payload":'
+        OUTLET.set(Pusher(self.outbox, head, alive))  # this task's own context
         await super().run_operation(operation)
+
+
+def legacy_pusher(handler: Any, operation_id: str) -> Pusher:
+    """The pusher of a ``graphql-ws`` operation running in this task (its
+    ``data`` messages); alive while the handler still runs this task for it."""
+    task = asyncio.current_task()
+
+    def alive() -> bool:
+        return bool(handler.tasks.get(operation_id) is task)
+
+    head = '{"type":"data","id":' + _id(operation_id) + ',"payload":'
+    return Pusher(handler.outbox, head, alive)

@@ -52,7 +52,7 @@ from api.graphql.http_transports import (
 from api.graphql.limits import operation_type
 from api.graphql.persisted import not_found, persisted_hash, registration
 from api.graphql.player_cache import PlayerCache
-from api.graphql.push import TransportWSHandler
+from api.graphql.push import OUTLET, TransportWSHandler, legacy_pusher, outbox_of
 from api.graphql.schema import build_schema
 from domain.errors import ErrorCode
 from infra.bootstrap import Container
@@ -93,7 +93,13 @@ class LegacyWSHandler(BaseGraphQLWSHandler[Context, None]):
       a mutation failed as ``INTERNAL`` with a logged traceback.
     - Quiet when its client has gone: a frame sent just after the client
       left raised out of the operation's task, which asyncio then logged as
-      an error with its traceback."""
+      an error with its traceback.
+    - Live frames are pushed, as over graphql-transport-ws
+      (api/graphql/push.py)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.outbox = outbox_of(self.websocket, self.context)
 
     async def handle_async_results(
         self,
@@ -105,6 +111,8 @@ class LegacyWSHandler(BaseGraphQLWSHandler[Context, None]):
         with suppress(WebSocketDisconnected):
             kind = operation_type(query, operation_name)
             if kind is None or kind is OperationType.SUBSCRIPTION:
+                # this task's own context: its subscription may push (api/graphql/push.py)
+                OUTLET.set(legacy_pusher(self, operation_id))
                 await super().handle_async_results(operation_id, query, operation_name, variables)
                 return
             try:

@@ -1,5 +1,6 @@
-"""Pushed frames over graphql-transport-ws (api/graphql/push.py): the same
-messages, in the same order, as Strawberry's own handler sends; the live
+"""Pushed frames over graphql-transport-ws and graphql-ws
+(api/graphql/push.py): the same messages, in the same order, as
+Strawberry's own handlers send; the live
 events written as they are published; a completed operation sends nothing
 more; a connection too far behind drops the subscription that overflows it."""
 
@@ -13,8 +14,10 @@ import orjson
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
     BaseGraphQLTransportWSHandler,
 )
+from strawberry.subscriptions.protocols.graphql_ws.handlers import BaseGraphQLWSHandler
 
 from api.graphql.push import Outbox, TransportWSHandler
+from api.graphql.view import LegacyWSHandler
 from tests.api.conftest import Client
 from tests.api.support import game, play_to_end, send_action, start
 from tests.api.test_subscriptions import EVENTS
@@ -143,7 +146,7 @@ async def test_a_connection_too_far_behind_drops_the_subscription_that_overflows
 ) -> None:
     game_id, tokens = await table(client)
     h = handler(TransportWSHandler, client, Socket())
-    h.outbox = Outbox(h, limit=5)
+    h.outbox = Outbox(h.websocket, limit=5)
     last = client.h.store.games[game_id].last_seq
     await subscribe(h, "s", EVENTS, id=game_id, after=last)  # live only
     await asyncio.sleep(0.01)
@@ -166,7 +169,7 @@ async def test_a_long_replay_is_paced_by_its_reader_not_dropped(client: Client) 
     game_id, tokens = await table(client)
     await play_to_end(client, game_id, [*tokens])
     h = handler(TransportWSHandler, client, Socket())
-    h.outbox = Outbox(h, limit=8)
+    h.outbox = Outbox(h.websocket, limit=8)
     h.websocket.gate.clear()
     await subscribe(h, "r", EVENTS, id=game_id, after=0)
     await asyncio.sleep(0.05)
@@ -186,3 +189,28 @@ async def move(client: Client, game_id: str, tokens: list[str]) -> None:
     action = (await game(client, token, game_id))["viewer"]["legalActions"][0]
     assert (await send_action(client, token, game_id, action))["__typename"] == "GameChange"
     await asyncio.sleep(0)
+
+
+def legacy(cls: type[BaseGraphQLWSHandler[Any, None]], client: Client, socket: Socket) -> Any:
+    h = cls(None, socket, client.context(None, websocket=True), None, client.schema, False, None)  # type: ignore[arg-type]
+    h.connection_acknowledged = True
+    return h
+
+
+async def test_graphql_ws_pushes_too_with_the_same_messages(client: Client) -> None:
+    game_id, tokens = await table(client)
+    ours = legacy(LegacyWSHandler, client, Socket())
+    theirs = legacy(BaseGraphQLWSHandler, client, Socket())
+    for h in (ours, theirs):
+        start = {"query": TYPED, "variables": {"id": game_id, "after": 0}}
+        await h.handle_message({"type": "start", "id": "g", "payload": start})
+    await play_to_end(client, game_id, [*tokens])
+    for h in (ours, theirs):
+        for _ in range(200):
+            if "g" not in h.tasks:
+                break
+            await asyncio.sleep(0.01)
+    assert ours.websocket.of("g") == theirs.websocket.of("g")
+    assert ours.websocket.of("g")[-1] == {"id": "g", "type": "complete"}
+    data = sum(m["type"] == "data" for m in ours.websocket.messages)
+    assert data > 10 and ours.websocket.pushed == data and theirs.websocket.pushed == 0

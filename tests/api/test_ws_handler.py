@@ -3,6 +3,7 @@ operation ends quietly instead of leaving an error for asyncio to log."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -17,16 +18,28 @@ from tests.api.test_subscriptions import EVENTS
 
 
 class GoneSocket:
-    """A socket whose client left after ``frames`` frames."""
+    """A socket whose client left after ``frames`` frames, sent by the
+    handler (``send_json``) or pushed (``ws.send_text``)."""
 
     def __init__(self, frames: int) -> None:
         self.left, self.sent = frames, 0
+        self.ws = self
 
     async def send_json(self, message: Any) -> None:
+        await self.send_text("")
+
+    async def send_text(self, text: str) -> None:
         if self.left == 0:
             raise WebSocketDisconnected
         self.left -= 1
         self.sent += 1
+
+
+async def run(h: Any, variables: dict[str, Any]) -> None:
+    """One operation in its own task, as the handler's ``start`` runs it."""
+    task = asyncio.ensure_future(h.handle_async_results("1", EVENTS, None, variables))
+    h.tasks["1"] = task
+    await task
 
 
 def handler(cls: type[BaseGraphQLWSHandler[Any, None]], client: Client, socket: GoneSocket) -> Any:
@@ -39,12 +52,8 @@ async def test_a_client_gone_mid_stream_ends_the_operation_quietly(client: Clien
     game_id = await start(client, tokens, ratSeat=0)
     variables = {"id": game_id, "after": 0}
     socket = GoneSocket(frames=2)
-    await handler(LegacyWSHandler, client, socket).handle_async_results(
-        "1", EVENTS, None, variables
-    )
+    await run(handler(LegacyWSHandler, client, socket), variables)
     assert socket.sent == 2
     plain = GoneSocket(frames=2)  # what Strawberry's own handler does
     with pytest.raises(WebSocketDisconnected):
-        await handler(BaseGraphQLWSHandler, client, plain).handle_async_results(
-            "1", EVENTS, None, variables
-        )
+        await run(handler(BaseGraphQLWSHandler, client, plain), variables)
