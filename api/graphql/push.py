@@ -40,9 +40,6 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
 
 from domain.ports import SubscriptionClosed
 
-OUTBOX_LIMIT = 1000
-"""Frames a connection may have waiting for its socket (the bus's default
-queue limit)."""
 CATCH_UP_BATCH = 64
 """Frames of a replay (the log, not live) put before waiting for the socket."""
 
@@ -50,7 +47,8 @@ CATCH_UP_BATCH = 64
 class Outbox:
     """One connection's pushed frames, written in order by one task at a time."""
 
-    def __init__(self, websocket: Any, limit: int = OUTBOX_LIMIT) -> None:
+    def __init__(self, websocket: Any, limit: int) -> None:
+        """``limit``: frames it may hold for its socket (``MMK_BUS_QUEUE_LIMIT``)."""
         self._websocket = websocket
         self._limit = limit
         self.batch = max(1, min(CATCH_UP_BATCH, limit // 2))
@@ -112,14 +110,17 @@ class Outbox:
 
 
 class Pusher:
-    """Writes one operation's frames: its protocol's data message around a
-    payload (``head``: the message up to the payload); ``alive`` says whether
-    the client still wants them."""
+    """Writes one operation's frames as its protocol's data message (``kind``:
+    ``next``, or graphql-ws's ``data``); ``alive`` says whether the client
+    still wants them. Made in the operation's own task."""
 
     __slots__ = ("_head", "_outbox", "alive", "task")
 
-    def __init__(self, outbox: Outbox, head: str, alive: Callable[[], bool]) -> None:
-        self._outbox, self._head, self.alive = outbox, head, alive
+    def __init__(
+        self, outbox: Outbox, operation_id: str, kind: str, alive: Callable[[], bool]
+    ) -> None:
+        self._outbox, self.alive = outbox, alive
+        self._head = f'{{"id":{orjson.dumps(operation_id).decode()},"type":"{kind}","payload":'
         task = asyncio.current_task()
         assert task is not None, "made in its operation's task"
         self.task = task
@@ -147,12 +148,7 @@ OUTLET: ContextVar[Pusher | None] = ContextVar("mmk_push_outlet", default=None)
 
 def outbox_of(websocket: Any, context: Any) -> Outbox:
     """A connection's outbox, bounded by the bus's queue limit."""
-    settings = getattr(context, "settings", None)
-    return Outbox(websocket, getattr(settings, "bus_queue_limit", OUTBOX_LIMIT))
-
-
-def _id(operation_id: str) -> str:
-    return orjson.dumps(operation_id).decode()
+    return Outbox(websocket, context.settings.bus_queue_limit)
 
 
 class TransportWSHandler(BaseGraphQLTransportWSHandler[Any, None]):
@@ -167,8 +163,7 @@ class TransportWSHandler(BaseGraphQLTransportWSHandler[Any, None]):
         def alive() -> bool:
             return self.operations.get(operation.id) is operation and not operation.completed
 
-        head = '{"id":' + _id(operation.id) + ',"type":"next","payload":'
-        OUTLET.set(Pusher(self.outbox, head, alive))  # this task's own context
+        OUTLET.set(Pusher(self.outbox, operation.id, "next", alive))  # this task's own context
         await super().run_operation(operation)
 
 
@@ -180,5 +175,4 @@ def legacy_pusher(handler: Any, operation_id: str) -> Pusher:
     def alive() -> bool:
         return bool(handler.tasks.get(operation_id) is task)
 
-    head = '{"type":"data","id":' + _id(operation_id) + ',"payload":'
-    return Pusher(handler.outbox, head, alive)
+    return Pusher(handler.outbox, operation_id, "data", alive)

@@ -21,7 +21,7 @@ from domain.services import streams
 
 def _pushing() -> tuple[Pusher | None, streams.Push | None]:
     """This operation's pusher and the stream's ``push``, when its transport
-    can push (graphql-transport-ws: api/graphql/push.py); else (None, None)."""
+    can push (a WebSocket: api/graphql/push.py); else (None, None)."""
     pusher, executor = OUTLET.get(), SUBSCRIBING.get()
     if pusher is None or executor is None:
         return None, None
@@ -73,8 +73,8 @@ class Subscription:
         )
         try:
             async for audience, event in stream:  # the log, or what push did not take
-                if pusher is not None:
-                    if push is not None and push(audience, event):
+                if pusher is not None and push is not None:
+                    if push(audience, event):
                         await pusher.caught_up()
                         continue
                     await pusher.flushed()  # what was pushed goes first
