@@ -119,4 +119,6 @@ def limits_of(settings: Settings) -> Limits:
         mutations_per_ip=settings.rate_mutations_ip,
         subscriptions_per_token=settings.rate_subscriptions_token,
         subscriptions_per_ip=settings.rate_subscriptions_ip,
+        query_cost_per_token=settings.rate_query_cost_token,
+        query_cost_per_ip=settings.rate_query_cost_ip,
     )

@@ -46,20 +46,29 @@ REDIS_TIMEOUT = 0.5  # seconds for one check before Redis counts as down
 FALLBACK_SECONDS = 5.0  # per-process limits this long after a Redis failure
 
 
-Kind = Literal["m", "s"]
+Kind = Literal["m", "s", "q"]
 """What is limited; each kind has its own budgets (plain strings: cheap)."""
 MUTATION: Final = "m"
 SUBSCRIPTION: Final = "s"
+QUERY: Final = "q"
+"""A query's budget counts its estimated cost (api/graphql/cost.py), not requests."""
 
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Requests per minute, per token and per IP, by kind; 0 is off."""
+    """Requests per minute, per token and per IP, by kind (a query's cost
+    units, not requests); 0 is off."""
 
     mutations_per_token: int = 0
     mutations_per_ip: int = 0
     subscriptions_per_token: int = 0
     subscriptions_per_ip: int = 0
+    query_cost_per_token: int = 0
+    query_cost_per_ip: int = 0
+
+    @property
+    def queries_limited(self) -> bool:
+        return bool(self.query_cost_per_token or self.query_cost_per_ip)
 
     @property
     def off(self) -> bool:
@@ -68,18 +77,23 @@ class Limits:
             or self.mutations_per_ip
             or self.subscriptions_per_token
             or self.subscriptions_per_ip
+            or self.queries_limited
         )
 
     def of(self, kind: Kind) -> tuple[int, int]:
         """(per IP, per token) of ``kind``."""
         if kind == MUTATION:
             return self.mutations_per_ip, self.mutations_per_token
+        if kind == QUERY:
+            return self.query_cost_per_ip, self.query_cost_per_token
         return self.subscriptions_per_ip, self.subscriptions_per_token
 
 
 class RateLimiter(Protocol):
     """Checks and charges one request; returns 0.0 when it may go, else the
     seconds to wait before it would be allowed."""
+
+    limits: Limits
 
     async def check(
         self, kind: Kind, ip: str | None, token: str | None, cost: int = 1

@@ -1,9 +1,21 @@
-"""Limits against abusive queries, built once so the validation cache hits
-(a per-request rule factory defeats it: STACK.md)."""
+"""Limits against abusive queries, checked before the expensive work (issue
+#14, API.md "Limits"), built once so the validation cache hits (a
+per-request rule factory defeats it: STACK.md).
+
+In order: the document's length before it is lexed; its tokens while it is
+parsed (graphql-core stops at the limit); its shape (api/graphql/shape.py:
+fields with fragments expanded, aliases, the pairs the overlap rule would
+compare) and its estimated cost (api/graphql/cost.py) before validation; a
+query's cost charged to its token's and IP's budgets per minute
+(infra/rate_limit.py) before validation too. So an unseen document holds
+the event loop for a bounded time, and a refusal costs a walk of the
+document at most. Too large is ``BAD_INPUT``; over budget is
+``RATE_LIMITED`` with ``retryAfter``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -13,77 +25,166 @@ from graphql import (
     GraphQLError,
     GraphQLSchema,
     OperationType,
+    parse,
     validate,
 )
 from graphql.utilities import get_operation_ast
-from strawberry.extensions import ParserCache, SchemaExtension
+from strawberry.extensions import SchemaExtension
 from strawberry.extensions.max_aliases import create_validator as alias_validator
 from strawberry.extensions.query_depth_limiter import create_validator as depth_validator
+from strawberry.types import ExecutionContext
 
+from api.graphql.cost import cost_of
+from api.graphql.rate_limits import refuse, who
+from api.graphql.shape import FragmentCycle, shape_of
+from domain.errors import ErrorCode
+from infra.admission_cache import AdmissionCache
 from infra.lru import LRU
+from infra.rate_limit import QUERY, LocalLimiter, RateLimiter
 
 MAX_DEPTH = 12
 MAX_ALIASES = 15
 MAX_TOKENS = 2_000
+MAX_CHARS = 16_384
+"""Characters of a document: lexing is linear in them (a 1 MB comment is
+one token and ~100 ms of lexing)."""
+MAX_FIELDS = 2_000
+"""Field selections, fragments expanded."""
+MAX_OVERLAP = 4_000
+"""Same-name field pairs validation compares (~20 ms on a 2-core machine at
+worst, docs/benchmarks.md)."""
+DEFAULT_MAX_COST = 10_000
+"""Values a request may complete (``MMK_QUERY_MAX_COST``)."""
 CACHE_SIZE = 512
+PROBATION = 128
+"""Unseen documents kept for a second request (infra/admission_cache.py)."""
 
 RULES: list[type[ASTValidationRule]] = [
     depth_validator(MAX_DEPTH, None),
     alias_validator(MAX_ALIASES),
 ]
 
-_parse = ParserCache(maxsize=CACHE_SIZE).cached_parse_document
-"""The process's parse cache (Strawberry keeps one per size): the one
-:class:`CodedParserCache` parses with, called the same way."""
+_documents: AdmissionCache[str, DocumentNode] = AdmissionCache(CACHE_SIZE, PROBATION)
+_STAND_IN = parse("{ __typename }")
+"""The document of a request refused before parsing: the refusal replaces
+its validation (Strawberry would otherwise parse the text itself)."""
+
+
+def _bad_input(message: str) -> GraphQLError:
+    return GraphQLError(message, extensions={"code": ErrorCode.BAD_INPUT.value})
+
+
+def too_long(query: str) -> GraphQLError | None:
+    if len(query) <= MAX_CHARS:
+        return None
+    return _bad_input(f"the document has {len(query):,} characters; the limit is {MAX_CHARS:,}")
+
+
+def parse_document(query: str) -> DocumentNode:
+    """The parsed document, from the shared cache; raises ``GraphQLError``
+    (a syntax error, or over the token limit, found while parsing)."""
+    document = _documents.get(query)
+    if document is None:
+        document = parse(query, max_tokens=MAX_TOKENS)
+        _documents.put(query, document)
+    return document
 
 
 def operation_type(query: str | None, operation_name: str | None) -> OperationType | None:
     """The type of the operation a request would run (the HTTP view picks a
-    transport by it), from the shared parse cache with the token limit, so
-    the execution that follows hits the cache; None when the document does
-    not parse or names no such operation (the execution reports why)."""
-    if not query:
+    transport by it), from the shared parse cache with the limits, so the
+    execution that follows hits the cache; None when the document is too
+    long, does not parse or names no such operation (the execution reports
+    why)."""
+    if not query or len(query) > MAX_CHARS:
         return None
     try:
-        document = _parse(query, max_tokens=MAX_TOKENS)
+        document = parse_document(query)
     except GraphQLError:
         return None
     operation = get_operation_ast(document, operation_name)
     return None if operation is None else operation.operation
 
 
-class Validated:
-    """One schema's validation results by document identity: the parser cache
-    hands every request of one query text the same document, and a schema's
-    rules never change, so the document is the key. Strawberry's
+@dataclass(slots=True)
+class _Checked:
+    """What one document's checks found, kept while the document is."""
+
+    document: DocumentNode
+    refusal: GraphQLError | None = None
+    errors: list[GraphQLError] | None = None  # validation's, once run
+    costs: dict[str | None, int] = field(default_factory=dict)  # by operation, when fixed
+
+
+def _shape_refusal(document: DocumentNode) -> GraphQLError | None:
+    try:
+        shape = shape_of(document)
+    except FragmentCycle as e:
+        return _bad_input(f"fragment {e.args[0]} spreads itself")
+    if shape.aliases > MAX_ALIASES:
+        return _bad_input(f"{shape.aliases} aliases; the limit is {MAX_ALIASES}")
+    if shape.fields > MAX_FIELDS:
+        return _bad_input(
+            f"the document selects {shape.fields:,} fields, fragments expanded; "
+            f"the limit is {MAX_FIELDS:,}"
+        )
+    if shape.overlap > MAX_OVERLAP:
+        return _bad_input(
+            f"the document repeats field names too often: validation would compare "
+            f"{shape.overlap:,} pairs of fields; the limit is {MAX_OVERLAP:,}"
+        )
+    return None
+
+
+class Checks:
+    """One schema's checks by document identity: the document cache hands
+    every request of one query text the same document, and a schema's rules
+    never change, so the document is the key. (Strawberry's
     ``ValidationCache`` keys on the document's value instead, hashing every
-    node of the tree on every request."""
+    node of the tree on every request.)"""
 
-    def __init__(self, size: int = CACHE_SIZE) -> None:
-        self._results: LRU[int, tuple[DocumentNode, list[GraphQLError]]] = LRU(size)
+    def __init__(self, max_cost: int = DEFAULT_MAX_COST, size: int = CACHE_SIZE) -> None:
+        self.max_cost = max_cost
+        self._results: LRU[int, _Checked] = LRU(size)
 
-    def errors(
-        self, schema: GraphQLSchema, document: DocumentNode, rules: Any
-    ) -> list[GraphQLError]:
+    def of(self, document: DocumentNode) -> _Checked:
         hit = self._results.get(id(document))
-        if hit is not None and hit[0] is document:
-            return hit[1]
-        errors = validate(schema, document, rules)
-        self._results.put(id(document), (document, errors))  # the ref keeps the id its own
-        return errors
+        if hit is not None and hit.document is document:
+            return hit
+        checked = _Checked(document, _shape_refusal(document))
+        self._results.put(id(document), checked)  # the ref keeps the id its own
+        return checked
+
+    def cost(self, checked: _Checked, ctx: ExecutionContext) -> int:
+        cost = checked.costs.get(ctx.operation_name)
+        if cost is None:
+            variables = ctx.variables or {}
+            cost = cost_of(ctx.schema._schema, checked.document, ctx.operation_name, variables)
+            if not variables:
+                checked.costs[ctx.operation_name] = cost
+        return cost
+
+    def errors(self, checked: _Checked, schema: GraphQLSchema, rules: Any) -> list[GraphQLError]:
+        if checked.errors is None:
+            checked.errors = validate(schema, checked.document, rules)
+        return checked.errors
 
 
-class CodedParserCache(ParserCache):
-    """``ParserCache`` with the request limits (tokens, depth, aliases) and
-    the validation cache folded in, one extension instead of four per
-    request; its syntax errors (the token limit's included) still get
+class CodedParserCache(SchemaExtension):
+    """Parsing from the shared document cache, the request limits (length,
+    tokens, shape, cost, depth, aliases), the query budgets and the
+    validation cache, one extension instead of several per request. Its
+    syntax errors (the token limit's included) still get
     ``extensions.code``: raised from ``on_parse`` they would skip the error
     extensions, so a failed parse is left to Strawberry's own parse, which
-    reports it as a request error."""
+    reports it as a request error. A refusal before validation takes
+    validation's place, as its only error."""
 
-    def __init__(self, validated: Validated, maxsize: int = CACHE_SIZE) -> None:
-        super().__init__(maxsize=maxsize)
-        self._validated = validated
+    def __init__(self, checks: Checks, limiter: LocalLimiter | None = None) -> None:
+        super().__init__()
+        self._checks = checks
+        self._limiter = limiter
+        self._refusal: GraphQLError | None = None
 
     def on_operation(self) -> Iterator[None]:
         ctx = self.execution_context
@@ -93,17 +194,46 @@ class CodedParserCache(ParserCache):
 
     def on_parse(self) -> Iterator[None]:
         ctx = self.execution_context
-        try:
-            ctx.graphql_document = self.cached_parse_document(ctx.query, **ctx.parse_options)
-        except GraphQLError:
-            ctx.graphql_document = None
+        query = ctx.query
+        self._refusal = None if query is None else too_long(query)
+        if self._refusal is not None:
+            ctx.graphql_document = _STAND_IN
+        else:
+            try:
+                ctx.graphql_document = parse_document(ctx.query or "")
+            except GraphQLError:
+                ctx.graphql_document = None
         yield
 
-    def on_validate(self) -> Iterator[None]:
+    def _before_validation(self) -> tuple[_Checked | None, int]:
+        """The document's checks and the query cost to charge (0: none), or
+        the refusal recorded."""
         ctx = self.execution_context
+        if self._refusal is not None:
+            return None, 0
         assert ctx.graphql_document is not None
-        ctx.pre_execution_errors = errors = self._validated.errors(
-            ctx.schema._schema, ctx.graphql_document, ctx.validation_rules
+        checked = self._checks.of(ctx.graphql_document)
+        if checked.refusal is not None:
+            self._refusal = checked.refusal
+            return None, 0
+        cost = self._checks.cost(checked, ctx)
+        if cost > self._checks.max_cost:
+            self._refusal = _bad_input(
+                f"the operation would complete about {cost:,} values; the limit is "
+                f"{self._checks.max_cost:,} (select fewer fields or ask for smaller pages)"
+            )
+            return None, 0
+        query = ctx.operation_type.value == OperationType.QUERY.value
+        return checked, cost if query else 0
+
+    def _validate(self, checked: _Checked | None) -> None:
+        ctx = self.execution_context
+        if checked is None:
+            assert self._refusal is not None
+            ctx.pre_execution_errors = [self._refusal]
+            return
+        ctx.pre_execution_errors = errors = self._checks.errors(
+            checked, ctx.schema._schema, ctx.validation_rules
         )
         if not errors:
             # A request that registers an automatic persisted query does so
@@ -111,9 +241,43 @@ class CodedParserCache(ParserCache):
             on_valid = getattr(ctx.context, "on_valid", None)
             if on_valid is not None:
                 on_valid()
+
+    def on_validate(self) -> Iterator[None]:
+        checked, cost = self._before_validation()
+        if cost and self._limiter is not None:
+            wait = self._limiter.check_now(QUERY, *who(self.execution_context), cost)
+            if wait > 0:
+                self._refusal, checked = refuse(self.execution_context, wait), None
+        self._validate(checked)
         yield
 
 
-def extensions() -> list[Callable[[], SchemaExtension]]:
-    """Per-request factories over prebuilt rules and one schema's caches."""
-    return [partial(CodedParserCache, Validated())]
+class SharedBudgetParserCache(CodedParserCache):
+    """:class:`CodedParserCache` charging queries to a shared limiter (Redis:
+    one round trip per query, before its validation)."""
+
+    def __init__(self, checks: Checks, limiter: RateLimiter) -> None:
+        super().__init__(checks)
+        self._shared = limiter
+
+    async def on_validate(self) -> AsyncIterator[None]:  # type: ignore[override]
+        checked, cost = self._before_validation()
+        if cost:
+            wait = await self._shared.check(QUERY, *who(self.execution_context), cost)
+            if wait > 0:
+                self._refusal, checked = refuse(self.execution_context, wait), None
+        self._validate(checked)
+        yield
+
+
+def extensions(
+    max_cost: int = DEFAULT_MAX_COST, limiter: RateLimiter | None = None
+) -> list[Callable[[], SchemaExtension]]:
+    """Per-request factories over prebuilt rules and one schema's caches;
+    queries are charged only when ``limiter`` limits them."""
+    checks = Checks(max_cost)
+    if limiter is None or not limiter.limits.queries_limited:
+        return [partial(CodedParserCache, checks)]
+    if isinstance(limiter, LocalLimiter):
+        return [partial(CodedParserCache, checks, limiter)]
+    return [partial(SharedBudgetParserCache, checks, limiter)]

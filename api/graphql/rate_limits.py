@@ -6,8 +6,8 @@ A refusal is a GraphQL error with ``extensions.code`` ``RATE_LIMITED`` and
 ``extensions.retryAfter``, the seconds to wait (over HTTP also a
 ``Retry-After`` header, whole seconds). Nothing runs, so nothing changes.
 A mutation operation costs one per root field (aliases make several moves);
-a subscription start costs one. Queries are not limited here (the request
-limits of api.graphql.limits bound them).
+a subscription start costs one. Queries are charged their estimated cost
+before validation, by api.graphql.limits.
 
 The client IP is the ASGI scope's ``client``: behind a proxy, uvicorn's
 proxy headers decide it (``MMK_FORWARDED_ALLOW_IPS``, README); the server
@@ -71,18 +71,24 @@ def charge_of(ctx: ExecutionContext) -> Charge | None:
             d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
         }
         cost = max(1, _root_fields(operation.selection_set.selections, fragments, 0))
+    return (kind, *who(ctx), cost)
+
+
+def who(ctx: ExecutionContext) -> tuple[str | None, str | None]:
+    """The client's IP and bearer token (either None when unknown)."""
     context = ctx.context
     if not isinstance(context, Context):
-        return kind, None, None, cost
+        return None, None
     client = context.request.client
     try:
         token = bearer_token(context.authorization())
     except DomainError:  # malformed: refused as UNAUTHENTICATED by the operation
         token = None
-    return kind, client.host if client else None, token, cost
+    return client.host if client else None, token
 
 
-def _refuse(ctx: ExecutionContext, wait: float) -> GraphQLError:
+def refuse(ctx: ExecutionContext, wait: float) -> GraphQLError:
+    """The refusal, with ``Retry-After`` on an HTTP response."""
     context = ctx.context
     if isinstance(context, Context) and isinstance(context.response, Response):
         context.response.headers["Retry-After"] = str(math.ceil(wait))
@@ -104,7 +110,7 @@ class LocalRateLimits(SchemaExtension):
         except Exception:  # an extension's error would reach the client unmasked
             log.exception("rate limit check failed; the request goes on unlimited")
         if wait > 0:
-            raise _refuse(self.execution_context, wait)
+            raise refuse(self.execution_context, wait)
         yield
 
 
@@ -123,7 +129,7 @@ class RateLimits(SchemaExtension):
         except Exception:  # an extension's error would reach the client unmasked
             log.exception("rate limit check failed; the request goes on unlimited")
         if wait > 0:
-            raise _refuse(self.execution_context, wait)
+            raise refuse(self.execution_context, wait)
         yield
 
 

@@ -18,7 +18,7 @@ from strawberry.utils.await_maybe import await_maybe
 import api.graphql.types.enums  # noqa: F401  (registers the domain enums)
 from api.graphql.errors import ErrorCodes, log
 from api.graphql.frames import FrameCache, shared_frames
-from api.graphql.limits import extensions
+from api.graphql.limits import DEFAULT_MAX_COST, extensions
 from api.graphql.metrics import metrics_extension, root_results
 from api.graphql.mutations import Mutation
 from api.graphql.queries import Query
@@ -98,8 +98,9 @@ def build_schema(
     introspection: bool = True,
     metrics: Metrics | None = None,
     rate_limiter: RateLimiter | None = None,
+    max_cost: int = DEFAULT_MAX_COST,
 ) -> GameSchema:
-    exts: list[Callable[[], SchemaExtension]] = [*extensions(), ErrorCodes]
+    exts: list[Callable[[], SchemaExtension]] = [*extensions(max_cost, rate_limiter), ErrorCodes]
     if rate_limiter is not None:  # None when every limit is off: no cost at all
         exts.append(rate_limit_extension(rate_limiter))
     if metrics is not None:  # first, so it sees errors once ErrorCodes has coded them

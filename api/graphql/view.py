@@ -142,7 +142,10 @@ class GameGraphQL(GraphQL[Context, None]):
         s = container.settings
         super().__init__(
             build_schema(
-                introspection=s.introspection, metrics=metrics, rate_limiter=container.limiter
+                introspection=s.introspection,
+                metrics=metrics,
+                rate_limiter=container.limiter,
+                max_cost=s.query_max_cost,
             ),
             graphql_ide="graphiql" if s.graphiql else None,
             subscription_protocols=(

@@ -132,10 +132,12 @@ def test_settings_read_the_limits_and_zero_is_off() -> None:
         "MMK_RATE_MUTATIONS_IP",
         "MMK_RATE_SUBSCRIPTIONS_TOKEN",
         "MMK_RATE_SUBSCRIPTIONS_IP",
+        "MMK_RATE_QUERY_COST_TOKEN",
+        "MMK_RATE_QUERY_COST_IP",
         "MMK_FORWARDED_ALLOW_IPS",
     } <= set(ENV_VARS)
     default = Settings.from_env({})
-    assert limits_of(default) == Limits(600, 3000, 120, 600)
+    assert limits_of(default) == Limits(600, 3000, 120, 600, 300_000, 600_000)
     assert default.forwarded_allow_ips is None
     s = Settings.from_env(
         {
@@ -143,6 +145,8 @@ def test_settings_read_the_limits_and_zero_is_off() -> None:
             "MMK_RATE_MUTATIONS_IP": "0",
             "MMK_RATE_SUBSCRIPTIONS_TOKEN": "0",
             "MMK_RATE_SUBSCRIPTIONS_IP": "0",
+            "MMK_RATE_QUERY_COST_TOKEN": "0",
+            "MMK_RATE_QUERY_COST_IP": "0",
             "MMK_FORWARDED_ALLOW_IPS": "10.0.0.2",
         }
     )

@@ -1,0 +1,144 @@
+"""The cost budget before the expensive work (issue #14, API.md "Limits"):
+length before lexing, shape and cost before validation, query budgets per
+token and IP. Each refusal is ``BAD_INPUT`` (or ``RATE_LIMITED`` with
+``retryAfter``) and the refused document is never validated."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from graphql import parse
+from starlette.responses import Response
+
+from api.graphql import limits
+from api.graphql.cost import DEFAULT_LIST, cost_of
+from api.graphql.limits import Checks, parse_document
+from api.graphql.schema import build_schema, schema
+from api.graphql.shape import FragmentCycle, shape_of
+from domain.game.cards import catalogue
+from infra.rate_limit import Limits, LocalLimiter
+from tests.api.conftest import Client
+from tests.api.test_rate_limits import Clock, codes, context
+
+CATALOG = "cardCatalog { id house value rare }"
+
+
+def _refusal(result: Any) -> str:
+    assert result.data is None
+    assert codes(result) == ["BAD_INPUT"], result.errors
+    message: str = result.errors[0].message
+    return message
+
+
+async def test_a_document_over_the_length_limit_is_refused_unparsed(client: Client) -> None:
+    text = "{ __typename } #" + "x" * limits.MAX_CHARS
+    r = await schema.execute(text, context_value=context(client, None))
+    assert "characters; the limit is 16,384" in _refusal(r)
+    assert text not in limits._documents  # never parsed, so never cached
+
+
+async def test_the_issue_s_validation_attack_is_refused_by_its_length(client: Client) -> None:
+    text = "{ " + "__typename " * 1985 + "x1: __typename }"
+    r = await schema.execute(text, context_value=context(client, None))
+    assert "characters" in _refusal(r)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("{ " + "__typename " * 150 + "}", "pairs of fields"),
+        ("{ " + "cardCatalog { house } " * 70 + "}", "pairs of fields"),
+        ("{ " + " ".join(f"a{i}: __typename" for i in range(16)) + " }", "16 aliases"),
+        # "billion laughs": 10 spreads of the next fragment, 12 deep
+        (
+            "{ ...F0 } "
+            + " ".join(
+                f"fragment F{i} on Query {{ " + f"...F{i + 1} " * 10 + "}" for i in range(11)
+            )
+            + " fragment F11 on Query { __typename }",
+            "fields, fragments expanded",
+        ),
+        ("{ ...A } fragment A on Query { ...B } fragment B on Query { ...A }", "spreads itself"),
+    ],
+)
+async def test_a_document_whose_validation_would_be_costly_is_refused_unvalidated(
+    client: Client, text: str, said: str
+) -> None:
+    checks = Checks()
+    document = parse_document(text)
+    assert checks.of(document).refusal is not None
+    r = await schema.execute(text, context_value=context(client, None))
+    assert said in _refusal(r)
+    assert checks.of(document).errors is None  # validation never ran
+
+
+async def test_an_operation_over_the_cost_limit_is_refused(client: Client) -> None:
+    aliased = " ".join(f"a{i}: {CATALOG}" for i in range(15))
+    r = await schema.execute("{ " + aliased + " }", context_value=context(client, None))
+    assert "would complete about 16,800 values; the limit is 10,000" in _refusal(r)
+    ok = await schema.execute("{ " + CATALOG + " }", context_value=context(client, None))
+    assert ok.errors is None and ok.data
+    assert len(ok.data["cardCatalog"]) == len(catalogue())
+
+
+async def test_queries_are_charged_their_cost_to_the_token_and_the_ip(client: Client) -> None:
+    clock = Clock()
+    limited = build_schema(
+        rate_limiter=LocalLimiter(Limits(query_cost_per_ip=3_000), clock), max_cost=10_000
+    )
+    ctx = context(client, None)
+    one = cost_of(limited._schema, parse("{ " + CATALOG + " }"), None, {})
+    for _ in range(3_000 // one):
+        r = await limited.execute("{ " + CATALOG + " }", context_value=context(client, None))
+        assert r.errors is None
+    r = await limited.execute("{ " + CATALOG + " }", context_value=ctx)
+    assert codes(r) == ["RATE_LIMITED"] and r.errors
+    assert (r.errors[0].extensions or {})["retryAfter"] > 0
+    assert isinstance(ctx.response, Response) and ctx.response.headers["Retry-After"]
+    other = await limited.execute(
+        "{ " + CATALOG + " }", context_value=context(client, None, "10.0.0.2")
+    )
+    assert other.errors is None  # another IP has its own budget
+    clock.now += 60
+    r = await limited.execute("{ " + CATALOG + " }", context_value=context(client, None))
+    assert r.errors is None
+
+
+async def test_mutations_are_not_charged_to_the_query_budget(client: Client) -> None:
+    limited = build_schema(rate_limiter=LocalLimiter(Limits(query_cost_per_ip=1), Clock()))
+    for _ in range(3):
+        r = await limited.execute(
+            'mutation { createPlayer(name: "x") { __typename } }',
+            context_value=context(client, None),
+        )
+        assert r.errors is None
+
+
+def test_cost_counts_values_times_list_sizes() -> None:
+    s = schema._schema
+    assert cost_of(s, parse("{ __typename }"), None, {}) == 1
+    assert cost_of(s, parse("{ " + CATALOG + " }"), None, {}) == len(catalogue()) * 5
+    page = '{{ gameEvents(gameId: "g"{}) {{ ... on GameEventPage {{ events {{ seq }} }} }} }}'
+    assert cost_of(s, parse(page.format(", first: 100")), None, {}) == 1 + 100 * 2
+    assert cost_of(s, parse(page.format("")), None, {}) == 1 + 50 * 2  # the default
+    by_variable = page.format(", first: $n").replace("{ gameEvents", "query($n: Int!) { gameEvents")
+    assert cost_of(s, parse(by_variable), None, {"n": 7}) == 1 + 7 * 2
+
+
+def test_fragments_on_different_types_are_alternatives() -> None:
+    s = schema._schema
+    one = '{ gameEvents(gameId: "g", first: 10) { ... on GameEventPage { events { %s } } } }'
+    seq = cost_of(s, parse(one % "seq"), None, {})
+    both = cost_of(
+        s, parse(one % "seq ... on TrickWon { scores } ... on CardPlayed { seat }"), None, {}
+    )
+    # the dearer type's own fields (TrickWon: a list of DEFAULT_LIST scores) once per event
+    assert both == seq + 10 * (1 * DEFAULT_LIST)
+
+
+def test_shape_counts_each_fragment_once_and_finds_cycles() -> None:
+    shape = shape_of(parse("{ a: __typename ...F ...F } fragment F on Query { b: __typename }"))
+    assert shape.aliases == 2 and shape.fields == 3
+    with pytest.raises(FragmentCycle):
+        shape_of(parse("{ __typename } fragment A on Query { ...A }"))
