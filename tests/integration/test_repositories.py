@@ -30,7 +30,7 @@ from domain.records import GameRecord, GameStatus, Player, Refused
 from infra import codec
 from infra.db.mappers import CorruptRow
 from infra.db.state_codec import encode
-from infra.db.tables import game_events, games
+from infra.db.tables import game_events, games, idempotency_keys
 from infra.db.uow import SqlUnitOfWorkFactory
 from tests.integration import records as r
 
@@ -221,6 +221,11 @@ def test_a_kept_refusal_round_trips(uow: SqlUnitOfWorkFactory) -> None:
         u.commit()
     with uow() as u:
         assert u.idempotency.get(p.id, rec.key) == rec
+    unknown = {"refusal": {"code": "NO_SUCH_CODE", "message": "m"}}
+    with uow.engine.begin() as conn:
+        conn.execute(sa.update(idempotency_keys).values(result=unknown))
+    with uow() as u, pytest.raises(CorruptRow, match="idempotency_keys"):
+        u.idempotency.get(p.id, rec.key)
 
 
 def test_booster_round_trip(uow: SqlUnitOfWorkFactory) -> None:
