@@ -70,4 +70,16 @@ class Conflict(DomainError):
 
 
 class IdempotencyKeyReused(DomainError):
+    """The key's first use had other input (never kept under the key)."""
+
     code = ErrorCode.IDEMPOTENCY_KEY_REUSED
+
+
+class ReplayedRefusal(DomainError):
+    """A refusal kept as an idempotency key's first result, raised again for
+    a repeat: the first refusal's code and message (API.md "Mobile-ready
+    behaviour")."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code

@@ -10,6 +10,7 @@ from datetime import datetime
 from enum import Enum
 
 from domain.bots.strategy import Strategy
+from domain.errors import DomainError, ErrorCode, ReplayedRefusal
 from domain.game.boosters import BoosterPack
 from domain.game.events import Event
 from domain.game.options import GameOptions
@@ -135,6 +136,23 @@ class SealedToken:
 
 
 @dataclass(frozen=True, slots=True)
+class Refused:
+    """A refusal kept as a key's first result (decision 0042): every repeat
+    is refused again with the same code and message, and nothing is applied."""
+
+    code: ErrorCode
+    message: str
+
+    @classmethod
+    def of(cls, e: DomainError) -> Refused:
+        return cls(e.code, e.message)
+
+    def again(self) -> ReplayedRefusal:
+        """The refusal, for a repeat to raise."""
+        return ReplayedRefusal(self.code, self.message)
+
+
+@dataclass(frozen=True, slots=True)
 class IdempotencyRecord:
     """The first result of a mutation sent with ``(player, key)``."""
 
@@ -156,8 +174,8 @@ class BoosterRecord:
     game_id: str | None = None
 
 
-Remembered = MutationResult | BoosterRecord | SealedToken
-"""What an idempotency key keeps: the first result."""
+Remembered = MutationResult | BoosterRecord | SealedToken | Refused
+"""What an idempotency key keeps: the first result, a refusal included."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ from typing import Any, TypeVar, cast, get_args, get_origin
 from cattrs import Converter
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
+from domain.errors import ErrorCode
 from domain.game.boosters import BoosterPack
 from domain.game.cards import Card
 from domain.game.choice import Choice
@@ -32,6 +33,7 @@ from domain.records import (
     GameStatus,
     LobbyUpdate,
     MutationResult,
+    Refused,
     Remembered,
     SealedToken,
 )
@@ -220,6 +222,8 @@ def remembered_to_json(result: Remembered) -> Json:
         }
     if isinstance(result, SealedToken):
         return {"sealedToken": result.sealed}
+    if isinstance(result, Refused):
+        return {"refusal": {"code": result.code.value, "message": result.message}}
     return to_json(result)
 
 
@@ -232,6 +236,12 @@ def remembered_from_json(data: Mapping[str, Any]) -> Remembered:
         )
     if "sealedToken" in data:
         return SealedToken(_strict(str)(data["sealedToken"], str))
+    if "refusal" in data:
+        refusal = data["refusal"]
+        return Refused(
+            ErrorCode(_strict(str)(refusal["code"], str)),
+            _strict(str)(refusal["message"], str),
+        )
     return from_json(data, BoosterRecord)
 
 

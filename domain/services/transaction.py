@@ -19,6 +19,14 @@ and the other gets :class:`WriteConflict`. Without ``expectedVersion`` the
 loser runs again on the fresh state (the decision is made anew, so that is
 safe); with it, the caller gets ``CONFLICT``. A loser whose twin won gets
 the twin's result instead, as a repeat after it would.
+
+A refusal is a first result too (API.md "Mobile-ready behaviour", decision
+0042): under a key, the refused transaction is rolled back and the refusal
+alone is kept in a transaction of its own, which a twin's kept result beats
+as in a lost race. Every repeat is refused again alike. Not kept:
+``RATE_LIMITED`` and ``INTERNAL`` (transient), ``IDEMPOTENCY_KEY_REUSED``
+(about the key, not the request), ``UNAUTHENTICATED`` (no player to keep it
+under).
 """
 
 from __future__ import annotations
@@ -31,7 +39,15 @@ from datetime import datetime
 from functools import partial
 from typing import Any, Generic, TypeVar
 
-from domain.errors import Conflict, IdempotencyKeyReused, NotFound, StaleState
+from domain.errors import (
+    Conflict,
+    DomainError,
+    ErrorCode,
+    IdempotencyKeyReused,
+    NotFound,
+    ReplayedRefusal,
+    StaleState,
+)
 from domain.game.events import Event
 from domain.log import Cause
 from domain.ports import UnitOfWork, WriteConflict
@@ -42,12 +58,22 @@ from domain.records import (
     MutationResult,
     NewEvents,
     Player,
+    Refused,
     Remembered,
 )
 from domain.services.deps import Deps
 from domain.services.publisher import after_commit
 
 ATTEMPTS = 3
+NOT_KEPT = frozenset(
+    {
+        ErrorCode.RATE_LIMITED,
+        ErrorCode.INTERNAL,
+        ErrorCode.IDEMPOTENCY_KEY_REUSED,
+        ErrorCode.UNAUTHENTICATED,
+    }
+)
+"""Refusals never kept under a key (decision 0042): a repeat is decided anew."""
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -148,7 +174,7 @@ class Tx:
 
     def remembered(self) -> Remembered | None:
         """The first result of this request's key, if any; a reused key with
-        other input is refused."""
+        other input is refused, and a kept refusal is raised again."""
         req = self._req
         if req is None or req.idempotency_key is None:
             return None
@@ -157,6 +183,8 @@ class Tx:
             return None
         if rec.fingerprint != req.fingerprint():
             raise IdempotencyKeyReused("this idempotency key was used with other input")
+        if isinstance(rec.result, Refused):
+            raise rec.result.again()
         return rec.result
 
     def commit(self) -> list[NewEvents]:
@@ -197,9 +225,38 @@ def _repeat(deps: Deps, req: Request, steps: Steps[T, R]) -> R | None:
         return None if first is None else steps.repeat(tx, first)
 
 
+def _keeps(req: Request, refusal: DomainError) -> bool:
+    """Whether ``refusal`` becomes the first result of the request's key: it
+    has one, the refusal is not one of :data:`NOT_KEPT`, and it is not the
+    key's first result already."""
+    return (
+        req.idempotency_key is not None
+        and refusal.code not in NOT_KEPT
+        and not isinstance(refusal, ReplayedRefusal)
+    )
+
+
+def _refuse(deps: Deps, req: Request, steps: Steps[T, R], refusal: DomainError) -> R:
+    """Keep ``refusal`` as the key's first result, in a transaction that
+    writes nothing else (the refused one was rolled back), then raise it. A
+    twin that kept a result first wins, as in a lost race: its result (or
+    refusal) is the answer."""
+    try:
+        with deps.uow() as uow:
+            tx = Tx(deps, uow, req)
+            tx.remember(partial(Refused.of, refusal))
+            tx.commit()
+    except WriteConflict:
+        twin = _repeat(deps, req, steps)
+        if twin is not None:
+            return twin
+    raise refusal
+
+
 async def transact(deps: Deps, req: Request | None, steps: Steps[T, R]) -> R:
     """Run ``steps`` in a transaction (again after a lost race, see the
-    module docstring); after the commit, publish what it logged."""
+    module docstring); after the commit, publish what it logged. Under a
+    key, a refusal is kept as the first result (decision 0042)."""
     lost: WriteConflict | None = None
     for _ in range(ATTEMPTS):
         try:
@@ -209,13 +266,17 @@ async def transact(deps: Deps, req: Request | None, steps: Steps[T, R]) -> R:
             if req is not None and req.expected_version is not None:
                 break
             continue  # the next try replays a twin's result first, if one won
+        except DomainError as e:
+            if req is None or not _keeps(req, e):
+                raise
+            return await deps.run(partial(_refuse, deps, req, steps, e))
         await after_commit(deps, news, wake_bots=steps.wakes_bots)
         return result
-    if req is not None and req.idempotency_key is not None:  # did a twin with our key win?
-        twin = await deps.run(partial(_repeat, deps, req, steps))
-        if twin is not None:
-            return twin
-    raise Conflict("another change to this game came first; reload and retry") from lost
+    conflict = Conflict("another change to this game came first; reload and retry")
+    conflict.__cause__ = lost
+    if req is not None and _keeps(req, conflict):  # kept, unless a twin with our key won
+        return await deps.run(partial(_refuse, deps, req, steps, conflict))
+    raise conflict
 
 
 def _kept(result: MutationResult) -> Remembered:

@@ -11,9 +11,10 @@ from collections import Counter
 import pytest
 
 from domain.errors import DomainError, ErrorCode
-from domain.game.commands import Command
+from domain.game.commands import Command, PlayCard
 from domain.game.engine import to_act
 from domain.game.legal import legal_actions
+from domain.records import Refused
 from domain.replay import replay_state
 from domain.services.deps import Deps
 from domain.services.games import NewGame, create_game, join_game, start_game
@@ -154,6 +155,34 @@ async def test_a_retried_move_with_its_key_is_applied_once(uow: SqlUnitOfWorkFac
     assert after is not None and after.version == game.version + 1
     again = await act(deps, keyed, gid, cmd)
     assert again == firsts[0]
+
+
+async def test_twins_refused_at_once_all_get_the_one_kept_refusal(
+    uow: SqlUnitOfWorkFactory,
+) -> None:
+    """Decision 0042: twins (one key, one input) refused at once each try to
+    keep their refusal; one is kept and every twin answers with it."""
+    deps = _deps(uow)
+    gid, people = await _four_people(deps)
+    with uow() as u:
+        game = u.games.get(gid)
+    assert game is not None and game.state is not None
+    seat = to_act(game.state)
+    assert seat is not None
+    other = (seat + 1) % 4
+    early = PlayCard(game.state.seats[other].hand[0])
+    keyed = Request(people[other], "playCard", {"c": 1}, idempotency_key="early-1")
+    results = await asyncio.gather(
+        *(act(deps, keyed, gid, early) for _ in range(4)), return_exceptions=True
+    )
+    assert all(isinstance(e, DomainError) for e in results), results
+    refusals = {(e.code, e.message) for e in results if isinstance(e, DomainError)}
+    assert len(refusals) == 1 and next(iter(refusals))[0] is ErrorCode.NOT_YOUR_TURN
+    with uow() as u:
+        kept = u.idempotency.get(people[other], "early-1")
+        after = u.games.get(gid)
+    assert kept is not None and kept.result == Refused(*next(iter(refusals)))
+    assert after is not None and after.version == game.version, "nothing applied"
 
 
 class _CrashingSave(SqlUnitOfWork):

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+from domain.errors import ErrorCode
 from domain.game.cards import Card, House
 from domain.game.commands import Gift, GiveCards, PlayCard, ReorderTop, SendMessage
 from domain.game.events import (
@@ -25,11 +26,11 @@ from domain.game.events import (
 from domain.game.state import MessageStatus
 from domain.log import GameStart, SeatCommand
 from domain.ports import WriteConflict
-from domain.records import GameRecord, GameStatus, Player
+from domain.records import GameRecord, GameStatus, Player, Refused
 from infra import codec
 from infra.db.mappers import CorruptRow
 from infra.db.state_codec import encode
-from infra.db.tables import game_events, games
+from infra.db.tables import game_events, games, idempotency_keys
 from infra.db.uow import SqlUnitOfWorkFactory
 from tests.integration import records as r
 
@@ -209,6 +210,22 @@ def test_idempotency_round_trip_and_duplicate(uow: SqlUnitOfWorkFactory) -> None
         assert u.idempotency.get(p.id, "other") is None
     with uow() as u, pytest.raises(WriteConflict):
         u.idempotency.put(r.idempotency(p.id, rec.key))
+
+
+def test_a_kept_refusal_round_trips(uow: SqlUnitOfWorkFactory) -> None:
+    """Decision 0042: a refusal is kept under its key like any first result."""
+    p = _with_player(uow)
+    rec = replace(r.idempotency(p.id), result=Refused(ErrorCode.NOT_YOUR_TURN, "it is seat 2's"))
+    with uow() as u:
+        u.idempotency.put(rec)
+        u.commit()
+    with uow() as u:
+        assert u.idempotency.get(p.id, rec.key) == rec
+    unknown = {"refusal": {"code": "NO_SUCH_CODE", "message": "m"}}
+    with uow.engine.begin() as conn:
+        conn.execute(sa.update(idempotency_keys).values(result=unknown))
+    with uow() as u, pytest.raises(CorruptRow, match="idempotency_keys"):
+        u.idempotency.get(p.id, rec.key)
 
 
 def test_booster_round_trip(uow: SqlUnitOfWorkFactory) -> None:

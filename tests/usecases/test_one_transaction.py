@@ -1,7 +1,8 @@
 """One transaction for every change (domain/services/transaction.py): only
 that module writes through the unit of work, and every use case that
 changes something goes through it. Then, on the fakes, what the transaction
-promises: a refused change writes and publishes nothing; a committed one
+promises: a refused change writes and publishes nothing (but its refusal,
+under a key: tests/usecases/test_kept_refusals.py); a committed one
 publishes each audience's projection once, after the commit; a repeat with
 the same idempotency key gets the first result and publishes nothing; a lost
 race is run again on the fresh state, or is ``CONFLICT`` with
@@ -15,6 +16,7 @@ import dataclasses
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -25,7 +27,7 @@ from domain.game.commands import PlayCard
 from domain.game.engine import to_act
 from domain.game.legal import legal_actions
 from domain.ports import Resync
-from domain.records import GameRecord, LobbyUpdate
+from domain.records import GameRecord, LobbyUpdate, Refused
 from domain.services.boosters import open_booster_pack
 from domain.services.games import NewGame, create_game, join_game, start_game
 from domain.services.play import act
@@ -264,7 +266,12 @@ async def test_a_refused_change_writes_nothing_and_publishes_nothing(h: Harness)
         await _refused(ErrorCode.STALE_STATE, act(h.deps, stale, gid, cmd))
         for sub in subs.values():
             assert await heard(sub) == []
-    assert _snapshot(h) == before, "nothing written, not even the idempotency key"
+    after = _snapshot(h)
+    assert after[:2] + after[3:] == before[:2] + before[3:], "nothing applied"
+    assert set(h.store.keys) - set(cast(dict[object, object], before[2])) == {
+        (other, "k-refused")
+    }, "only the keyed refusal, as its first result (decision 0042)"
+    assert isinstance(h.store.keys[(other, "k-refused")].result, Refused)
     assert h.bus.published == published
     assert h.scheduled == []
 
