@@ -57,10 +57,12 @@ class Validated:
     hands every request of one query text the same document, and a schema's
     rules never change, so the document is the key. Strawberry's
     ``ValidationCache`` keys on the document's value instead, hashing every
-    node of the tree on every request."""
+    node of the tree on every request. ``hide_suggestions``: no "Did you
+    mean ...?" in the errors (graphql-core's option)."""
 
-    def __init__(self, size: int = CACHE_SIZE) -> None:
+    def __init__(self, size: int = CACHE_SIZE, *, hide_suggestions: bool = False) -> None:
         self._results: LRU[int, tuple[DocumentNode, list[GraphQLError]]] = LRU(size)
+        self._hide_suggestions = hide_suggestions
 
     def errors(
         self, schema: GraphQLSchema, document: DocumentNode, rules: Any
@@ -68,7 +70,7 @@ class Validated:
         hit = self._results.get(id(document))
         if hit is not None and hit[0] is document:
             return hit[1]
-        errors = validate(schema, document, rules)
+        errors = validate(schema, document, rules, hide_suggestions=self._hide_suggestions)
         self._results.put(id(document), (document, errors))  # the ref keeps the id its own
         return errors
 
@@ -114,6 +116,6 @@ class CodedParserCache(ParserCache):
         yield
 
 
-def extensions() -> list[Callable[[], SchemaExtension]]:
+def extensions(*, hide_suggestions: bool = False) -> list[Callable[[], SchemaExtension]]:
     """Per-request factories over prebuilt rules and one schema's caches."""
-    return [partial(CodedParserCache, Validated())]
+    return [partial(CodedParserCache, Validated(hide_suggestions=hide_suggestions))]
