@@ -168,11 +168,15 @@ RootResult = Callable[[Any, GraphQLResolveInfo[Any]], None]
 """Told of each query's and mutation's root value (metrics: moves, refusals)."""
 
 
-def shared_frames(frames: FrameCache, on_root: RootResult | None = None) -> type[SharedFrames]:
+def shared_frames(
+    frames: FrameCache, on_root: RootResult | None = None, *, hide_suggestions: bool = False
+) -> type[SharedFrames]:
     """The execution context class of one schema, over that schema's frames;
-    ``on_root`` is told of every query's and mutation's root value."""
+    ``on_root`` is told of every query's and mutation's root value;
+    ``hide_suggestions``: no "Did you mean ...?" in the errors of variables."""
     hook = None if on_root is None else staticmethod(on_root)
-    return type("SharedFrames", (SharedFrames,), {"frames": frames, "on_root": hook})
+    attributes = {"frames": frames, "on_root": hook, "hides_suggestions": hide_suggestions}
+    return type("SharedFrames", (SharedFrames,), attributes)
 
 
 def _weak(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -199,7 +203,17 @@ class SharedFrames(StrawberryGraphQLCoreExecutionContext):
 
     frames: FrameCache
     on_root: RootResult | None = None
+    hides_suggestions = False
     _shape: _Shape | None = None  # worked out on the subscription's first event
+
+    @classmethod
+    def build(cls, *args: Any, **kwargs: Any) -> Any:
+        """graphql-core's constructor; a schema that hides suggestions
+        (introspection off) hides them from its variables' errors too
+        (graphql-core's ``hide_suggestions``, which Strawberry never sets)."""
+        if cls.hides_suggestions:
+            kwargs["hide_suggestions"] = True
+        return super().build(*args, **kwargs)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

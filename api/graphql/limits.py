@@ -141,11 +141,19 @@ class Checks:
     every request of one query text the same document, and a schema's rules
     never change, so the document is the key. (Strawberry's
     ``ValidationCache`` keys on the document's value instead, hashing every
-    node of the tree on every request.)"""
+    node of the tree on every request.) ``hide_suggestions``: no "Did you
+    mean ...?" in the errors (graphql-core's option)."""
 
-    def __init__(self, max_cost: int = DEFAULT_MAX_COST, size: int = CACHE_SIZE) -> None:
+    def __init__(
+        self,
+        max_cost: int = DEFAULT_MAX_COST,
+        size: int = CACHE_SIZE,
+        *,
+        hide_suggestions: bool = False,
+    ) -> None:
         self.max_cost = max_cost
         self._results: LRU[int, _Checked] = LRU(size)
+        self._hide_suggestions = hide_suggestions
 
     def of(self, document: DocumentNode) -> _Checked:
         hit = self._results.get(id(document))
@@ -166,7 +174,9 @@ class Checks:
 
     def errors(self, checked: _Checked, schema: GraphQLSchema, rules: Any) -> list[GraphQLError]:
         if checked.errors is None:
-            checked.errors = validate(schema, checked.document, rules)
+            checked.errors = validate(
+                schema, checked.document, rules, hide_suggestions=self._hide_suggestions
+            )
         return checked.errors
 
 
@@ -271,11 +281,14 @@ class SharedBudgetParserCache(CodedParserCache):
 
 
 def extensions(
-    max_cost: int = DEFAULT_MAX_COST, limiter: RateLimiter | None = None
+    max_cost: int = DEFAULT_MAX_COST,
+    limiter: RateLimiter | None = None,
+    *,
+    hide_suggestions: bool = False,
 ) -> list[Callable[[], SchemaExtension]]:
     """Per-request factories over prebuilt rules and one schema's caches;
     queries are charged only when ``limiter`` limits them."""
-    checks = Checks(max_cost)
+    checks = Checks(max_cost, hide_suggestions=hide_suggestions)
     if limiter is None or not limiter.limits.queries_limited:
         return [partial(CodedParserCache, checks)]
     if isinstance(limiter, LocalLimiter):

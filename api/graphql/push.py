@@ -38,6 +38,7 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
     Operation,
 )
 
+from api.graphql.ws_messages import MALFORMED, transport_problem
 from domain.ports import SubscriptionClosed
 
 CATCH_UP_BATCH = 64
@@ -153,11 +154,25 @@ def outbox_of(websocket: Any, context: Any) -> Outbox:
 
 class TransportWSHandler(BaseGraphQLTransportWSHandler[Any, None]):
     """Strawberry's graphql-transport-ws handler; an operation's task knows
-    its pusher (:data:`OUTLET`): ``next`` messages."""
+    its pusher (:data:`OUTLET`): ``next`` messages. A message it cannot read
+    closes the connection with 4400 (api/graphql/ws_messages.py)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.outbox = outbox_of(self.websocket, self.context)
+
+    async def handle_message(self, message: Any) -> None:
+        """Strawberry's dispatch, once the message is known readable: it
+        caught a missing key only, so a payload that is not an object or a
+        query that is not a string raised out of the handler. A null
+        ``connection_init`` payload is no payload, as the protocol allows."""
+        problem = transport_problem(message)
+        if problem is not None:
+            await self.websocket.close(MALFORMED, problem)
+            return
+        if message["type"] == "connection_init" and message.get("payload", {}) is None:
+            message = {"type": "connection_init"}
+        await super().handle_message(message)
 
     async def run_operation(self, operation: Operation[Any, None]) -> None:
         def alive() -> bool:

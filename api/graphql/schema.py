@@ -100,7 +100,13 @@ def build_schema(
     rate_limiter: RateLimiter | None = None,
     max_cost: int = DEFAULT_MAX_COST,
 ) -> GameSchema:
-    exts: list[Callable[[], SchemaExtension]] = [*extensions(max_cost, rate_limiter), ErrorCodes]
+    # Without introspection, no "Did you mean ...?" either: suggestions
+    # would tell the schema's names one guess at a time.
+    hide_suggestions = not introspection
+    exts: list[Callable[[], SchemaExtension]] = [
+        *extensions(max_cost, rate_limiter, hide_suggestions=hide_suggestions),
+        ErrorCodes,
+    ]
     if rate_limiter is not None:  # None when every limit is off: no cost at all
         exts.append(rate_limit_extension(rate_limiter))
     if metrics is not None:  # first, so it sees errors once ErrorCodes has coded them
@@ -115,7 +121,9 @@ def build_schema(
         extensions=exts,
         types=list(EVENT_TYPES),
         execution_context_class=shared_frames(
-            frames, None if metrics is None else root_results(metrics)
+            frames,
+            None if metrics is None else root_results(metrics),
+            hide_suggestions=hide_suggestions,
         ),
         config=StrawberryConfig(scalar_map=SCALARS),
     )

@@ -13,7 +13,7 @@ import asyncio
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import aclosing, suppress
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from cross_web import AsyncHTTPRequestAdapter, HTTPException
@@ -26,7 +26,11 @@ from strawberry.asgi import ASGIWebSocketAdapter, GraphQL
 from strawberry.exceptions import ConnectionRejectionError
 from strawberry.http import GraphQLRequestData
 from strawberry.http.base import BaseRequestProtocol
-from strawberry.http.exceptions import WebSocketDisconnected
+from strawberry.http.exceptions import (
+    NonJsonMessageReceived,
+    NonTextMessageReceived,
+    WebSocketDisconnected,
+)
 from strawberry.http.parse_content_type import parse_content_type
 from strawberry.http.streaming import HTTPStreamTransport
 from strawberry.subscriptions import (
@@ -36,7 +40,7 @@ from strawberry.subscriptions import (
     MULTIPART_SUBSCRIPTION_PROTOCOL,
 )
 from strawberry.subscriptions.protocols.graphql_ws.handlers import BaseGraphQLWSHandler
-from strawberry.subscriptions.protocols.graphql_ws.types import CompleteMessage
+from strawberry.subscriptions.protocols.graphql_ws.types import CompleteMessage, OperationMessage
 from strawberry.types import ExecutionResult, SubscriptionExecutionResult
 
 from api.graphql import playground
@@ -54,6 +58,14 @@ from api.graphql.persisted import not_found, persisted_hash, registration
 from api.graphql.player_cache import PlayerCache
 from api.graphql.push import OUTLET, TransportWSHandler, legacy_pusher, outbox_of
 from api.graphql.schema import build_schema
+from api.graphql.ws_messages import (
+    MALFORMED,
+    NOT_JSON,
+    NOT_TEXT,
+    TOO_MANY_INITS,
+    TOO_MANY_INITS_REASON,
+    legacy_problem,
+)
 from domain.errors import ErrorCode
 from infra.bootstrap import Container
 from infra.metrics import Metrics
@@ -95,11 +107,50 @@ class LegacyWSHandler(BaseGraphQLWSHandler[Context, None]):
       left raised out of the operation's task, which asyncio then logged as
       an error with its traceback.
     - Live frames are pushed, as over graphql-transport-ws
-      (api/graphql/push.py)."""
+      (api/graphql/push.py).
+    - A message it cannot read closes the connection with 4400 and why; a
+      second ``connection_init`` with 4429, never a second acknowledgement
+      (api/graphql/ws_messages.py, docs/decisions/0043)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.outbox = outbox_of(self.websocket, self.context)
+        self.init_received = False
+
+    async def handle(self) -> None:
+        """Strawberry's loop, reading strictly: it skipped a message that is
+        not JSON, and closed on a binary one with 1002; both close with 4400
+        here, as every other malformed message does. Overridden because the
+        loop itself asks the socket to skip what does not parse."""
+        try:
+            async for message in self.websocket.iter_json():
+                await self.handle_message(cast("OperationMessage", message))
+        except NonTextMessageReceived:
+            await self.websocket.close(MALFORMED, NOT_TEXT)
+        except NonJsonMessageReceived:
+            await self.websocket.close(MALFORMED, NOT_JSON)
+        except WebSocketDisconnected:
+            pass
+        finally:
+            if self.keep_alive_task:
+                self.keep_alive_task.cancel()
+                with suppress(BaseException):
+                    await self.keep_alive_task
+            await self.cleanup()
+
+    async def handle_message(self, message: OperationMessage) -> None:
+        """Strawberry's dispatch, once the message is known readable and not
+        a second ``connection_init``."""
+        problem = legacy_problem(message)
+        if problem is not None:
+            await self.websocket.close(MALFORMED, problem)
+            return
+        if message["type"] == "connection_init":
+            if self.init_received:
+                await self.websocket.close(TOO_MANY_INITS, TOO_MANY_INITS_REASON)
+                return
+            self.init_received = True
+        await super().handle_message(message)
 
     async def handle_async_results(
         self,
@@ -355,6 +406,12 @@ class GameGraphQL(GraphQL[Context, None]):
         """orjson for responses and WebSocket frames (text frames: both
         subscription protocols carry JSON text)."""
         return orjson.dumps(data).decode()
+
+    def decode_json(self, data: str | bytes) -> object:
+        """orjson for WebSocket messages: a message nested too deep is
+        malformed (``JSONDecodeError``), where ``json.loads`` raised
+        ``RecursionError`` out of the handler."""
+        return orjson.loads(data)
 
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket

@@ -164,8 +164,17 @@ class GraphQLWebSocket:
         await self._send({"type": kind, "id": op_id})
 
     async def _send(self, message: dict[str, Any]) -> None:
+        await self.send_raw(json.dumps(message))
+
+    async def send_raw(self, frame: str | bytes) -> None:
+        """One frame as it is (text, or binary for bytes), malformed or not."""
         assert self._ws is not None
-        await self._ws.send(json.dumps(message))
+        await self._ws.send(frame)
+
+    @property
+    def close_reason(self) -> str:
+        """The reason of the server's close frame, once closed."""
+        return "" if self._ws is None else self._ws.close_reason or ""
 
     # ------------------------------------------------------------ reading
     async def _read(self) -> None:
