@@ -13,6 +13,7 @@ import asyncio
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import aclosing, suppress
+from datetime import timedelta
 from typing import Any
 
 import orjson
@@ -36,7 +37,10 @@ from strawberry.subscriptions import (
     MULTIPART_SUBSCRIPTION_PROTOCOL,
 )
 from strawberry.subscriptions.protocols.graphql_ws.handlers import BaseGraphQLWSHandler
-from strawberry.subscriptions.protocols.graphql_ws.types import CompleteMessage
+from strawberry.subscriptions.protocols.graphql_ws.types import (
+    CompleteMessage,
+    ConnectionInitMessage,
+)
 from strawberry.types import ExecutionResult, SubscriptionExecutionResult
 
 from api.graphql import playground
@@ -62,6 +66,7 @@ from infra.persisted_queries import sha256_of
 log = logging.getLogger("mmk.api")
 MAX_SUBSCRIPTIONS_PER_CONNECTION = 20
 REFUSED = 4403  # graphql-transport-ws: connection_init refused
+INIT_TIMEOUT = 4408  # graphql-transport-ws: no connection_init in time (graphql-ws too, here)
 MAX_CLOSE_REASON_BYTES = 123  # RFC 6455: a close frame's reason
 
 
@@ -95,11 +100,34 @@ class LegacyWSHandler(BaseGraphQLWSHandler[Context, None]):
       left raised out of the operation's task, which asyncio then logged as
       an error with its traceback.
     - Live frames are pushed, as over graphql-transport-ws
-      (api/graphql/push.py)."""
+      (api/graphql/push.py).
+    - A connection without ``connection_init`` within the view's
+      ``connection_init_wait_timeout`` (``MMK_WS_INIT_TIMEOUT``) is closed
+      with 4408, as graphql-transport-ws does; the protocol has no such
+      timeout, and the server's pings kept such sockets open forever
+      (issue #14, docs/decisions/0044)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.outbox = outbox_of(self.websocket, self.context)
+        self.init_received = False
+
+    async def handle(self) -> None:
+        deadline = asyncio.create_task(self._close_without_init())
+        try:
+            await super().handle()
+        finally:
+            deadline.cancel()
+
+    async def _close_without_init(self) -> None:
+        await asyncio.sleep(self.view.connection_init_wait_timeout.total_seconds())
+        if not self.init_received:
+            with suppress(Exception):  # the client may be gone already
+                await self.websocket.close(INIT_TIMEOUT, "Connection initialisation timeout")
+
+    async def handle_connection_init(self, message: ConnectionInitMessage) -> None:
+        self.init_received = True
+        await super().handle_connection_init(message)
 
     async def handle_async_results(
         self,
@@ -155,6 +183,9 @@ class GameGraphQL(GraphQL[Context, None]):
             # A browser page on another origin may open a WebSocket only from
             # these (same origin: always); the CORS middleware takes the same.
             allowed_origins=s.cors_origins,
+            # graphql-transport-ws closes a socket without connection_init
+            # (4408); LegacyWSHandler does the same for graphql-ws
+            connection_init_wait_timeout=timedelta(seconds=s.ws_init_timeout),
         )
         self.container = container
         self.metrics = metrics
