@@ -41,6 +41,9 @@ from api.connections import registry_of, settings
 from api.throttled_log import ThrottledLog
 
 log = logging.getLogger("mmk.ws")
+PING_INTERVAL = 20.0
+"""Seconds between the server's pings (uvicorn's default, set by ``mmk
+serve``): a proxy's read timeout must be longer (docker/nginx.conf)."""
 FLOODED = 1008  # policy violation: every client library knows it
 flood_line = ThrottledLog(log, logging.WARNING, settings().connection_log_interval)
 
