@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -18,14 +18,10 @@ from tests.e2e.conftest import Server, _stop, launch
 
 @contextmanager
 def own_server(
-    directory: Path,
-    database_url: str,
-    redis_url: str | None = None,
-    preexec: Callable[[], None] | None = None,
-    **extra_env: str,
+    directory: Path, database_url: str, redis_url: str | None = None, **extra_env: str
 ) -> Iterator[tuple[Server, subprocess.Popen[bytes]]]:
-    """``mmk serve`` on a free port (the in-process bus unless ``redis_url``;
-    ``preexec`` runs in the child first); stopped on exit."""
+    """``mmk serve`` on a free port (the in-process bus unless ``redis_url``);
+    stopped on exit."""
     env = {
         **os.environ,
         "DATABASE_URL": database_url,
@@ -34,7 +30,7 @@ def own_server(
         **extra_env,
     }
     env.pop("REDIS_URL", None)
-    proc, srv = launch(directory, env, database_url, redis_url, preexec)
+    proc, srv = launch(directory, env, database_url, redis_url)
     try:
         yield srv, proc
     finally:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import resource
 import socket
 import time
@@ -24,7 +25,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.typing import Subprotocol
 
-from tests.e2e.conftest import Server
+from tests.e2e.conftest import Server, _stop, launch
 from tests.e2e.own_server import assert_no_leak, log_records, own_server
 from tests.e2e.wsclient import LEGACY_WS, TRANSPORT_WS
 
@@ -272,12 +273,17 @@ async def test_failed_accepts_are_logged_once_an_interval_without_a_traceback(
         "MMK_CONNECTION_LOG_INTERVAL": "60",
     }
     db = f"sqlite:///{tmp_path}/fds.sqlite3"
-    with own_server(tmp_path, db, preexec=fewer_descriptors, **limits) as (srv, _):
+    env = {**os.environ, "DATABASE_URL": db, "MMK_WORKERS": "1", **limits}
+    env.pop("REDIS_URL", None)
+    proc, srv = launch(tmp_path, env, db, preexec=fewer_descriptors)
+    try:
         socks = [raw(srv, "127.0.0.61") for _ in range(DESCRIPTORS + 16)]
         await asyncio.sleep(0.5)  # accept() fails, ~2,000 times a try
         for sock in socks:
             sock.close()
         assert await served(srv, "127.0.0.62") == 200  # asyncio tries again after 1 s
+    finally:
+        _stop(proc)
     records = log_records(srv)
     failed = [r for r in records if r["message"].startswith("accept() failed")]
     assert len(failed) == 1, [r["message"] for r in records][-5:]
