@@ -16,7 +16,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from api import ws_logging
+from api import accept_errors, ws_logging
 from api.cors import GraphQLCors
 from api.graphql import playground
 from api.graphql.view import GameGraphQL
@@ -97,6 +97,8 @@ def create_app(settings: Settings | None = None, container: Container | None = N
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         c = container if container is not None else await asyncio.to_thread(build, s)
         holder["c"] = c
+        # failed accepts (out of descriptors): one line an interval (docs/decisions/0044)
+        accept_errors.install(asyncio.get_running_loop(), s.connection_log_interval)
         c.start()
         # What exists now lives as long as the process: keep it out of the
         # collector's full passes, which otherwise stall requests. Requests

@@ -17,6 +17,12 @@ It also coalesces writes: the data frames sent to one connection within one
 turn of the event loop go out in one ``transport.write`` at its end (a move
 that ends a trick brings ~10 events to every subscriber: one system call per
 subscriber instead of ten, and the client wakes once).
+
+Connection hygiene (issue #14, docs/decisions/0044): a client may send
+``MMK_WS_MESSAGE_RATE`` frames a second, in bursts of as many, pings and
+pongs included (a ping flood slowed every other connection: each ping is
+parsed and answered); more close the connection with 1008. The WebSocket
+releases its place in the per-IP counts (api/connections.py) when it ends.
 """
 
 from __future__ import annotations
@@ -29,16 +35,23 @@ from typing import Any
 from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.exceptions import InvalidState
+from websockets.frames import Frame
 
-from infra.settings import Settings
+from api.connections import registry_of, settings
+from api.throttled_log import ThrottledLog
 
 log = logging.getLogger("mmk.ws")
+PING_INTERVAL = 20.0
+"""Seconds between the server's pings (uvicorn's default, set by ``mmk
+serve``): a proxy's read timeout must be longer (docker/nginx.conf)."""
+FLOODED = 1008  # policy violation: every client library knows it
+flood_line = ThrottledLog(log, logging.WARNING, settings().connection_log_interval)
 
 
 @functools.cache
 def send_timeout() -> float:
     """Seconds a write may stay blocked (each worker reads the environment)."""
-    return float(Settings.from_env().ws_send_timeout)
+    return float(settings().ws_send_timeout)
 
 
 class WebSocketProtocol(WebSocketsSansIOProtocol):
@@ -49,6 +62,8 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
         self._stalled: asyncio.TimerHandle | None = None
         self._unsent: list[bytes] = []
         self._flush_soon: asyncio.Handle | None = None
+        self.rate = float(settings().ws_message_rate)  # frames a second; 0: no limit
+        self._allowance, self._counted_at = self.rate, 0.0
 
     async def send(self, message: Any) -> None:
         """A data frame joins the ones waiting for the end of this loop turn;
@@ -105,7 +120,49 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel()
         self._unsent.clear()
+        registry_of(self.config).close(id(self.transport))
         super().connection_lost(exc)
+
+    # Every frame received passes the rate limit first.
+    def handle_text(self, event: Frame) -> None:
+        if not self._flooded():
+            super().handle_text(event)
+
+    def handle_bytes(self, event: Frame) -> None:
+        if not self._flooded():
+            super().handle_bytes(event)
+
+    def handle_cont(self, event: Frame) -> None:
+        if not self._flooded():
+            super().handle_cont(event)
+
+    def handle_ping(self) -> None:
+        if not self._flooded():
+            super().handle_ping()
+
+    def handle_pong(self, event: Frame) -> None:
+        if not self._flooded():
+            super().handle_pong(event)
+
+    def _flooded(self) -> bool:
+        """Takes one frame from the allowance (a token bucket of ``rate``
+        frames, refilled at ``rate`` a second); closes the connection with
+        1008 when there is none left."""
+        if self.rate <= 0 or self.close_sent:
+            return False
+        now = self.loop.time()
+        if self._counted_at:
+            self._allowance = min(self.rate, self._allowance + (now - self._counted_at) * self.rate)
+        self._counted_at = now
+        if self._allowance >= 1:
+            self._allowance -= 1
+            return False
+        flood_line("WebSocket closed: over %g frames a second", self.rate)
+        self.conn.fail(FLOODED, "message rate limit exceeded")
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        self.close_sent = True
+        self.transport.close()
+        return True
 
     def _abort(self, why: str) -> None:
         self._stalled = None

@@ -37,6 +37,14 @@ ENV_VARS: tuple[str, ...] = (
     "MMK_EVENT_LOOP",
     "MMK_CORS_ORIGINS",
     "MMK_PERSISTED_QUERY_TTL",
+    "MMK_HEADER_TIMEOUT",
+    "MMK_BODY_TIMEOUT",
+    "MMK_WS_INIT_TIMEOUT",
+    "MMK_MAX_CONNECTIONS",
+    "MMK_MAX_CONNECTIONS_PER_IP",
+    "MMK_MAX_WS_PER_IP",
+    "MMK_WS_MESSAGE_RATE",
+    "MMK_CONNECTION_LOG_INTERVAL",
 )
 
 
@@ -143,6 +151,27 @@ class Settings:
     cors_origins: tuple[str, ...] = ()
     # Seconds an automatic persisted query stays in Redis after its last use.
     persisted_query_ttl: int = 86_400
+    # Connection hygiene (api/connections.py, docs/decisions/0044):
+    # seconds a connection may take to send a request's headers (counted from
+    # the connection, or from the request's first byte) / its whole body.
+    header_timeout: int = 10
+    body_timeout: int = 30
+    # Seconds a WebSocket may stay open without ``connection_init`` (both protocols).
+    ws_init_timeout: int = 10
+    # Open connections a process keeps; more are refused (503). 0: the
+    # descriptor limit (RLIMIT_NOFILE) minus a reserve for the database,
+    # Redis and files.
+    max_connections: int = 0
+    # Open connections / WebSockets per client IP (TCP peer; a trusted proxy's,
+    # MMK_FORWARDED_ALLOW_IPS, are not counted per IP); 0 = off.
+    max_connections_per_ip: int = 100
+    max_ws_per_ip: int = 50
+    # Frames a second a WebSocket client may send (pings included), in bursts
+    # of as many; a flood closes the connection (1008). 0 = off.
+    ws_message_rate: int = 50
+    # Seconds between two log lines of one kind about refused, timed-out or
+    # failed (out of descriptors) connections; the others are counted.
+    connection_log_interval: int = 10
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -183,4 +212,12 @@ class Settings:
             event_loop=loop,
             cors_origins=_origins(e, "MMK_CORS_ORIGINS"),
             persisted_query_ttl=_int(e, "MMK_PERSISTED_QUERY_TTL", 86_400, 60, 30 * 86_400),
+            header_timeout=_int(e, "MMK_HEADER_TIMEOUT", 10, 1, 3600),
+            body_timeout=_int(e, "MMK_BODY_TIMEOUT", 30, 1, 3600),
+            ws_init_timeout=_int(e, "MMK_WS_INIT_TIMEOUT", 10, 1, 3600),
+            max_connections=_int(e, "MMK_MAX_CONNECTIONS", 0, 0, 10**7),
+            max_connections_per_ip=_int(e, "MMK_MAX_CONNECTIONS_PER_IP", 100, 0, 10**7),
+            max_ws_per_ip=_int(e, "MMK_MAX_WS_PER_IP", 50, 0, 10**7),
+            ws_message_rate=_int(e, "MMK_WS_MESSAGE_RATE", 50, 0, 10**6),
+            connection_log_interval=_int(e, "MMK_CONNECTION_LOG_INTERVAL", 10, 1, 3600),
         )

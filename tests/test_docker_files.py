@@ -51,6 +51,7 @@ from docker.utils.build import PatternMatcher, exclude_paths
 from sqlalchemy.engine import make_url
 
 from api.app import create_app
+from api.ws_protocol import PING_INTERVAL
 from infra.settings import ENV_VARS, Settings
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -67,7 +68,16 @@ REQUIRED_SERVICES = ("postgres", "redis", "api1", "api2", LOAD_BALANCER)
 POSTGRES_DATA = "/var/lib/postgresql/data"
 # Set by the image's CMD (--host/--port): in compose they would be ignored.
 OVERRIDDEN_BY_CMD = ("MMK_HOST", "MMK_PORT")
-MIN_WEBSOCKET_READ_TIMEOUT = 300  # seconds nginx lets a quiet WebSocket live
+# seconds nginx lets an upstream be silent: a quiet WebSocket lives on the
+# server's pings, a socket held for nothing must not live an hour
+MIN_WEBSOCKET_READ_TIMEOUT = 2 * PING_INTERVAL
+MAX_WEBSOCKET_READ_TIMEOUT = 300
+# docker/nginx.conf's limits are the instances' own defaults (docs/decisions/0044)
+NGINX_LIMITS = {
+    "client_header_timeout": Settings().header_timeout,
+    "client_body_timeout": Settings().body_timeout,
+    "keepalive_timeout": Settings().keep_alive_timeout,
+}
 # BuildKit's parser takes any word for an instruction; `docker build` does not.
 INSTRUCTIONS = frozenset(
     "ADD ARG CMD COPY ENTRYPOINT ENV EXPOSE FROM HEALTHCHECK LABEL MAINTAINER ONBUILD RUN "  # noqa: SIM905
@@ -483,6 +493,36 @@ def check_nginx(text: str, compose: Mapping[str, Any]) -> None:
     timeout = effective(levels, "proxy_read_timeout")
     read = seconds(timeout[-1]["args"][0]) if timeout else 60
     assert read >= MIN_WEBSOCKET_READ_TIMEOUT, f"/graphql: {read:g}s cuts quiet WebSockets"
+    assert read <= MAX_WEBSOCKET_READ_TIMEOUT, f"/graphql: {read:g}s holds dead sockets"
+    check_nginx_limits(http, server, location)
+
+
+def check_nginx_limits(http: Directive, server: Directive, location: Directive) -> None:
+    """Connection hygiene: read timeouts as the instances', a per-IP cap on
+    connections everywhere and on WebSockets at /graphql (docs/decisions/0044)."""
+    for name, expected in NGINX_LIMITS.items():
+        found = effective([http, server], name)
+        assert found, f"nginx.conf: no {name} (nginx's default is not the server's)"
+        value = seconds(found[-1]["args"][0])
+        assert value == expected, f"nginx.conf: {name} {value:g}s, the server's {expected}s"
+    zones: dict[str, str] = {}
+    for d in children(http, "limit_conn_zone"):
+        key, zone = d["args"][0], d["args"][1].removeprefix("zone=").split(":")[0]
+        zones[zone] = key
+    maps = {m["args"][1]: m for m in children(http, "map")}
+    for path, level in (("/", server), ("/graphql", location)):
+        limits = {d["args"][0]: int(d["args"][1]) for d in effective([http, level], "limit_conn")}
+        per_ip = [z for z in limits if zones.get(z) == "$binary_remote_addr"]
+        assert per_ip, f"{path}: no limit_conn per client address ($binary_remote_addr)"
+        assert limits[per_ip[0]] == Settings().max_connections_per_ip, f"{path}: limit_conn"
+    limits = {d["args"][0]: int(d["args"][1]) for d in effective([http, location], "limit_conn")}
+    ws = [
+        z for z in limits if zones.get(z) in maps and maps[zones[z]]["args"][0] == "$http_upgrade"
+    ]
+    assert ws, "/graphql: no limit_conn on WebSockets (a zone keyed by a map of $http_upgrade)"
+    assert limits[ws[0]] == Settings().max_ws_per_ip, "/graphql: limit_conn on WebSockets"
+    status = effective([http, server], "limit_conn_status")
+    assert status and status[-1]["args"] == ["429"], "limit_conn_status: 429, as the server's"
 
 
 # ===================================================== the real files
@@ -657,7 +697,7 @@ GRAPHQL = r"(location /graphql \{[^}]*?)"
 NGINX_BREAKS = {
     "syntax": (r"keepalive 32;", "keepalive 32", 'not terminated by ";"'),
     "context": (r"server_tokens off;", "server_tokens off; proxy_pass http://x;", "not allowed"),
-    "arguments": (r"proxy_read_timeout 1h;", "proxy_read_timeout;", "invalid number of arg"),
+    "arguments": (r"proxy_read_timeout 60s;", "proxy_read_timeout;", "invalid number of arg"),
     "unknown": (r"proxy_buffering off;", "proxy_bufering off;", "['proxy_bufering (line"),
     "no http": (r"(?s)\nhttp \{.*", "", "expected one http block"),
     "two servers": (r"\n    server \{", "\n    server { listen 81; }\n    server {", "one server"),
@@ -672,8 +712,17 @@ NGINX_BREAKS = {
     ),
     "connection": (r"Connection \$connection_upgrade", 'Connection "keep-alive"', "no Connection"),
     "map": (r"default upgrade;", "default close;", "not mapped from upgrades"),
-    "short timeout": (r"proxy_read_timeout 1h", "proxy_read_timeout 30s", "30s cuts quiet"),
-    "bad time": (r"proxy_read_timeout 1h", "proxy_read_timeout 1x", "not an nginx time: 1x"),
+    "short timeout": (r"proxy_read_timeout 60s", "proxy_read_timeout 30s", "30s cuts quiet"),
+    "long timeout": (r"proxy_read_timeout 60s", "proxy_read_timeout 1h", "holds dead sockets"),
+    "bad time": (r"proxy_read_timeout 60s", "proxy_read_timeout 1x", "not an nginx time: 1x"),
+    "slow headers": (r"\n\s*client_header_timeout[^\n]*", "", "no client_header_timeout"),
+    "slow body": (r"client_body_timeout 30s", "client_body_timeout 1h", "the server's 30s"),
+    "keep-alive": (r"keepalive_timeout 75s", "keepalive_timeout 5s", "keepalive_timeout 5s"),
+    "no per-ip cap": (r"\n\s*limit_conn per_ip 100;", "", "/: no limit_conn per client"),
+    "per-ip cap": (r"limit_conn per_ip 100;", "limit_conn per_ip 10;", "/: limit_conn"),
+    "no ws cap": (r"\n\s*limit_conn websockets_per_ip[^\n]*", "", "no limit_conn on WebSockets"),
+    "ws cap": (r"websockets_per_ip 50;", "websockets_per_ip 5;", "limit_conn on WebSockets"),
+    "503": (r"limit_conn_status 429;", "limit_conn_status 503;", "limit_conn_status: 429"),
     "http/1.0": (GRAPHQL + r"proxy_http_version 1\.1", r"\1proxy_http_version 1.0", "HTTP/1.1"),
     "sticky": (r"keepalive 32;", "keepalive 32; ip_hash;", "pins clients"),
     "no zone": (r"\n\s*zone mmk_api 64k;", "", "needs a zone"),

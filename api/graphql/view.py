@@ -13,6 +13,7 @@ import asyncio
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import aclosing, suppress
+from datetime import timedelta
 from typing import Any, cast
 
 import orjson
@@ -74,6 +75,7 @@ from infra.persisted_queries import sha256_of
 log = logging.getLogger("mmk.api")
 MAX_SUBSCRIPTIONS_PER_CONNECTION = 20
 REFUSED = 4403  # graphql-transport-ws: connection_init refused
+INIT_TIMEOUT = 4408  # graphql-transport-ws: no connection_init in time (graphql-ws too, here)
 MAX_CLOSE_REASON_BYTES = 123  # RFC 6455: a close frame's reason
 
 
@@ -110,7 +112,12 @@ class LegacyWSHandler(BaseGraphQLWSHandler[Context, None]):
       (api/graphql/push.py).
     - A message it cannot read closes the connection with 4400 and why; a
       second ``connection_init`` with 4429, never a second acknowledgement
-      (api/graphql/ws_messages.py, docs/decisions/0043)."""
+      (api/graphql/ws_messages.py, docs/decisions/0043).
+    - A connection without ``connection_init`` within the view's
+      ``connection_init_wait_timeout`` (``MMK_WS_INIT_TIMEOUT``) is closed
+      with 4408, as graphql-transport-ws does; the protocol has no such
+      timeout, and the server's pings kept such sockets open forever
+      (issue #14, docs/decisions/0044)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -121,7 +128,9 @@ class LegacyWSHandler(BaseGraphQLWSHandler[Context, None]):
         """Strawberry's loop, reading strictly: it skipped a message that is
         not JSON, and closed on a binary one with 1002; both close with 4400
         here, as every other malformed message does. Overridden because the
-        loop itself asks the socket to skip what does not parse."""
+        loop itself asks the socket to skip what does not parse. A deadline
+        closes a connection that never initialises."""
+        deadline = asyncio.create_task(self._close_without_init())
         try:
             async for message in self.websocket.iter_json():
                 await self.handle_message(cast("OperationMessage", message))
@@ -132,11 +141,18 @@ class LegacyWSHandler(BaseGraphQLWSHandler[Context, None]):
         except WebSocketDisconnected:
             pass
         finally:
+            deadline.cancel()
             if self.keep_alive_task:
                 self.keep_alive_task.cancel()
                 with suppress(BaseException):
                     await self.keep_alive_task
             await self.cleanup()
+
+    async def _close_without_init(self) -> None:
+        await asyncio.sleep(self.view.connection_init_wait_timeout.total_seconds())
+        if not self.init_received:
+            with suppress(Exception):  # the client may be gone already
+                await self.websocket.close(INIT_TIMEOUT, "Connection initialisation timeout")
 
     async def handle_message(self, message: OperationMessage) -> None:
         """Strawberry's dispatch, once the message is known readable and not
@@ -209,6 +225,9 @@ class GameGraphQL(GraphQL[Context, None]):
             # A browser page on another origin may open a WebSocket only from
             # these (same origin: always); the CORS middleware takes the same.
             allowed_origins=s.cors_origins,
+            # graphql-transport-ws closes a socket without connection_init
+            # (4408); LegacyWSHandler does the same for graphql-ws
+            connection_init_wait_timeout=timedelta(seconds=s.ws_init_timeout),
         )
         self.container = container
         self.metrics = metrics

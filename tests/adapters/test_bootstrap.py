@@ -63,6 +63,43 @@ def test_settings_come_from_the_environment() -> None:
     assert Settings().event_loop == "asyncio"
 
 
+def test_connection_limits_come_from_the_environment() -> None:
+    """Every limit of docs/decisions/0044 is a setting with a default."""
+    defaults = Settings()
+    assert (
+        defaults.header_timeout,
+        defaults.body_timeout,
+        defaults.ws_init_timeout,
+        defaults.max_connections,
+        defaults.max_connections_per_ip,
+        defaults.max_ws_per_ip,
+        defaults.ws_message_rate,
+        defaults.connection_log_interval,
+    ) == (10, 30, 10, 0, 100, 50, 50, 10)
+    s = Settings.from_env(
+        {
+            "MMK_HEADER_TIMEOUT": "5",
+            "MMK_BODY_TIMEOUT": "20",
+            "MMK_WS_INIT_TIMEOUT": "3",
+            "MMK_MAX_CONNECTIONS": "4000",
+            "MMK_MAX_CONNECTIONS_PER_IP": "0",
+            "MMK_MAX_WS_PER_IP": "8",
+            "MMK_WS_MESSAGE_RATE": "0",
+            "MMK_CONNECTION_LOG_INTERVAL": "60",
+        }
+    )
+    assert (
+        s.header_timeout,
+        s.body_timeout,
+        s.ws_init_timeout,
+        s.max_connections,
+        s.max_connections_per_ip,
+        s.max_ws_per_ip,
+        s.ws_message_rate,
+        s.connection_log_interval,
+    ) == (5, 20, 3, 4000, 0, 8, 0, 60)
+
+
 @pytest.mark.parametrize(
     "env",
     [
@@ -73,6 +110,14 @@ def test_settings_come_from_the_environment() -> None:
         {"MMK_EVENT_LOOP": "trio"},
         {"MMK_ACCESS_LOG": "some"},
         {"MMK_KEEP_ALIVE_TIMEOUT": "0"},
+        {"MMK_HEADER_TIMEOUT": "0"},
+        {"MMK_BODY_TIMEOUT": "soon"},
+        {"MMK_WS_INIT_TIMEOUT": "0"},
+        {"MMK_MAX_CONNECTIONS": "-1"},
+        {"MMK_MAX_CONNECTIONS_PER_IP": "-1"},
+        {"MMK_MAX_WS_PER_IP": "many"},
+        {"MMK_WS_MESSAGE_RATE": "-5"},
+        {"MMK_CONNECTION_LOG_INTERVAL": "0"},
     ],
 )
 def test_bad_settings_are_refused_clearly(env: dict[str, str]) -> None:

@@ -9,7 +9,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,12 +84,17 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 def launch(
-    directory: Path, env: dict[str, str], database_url: str, redis_url: str | None = None
+    directory: Path,
+    env: dict[str, str],
+    database_url: str,
+    redis_url: str | None = None,
+    preexec: Callable[[], None] | None = None,
 ) -> tuple[subprocess.Popen[bytes], Server]:
     """``mmk serve`` (the production entry point, as `make run`: JSON logs,
     uvicorn with the project's WebSocket protocol) on a free port, logging to
     ``directory``/server.log; a port taken in between by someone else just
-    means another try."""
+    means another try. ``preexec`` runs in the child before the server (e.g.
+    a lower descriptor limit)."""
     log = directory / "server.log"
     for attempt in range(1, START_ATTEMPTS + 1):
         port = _free_port()
@@ -98,7 +103,9 @@ def launch(
         cmd += ["--redis", redis_url] if redis_url else []
         srv = Server(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}/graphql", log)
         with log.open("ab") as out:
-            proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+            proc = subprocess.Popen(
+                cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, preexec_fn=preexec
+            )
         try:
             _wait_healthy(proc, srv.base_url, srv)
         except RuntimeError:

@@ -1,0 +1,228 @@
+"""Connection hygiene's parts, without a server (issue #14,
+docs/decisions/0044): the connection registry and its caps, the trusted
+proxies, the default ceiling, the throttled log line and the event loop's
+handler of failed accepts. tests/e2e/test_connection_hygiene.py has them at
+work in ``mmk serve``."""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import io
+import logging
+import resource
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from api.accept_errors import install, is_accept_failure
+from api.connections import (
+    DESCRIPTOR_RESERVE,
+    MIN_CEILING,
+    Limits,
+    Proxies,
+    Registry,
+    default_ceiling,
+)
+from api.throttled_log import ThrottledLog
+from tests.adapters.test_logs import served_with
+
+
+def registry(ceiling: int = 100, per_ip: int = 2, ws_per_ip: int = 1) -> Registry:
+    return Registry(Limits(ceiling, per_ip, ws_per_ip), Proxies("10.0.0.0/8, ::1"))
+
+
+# ------------------------------------------------------------ registry
+
+
+def test_a_connection_over_its_ips_cap_is_refused_and_changes_nothing() -> None:
+    r = registry(per_ip=2)
+    assert r.open(1, "192.0.2.7") is None and r.open(2, "192.0.2.7") is None
+    refusal = r.open(3, "192.0.2.7")
+    assert refusal is not None and refusal.status == 429
+    assert len(r) == 2
+    assert r.open(4, "192.0.2.8") is None  # another address
+    r.close(1)
+    r.close(1)  # twice is harmless
+    assert r.open(5, "192.0.2.7") is None
+
+
+def test_a_websocket_over_its_ips_cap_is_refused_and_released_with_its_connection() -> None:
+    r = registry(per_ip=5, ws_per_ip=1)
+    for key in (1, 2):
+        assert r.open(key, "192.0.2.7") is None
+    assert r.upgrade(1) is None
+    refusal = r.upgrade(2)
+    assert refusal is not None and refusal.status == 429 and "WebSockets" in refusal.message
+    r.close(1)
+    assert r.upgrade(2) is None
+
+
+def test_over_the_ceiling_every_address_is_refused_until_one_closes() -> None:
+    r = registry(ceiling=3, per_ip=0)  # 0: no per-IP cap
+    for key in range(3):
+        assert r.open(key, "192.0.2.7") is None
+    refusal = r.open(9, "10.1.2.3")  # a proxy's too
+    assert refusal is not None and refusal.status == 503
+    r.close(0)
+    assert r.open(9, "10.1.2.3") is None
+
+
+def test_a_proxys_connections_count_only_towards_the_ceiling() -> None:
+    r = registry(per_ip=1, ws_per_ip=1)
+    for key in range(5):
+        assert r.open(key, "10.1.2.3") is None
+        assert r.upgrade(key) is None
+    assert r.open(9, "::1") is None and r.open(10, "::1") is None
+
+
+def test_a_refusal_is_a_whole_coded_http_response_that_closes() -> None:
+    refusal = registry(ceiling=0).open(1, None)
+    assert refusal is not None
+    head, _, body = refusal.response().partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 503 Service Unavailable")
+    assert b"connection: close" in head and b"retry-after: 1" in head
+    assert f"content-length: {len(body)}".encode() in head
+    assert b'"code":"RATE_LIMITED"' in body
+
+
+@pytest.mark.parametrize(
+    ("allowed", "ip", "trusted"),
+    [
+        ("*", "203.0.113.9", True),
+        ("127.0.0.1,::1", "127.0.0.1", True),
+        ("127.0.0.1,::1", "127.0.0.2", False),
+        ("10.0.0.0/8", "10.9.8.7", True),
+        ("proxy.example, 10.0.0.1", "10.0.0.1", True),
+        (None, "127.0.0.1", False),
+        ("10.0.0.1", "not an address", False),
+    ],
+)
+def test_the_trusted_proxies_are_uvicorns_forwarded_allow_ips(
+    allowed: str | None, ip: str, trusted: bool
+) -> None:
+    assert (ip in Proxies(allowed)) is trusted
+
+
+@pytest.mark.parametrize(
+    ("soft", "ceiling"),
+    [
+        (1024, 1024 - DESCRIPTOR_RESERVE),
+        (65536, 65536 - DESCRIPTOR_RESERVE),
+        (64, MIN_CEILING),
+        (resource.RLIM_INFINITY, 1_000_000 - DESCRIPTOR_RESERVE),
+    ],
+)
+def test_the_default_ceiling_stays_below_the_descriptor_limit(soft: int, ceiling: int) -> None:
+    assert default_ceiling(soft) == ceiling
+
+
+def test_the_default_ceiling_reads_this_process_limit() -> None:
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    assert default_ceiling() == default_ceiling(soft)
+
+
+# ------------------------------------------------------------ throttled log
+
+
+@pytest.fixture
+def captured() -> Iterator[tuple[logging.Logger, io.StringIO]]:
+    logger = logging.getLogger("mmk.test.throttled")
+    buf = io.StringIO()
+    handler = logging.StreamHandler(buf)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(message)s|%(exc_info)s"))
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    try:
+        yield logger, buf
+    finally:
+        logger.removeHandler(handler)
+
+
+def test_a_throttled_line_is_written_once_an_interval_with_a_count(
+    captured: tuple[logging.Logger, io.StringIO],
+) -> None:
+    logger, buf = captured
+    now = [100.0]
+    line = ThrottledLog(logger, logging.WARNING, 10, clock=lambda: now[0])
+    assert line("refused %d", 1)
+    for t in range(1, 1000):
+        now[0] = 100 + t * 0.009  # ~1000 in 9 s
+        assert not line("refused %d", t)
+    now[0] = 110.5
+    assert line("refused %d", 1000)
+    lines = buf.getvalue().splitlines()
+    assert lines == [
+        "WARNING refused 1|None",
+        "WARNING refused 1000 (999 more like it since the last such line)|None",
+    ]
+
+
+# ------------------------------------------------------------ failed accepts
+
+
+def accept_failure(code: int = errno.EMFILE) -> dict[str, Any]:
+    """What asyncio's ``_accept_connection`` hands the exception handler."""
+    return {
+        "message": "socket.accept() out of system resource",
+        "exception": OSError(code, "Too many open files"),
+        "socket": object(),
+    }
+
+
+def test_failed_accepts_are_recognised_and_nothing_else() -> None:
+    assert is_accept_failure(accept_failure())
+    assert is_accept_failure({"exception": OSError(errno.ENFILE, "x"), "socket": object()})
+    assert not is_accept_failure({"message": "Task exception was never retrieved"})
+    assert not is_accept_failure({"exception": OSError(errno.ECONNRESET, "x"), "socket": 1})
+
+
+async def test_a_flood_of_failed_accepts_logs_one_line_without_a_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    loop = asyncio.get_running_loop()
+    previous = loop.get_exception_handler()
+    loop.set_exception_handler(None)
+    try:
+        install(loop, 10)
+        caplog.set_level(logging.INFO)
+        for _ in range(80_000):
+            loop.call_exception_handler(accept_failure())
+        mine = [r for r in caplog.records if r.name == "mmk.connections"]
+        assert len(mine) == 1 and mine[0].levelno == logging.WARNING
+        assert mine[0].exc_info is None and "Too many open files" in mine[0].getMessage()
+        # anything else still reaches asyncio's default handler, as an error
+        loop.call_exception_handler({"message": "something else broke"})
+        assert [r.getMessage() for r in caplog.records if r.name == "asyncio"] == [
+            "something else broke"
+        ]
+    finally:
+        loop.set_exception_handler(previous)
+
+
+async def test_installing_keeps_a_handler_already_set() -> None:
+    loop = asyncio.get_running_loop()
+    previous = loop.get_exception_handler()
+
+    def theirs(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        pass
+
+    loop.set_exception_handler(theirs)
+    try:
+        install(loop, 10)
+        assert loop.get_exception_handler() is theirs
+    finally:
+        loop.set_exception_handler(previous)
+
+
+# ------------------------------------------------------------ mmk serve
+
+
+def test_serve_hands_uvicorn_the_protocols_with_the_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    kwargs = served_with(monkeypatch, "MMK_MAX_CONNECTIONS", None)
+    assert kwargs["http"] == "api.http_protocol:HttpProtocol"
+    assert kwargs["ws"] == "api.ws_protocol:WebSocketProtocol"
+    # the ceiling is ours, at accept: uvicorn's refuses only after the headers
+    assert kwargs.get("limit_concurrency") is None
