@@ -136,10 +136,10 @@ class Settings:
     rate_mutations_ip: int = 3000
     rate_subscriptions_token: int = 120
     rate_subscriptions_ip: int = 600
-    # Query cost units per minute (api/graphql/cost.py: values completed);
-    # a seat's turn query costs ~30, a whole game view ~3,000.
-    rate_query_cost_token: int = 300_000
-    rate_query_cost_ip: int = 600_000
+    # Cost units per minute (api/graphql/cost.py: values completed): every
+    # operation 20, a query also its cost (a seat's turn query ~50 in all).
+    rate_query_cost_token: int = 60_000
+    rate_query_cost_ip: int = 120_000
     # The most one request may cost (BAD_INPUT above it).
     query_max_cost: int = 10_000
     forwarded_allow_ips: str | None = None
@@ -205,8 +205,8 @@ class Settings:
             rate_mutations_ip=_int(e, "MMK_RATE_MUTATIONS_IP", 3000, 0, 10**9),
             rate_subscriptions_token=_int(e, "MMK_RATE_SUBSCRIPTIONS_TOKEN", 120, 0, 10**9),
             rate_subscriptions_ip=_int(e, "MMK_RATE_SUBSCRIPTIONS_IP", 600, 0, 10**9),
-            rate_query_cost_token=_int(e, "MMK_RATE_QUERY_COST_TOKEN", 300_000, 0, 10**12),
-            rate_query_cost_ip=_int(e, "MMK_RATE_QUERY_COST_IP", 600_000, 0, 10**12),
+            rate_query_cost_token=_int(e, "MMK_RATE_QUERY_COST_TOKEN", 60_000, 0, 10**12),
+            rate_query_cost_ip=_int(e, "MMK_RATE_QUERY_COST_IP", 120_000, 0, 10**12),
             query_max_cost=_int(e, "MMK_QUERY_MAX_COST", 10_000, 1, 10**9),
             forwarded_allow_ips=e.get("MMK_FORWARDED_ALLOW_IPS") or None,
             event_loop=loop,

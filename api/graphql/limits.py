@@ -15,6 +15,7 @@ document at most. Too large is ``BAD_INPUT``; over budget is
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -35,7 +36,7 @@ from strawberry.extensions.query_depth_limiter import create_validator as depth_
 from strawberry.types import ExecutionContext
 
 from api.graphql.cost import cost_of
-from api.graphql.rate_limits import refuse, who
+from api.graphql.rate_limits import refuse, who, who_of
 from api.graphql.shape import FragmentCycle, shape_of
 from domain.errors import ErrorCode
 from infra.admission_cache import AdmissionCache
@@ -50,9 +51,16 @@ MAX_CHARS = 16_384
 one token and ~100 ms of lexing)."""
 MAX_FIELDS = 2_000
 """Field selections, fragments expanded."""
-MAX_OVERLAP = 4_000
+MAX_OVERLAP = 2_500
 """Same-name field pairs validation compares (~20 ms on a 2-core machine at
 worst, docs/benchmarks.md)."""
+CHARS_PER_UNIT = 16
+"""An unseen document is charged one cost unit per this many characters
+before it is parsed (about the time of completing one value), so that
+documents refused after parsing are paid for too."""
+BASE_COST = 20
+"""What any operation costs the budgets before its own cost: the fixed work
+of a request (~240 us, the time of completing ~20 values)."""
 DEFAULT_MAX_COST = 10_000
 """Values a request may complete (``MMK_QUERY_MAX_COST``)."""
 CACHE_SIZE = 512
@@ -64,7 +72,7 @@ RULES: list[type[ASTValidationRule]] = [
     alias_validator(MAX_ALIASES),
 ]
 
-_documents: AdmissionCache[str, DocumentNode] = AdmissionCache(CACHE_SIZE, PROBATION)
+_documents: AdmissionCache[str, DocumentNode | GraphQLError] = AdmissionCache(CACHE_SIZE, PROBATION)
 _STAND_IN = parse("{ __typename }")
 """The document of a request refused before parsing: the refusal replaces
 its validation (Strawberry would otherwise parse the text itself)."""
@@ -82,12 +90,64 @@ def too_long(query: str) -> GraphQLError | None:
 
 def parse_document(query: str) -> DocumentNode:
     """The parsed document, from the shared cache; raises ``GraphQLError``
-    (a syntax error, or over the token limit, found while parsing)."""
+    (a syntax error, or over the token limit, found while parsing; kept
+    too, so a bad document is parsed once)."""
     document = _documents.get(query)
     if document is None:
-        document = parse(query, max_tokens=MAX_TOKENS)
+        try:
+            document = parse(query, max_tokens=MAX_TOKENS)
+        except GraphQLError as e:
+            document = e
         _documents.put(query, document)
+    if isinstance(document, GraphQLError):
+        raise document
     return document
+
+
+def parse_charge(query: str | None) -> int:
+    """What parsing ``query`` costs its sender: nothing when it is cached."""
+    if not query or query in _documents:
+        return 0
+    return 1 + len(query) // CHARS_PER_UNIT
+
+
+_PAID: ContextVar[float | None] = ContextVar("mmk_parse_paid", default=None)
+"""This request's parse charge, once made: the wait it got (0.0: paid). A
+context variable: each HTTP request and each WebSocket operation runs in a
+task of its own, and whoever parses first (the HTTP view, the legacy
+WebSocket handler, the extension) charges for all."""
+
+
+def _charge_parse(query: str | None, limiter: RateLimiter | None) -> tuple[int, bool]:
+    """The charge to make now, and whether one was made already."""
+    if limiter is None or not limiter.limits.queries_limited or _PAID.get() is not None:
+        return 0, _PAID.get() is not None
+    return parse_charge(query), False
+
+
+def paid_now(context: object, query: str | None, limiter: LocalLimiter | None) -> float:
+    """Charge an unseen document's parse to its sender's query budgets before
+    anything parses it, once a request; the seconds to wait when over budget."""
+    charge, made = _charge_parse(query, limiter)
+    if made:
+        return _PAID.get() or 0.0
+    wait = 0.0
+    if charge and limiter is not None:
+        wait = limiter.check_now(QUERY, *who_of(context), charge)
+    _PAID.set(wait)
+    return wait
+
+
+async def pay_for_parse(context: object, query: str | None, limiter: RateLimiter | None) -> float:
+    """:func:`paid_now` with any limiter (Redis: one round trip)."""
+    if isinstance(limiter, LocalLimiter) or limiter is None:
+        return paid_now(context, query, limiter)
+    charge, made = _charge_parse(query, limiter)
+    if made:
+        return _PAID.get() or 0.0
+    wait = await limiter.check(QUERY, *who_of(context), charge) if charge else 0.0
+    _PAID.set(wait)
+    return wait
 
 
 def operation_type(query: str | None, operation_name: str | None) -> OperationType | None:
@@ -183,12 +243,11 @@ class Checks:
 class CodedParserCache(SchemaExtension):
     """Parsing from the shared document cache, the request limits (length,
     tokens, shape, cost, depth, aliases), the query budgets and the
-    validation cache, one extension instead of several per request. Its
-    syntax errors (the token limit's included) still get
-    ``extensions.code``: raised from ``on_parse`` they would skip the error
-    extensions, so a failed parse is left to Strawberry's own parse, which
-    reports it as a request error. A refusal before validation takes
-    validation's place, as its only error."""
+    validation cache, one extension instead of several per request. A
+    refusal before validation (a syntax error too, the token limit's
+    included: raised from ``on_parse`` it would skip the error extensions)
+    takes validation's place, as the operation's only error, over a
+    stand-in document."""
 
     def __init__(self, checks: Checks, limiter: LocalLimiter | None = None) -> None:
         super().__init__()
@@ -201,40 +260,60 @@ class CodedParserCache(SchemaExtension):
         ctx.parse_options["max_tokens"] = MAX_TOKENS
         ctx.validation_rules = (*ctx.validation_rules, *RULES)
         yield
+        _PAID.set(None)  # the next operation in this task pays its own way
 
-    def on_parse(self) -> Iterator[None]:
+    def _parse(self, wait: float = 0.0) -> None:
         ctx = self.execution_context
         query = ctx.query
         self._refusal = None if query is None else too_long(query)
+        if self._refusal is None and wait > 0:
+            self._refusal = refuse(ctx, wait)
         if self._refusal is not None:
             ctx.graphql_document = _STAND_IN
-        else:
-            try:
-                ctx.graphql_document = parse_document(ctx.query or "")
-            except GraphQLError:
-                ctx.graphql_document = None
+            return
+        try:
+            ctx.graphql_document = parse_document(query or "")
+        except GraphQLError as e:
+            # Kept with the text, so not parsed again (Strawberry's own parse
+            # would): reported as the operation's only error.
+            self._refusal = _bad_input(e.message)
+            ctx.graphql_document = _STAND_IN
+
+    def on_parse(self) -> Iterator[None]:
+        ctx = self.execution_context
+        self._parse(paid_now(ctx.context, ctx.query, self._limiter))
         yield
 
     def _before_validation(self) -> tuple[_Checked | None, int]:
-        """The document's checks and the query cost to charge (0: none), or
-        the refusal recorded."""
+        """The document's checks, or None with the refusal recorded; and the
+        charge to the cost budgets: every operation its base, refused ones
+        included (a flood of cached refusals is paid for), a query also its
+        cost. Nothing more for one already refused by its parse's budget."""
         ctx = self.execution_context
         if self._refusal is not None:
-            return None, 0
+            code = (self._refusal.extensions or {}).get("code")
+            over_budget = code == ErrorCode.RATE_LIMITED.value
+            return None, 0 if over_budget else BASE_COST
         assert ctx.graphql_document is not None
         checked = self._checks.of(ctx.graphql_document)
         if checked.refusal is not None:
             self._refusal = checked.refusal
-            return None, 0
+            return None, BASE_COST
         cost = self._checks.cost(checked, ctx)
         if cost > self._checks.max_cost:
             self._refusal = _bad_input(
                 f"the operation would complete about {cost:,} values; the limit is "
                 f"{self._checks.max_cost:,} (select fewer fields or ask for smaller pages)"
             )
-            return None, 0
+            return None, BASE_COST
         query = ctx.operation_type.value == OperationType.QUERY.value
-        return checked, cost if query else 0
+        return checked, BASE_COST + (cost if query else 0)
+
+    def _over_budget(self, wait: float, checked: _Checked | None) -> _Checked | None:
+        if wait > 0:
+            self._refusal = refuse(self.execution_context, wait)
+            return None
+        return checked
 
     def _validate(self, checked: _Checked | None) -> None:
         ctx = self.execution_context
@@ -253,11 +332,10 @@ class CodedParserCache(SchemaExtension):
                 on_valid()
 
     def on_validate(self) -> Iterator[None]:
-        checked, cost = self._before_validation()
-        if cost and self._limiter is not None:
-            wait = self._limiter.check_now(QUERY, *who(self.execution_context), cost)
-            if wait > 0:
-                self._refusal, checked = refuse(self.execution_context, wait), None
+        checked, charge = self._before_validation()
+        if charge and self._limiter is not None:
+            wait = self._limiter.check_now(QUERY, *who(self.execution_context), charge)
+            checked = self._over_budget(wait, checked)
         self._validate(checked)
         yield
 
@@ -270,12 +348,16 @@ class SharedBudgetParserCache(CodedParserCache):
         super().__init__(checks)
         self._shared = limiter
 
+    async def on_parse(self) -> AsyncIterator[None]:  # type: ignore[override]
+        ctx = self.execution_context
+        self._parse(await pay_for_parse(ctx.context, ctx.query, self._shared))
+        yield
+
     async def on_validate(self) -> AsyncIterator[None]:  # type: ignore[override]
-        checked, cost = self._before_validation()
-        if cost:
-            wait = await self._shared.check(QUERY, *who(self.execution_context), cost)
-            if wait > 0:
-                self._refusal, checked = refuse(self.execution_context, wait), None
+        checked, charge = self._before_validation()
+        if charge:
+            wait = await self._shared.check(QUERY, *who(self.execution_context), charge)
+            checked = self._over_budget(wait, checked)
         self._validate(checked)
         yield
 

@@ -76,7 +76,11 @@ def charge_of(ctx: ExecutionContext) -> Charge | None:
 
 def who(ctx: ExecutionContext) -> tuple[str | None, str | None]:
     """The client's IP and bearer token (either None when unknown)."""
-    context = ctx.context
+    return who_of(ctx.context)
+
+
+def who_of(context: object) -> tuple[str | None, str | None]:
+    """:func:`who` from the request's context."""
     if not isinstance(context, Context):
         return None, None
     client = context.request.client

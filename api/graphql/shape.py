@@ -32,6 +32,9 @@ from graphql import (
 )
 
 CAP = 10**12
+SPREAD_PAIR = 8
+"""What comparing two named fragments spread side by side weighs (the rule
+compares each pair of fragments, and each fragment with the fields)."""
 """Figures stop growing here (nested spreads grow them exponentially)."""
 
 
@@ -141,6 +144,10 @@ class _Walk:
         for n, widest in self.groups(selection_set).values():
             if n > 1:
                 total += n * (n - 1) // 2 * (1 + widest)
+        spreads = len(
+            {s.name.value for s in selection_set.selections if isinstance(s, FragmentSpreadNode)}
+        )
+        total += spreads * (spreads - 1) // 2 * SPREAD_PAIR
         for s in selection_set.selections:
             if isinstance(s, FieldNode | InlineFragmentNode):
                 total += self.overlap(s.selection_set)

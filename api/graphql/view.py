@@ -54,7 +54,7 @@ from api.graphql.http_transports import (
     ends_on_error,
     with_heartbeats,
 )
-from api.graphql.limits import operation_type
+from api.graphql.limits import operation_type, pay_for_parse
 from api.graphql.persisted import not_found, persisted_hash, registration
 from api.graphql.player_cache import PlayerCache
 from api.graphql.push import OUTLET, TransportWSHandler, legacy_pusher, outbox_of
@@ -176,7 +176,9 @@ class LegacyWSHandler(BaseGraphQLWSHandler[Context, None]):
         variables: dict[str, object] | None,
     ) -> None:
         with suppress(WebSocketDisconnected):
-            kind = operation_type(query, operation_name)
+            limiter = self.view.container.limiter if isinstance(self.view, GameGraphQL) else None
+            wait = await pay_for_parse(self.context, query, limiter)
+            kind = None if wait else operation_type(query, operation_name)
             if kind is None or kind is OperationType.SUBSCRIPTION:
                 # this task's own context: its subscription may push (api/graphql/push.py)
                 OUTLET.set(legacy_pusher(self, operation_id))
@@ -331,7 +333,10 @@ class GameGraphQL(GraphQL[Context, None]):
                 "in extensions.persistedQuery)",
             )
         method = request_adapter.method
-        kind = operation_type(request_data.query, request_data.operation_name)
+        # An unseen document's parse is paid for before it is parsed; over
+        # budget, nothing parses it (the extension refuses it).
+        wait = await pay_for_parse(context, request_data.query, self.container.limiter)
+        kind = None if wait else operation_type(request_data.query, request_data.operation_name)
         if method == "GET":
             if kind is OperationType.MUTATION:
                 raise Refused(

@@ -13,7 +13,7 @@ from starlette.responses import Response
 
 from api.graphql import limits
 from api.graphql.cost import DEFAULT_LIST, cost_of
-from api.graphql.limits import Checks, parse_document
+from api.graphql.limits import BASE_COST, CHARS_PER_UNIT, Checks, parse_document
 from api.graphql.schema import build_schema, schema
 from api.graphql.shape import FragmentCycle, shape_of
 from domain.game.cards import catalogue
@@ -105,14 +105,30 @@ async def test_queries_are_charged_their_cost_to_the_token_and_the_ip(client: Cl
     assert r.errors is None
 
 
-async def test_mutations_are_not_charged_to_the_query_budget(client: Client) -> None:
-    limited = build_schema(rate_limiter=LocalLimiter(Limits(query_cost_per_ip=1), Clock()))
-    for _ in range(3):
-        r = await limited.execute(
-            'mutation { createPlayer(name: "x") { __typename } }',
-            context_value=context(client, None),
-        )
+async def test_every_operation_is_charged_its_base_a_mutation_no_more(client: Client) -> None:
+    limited = build_schema(
+        rate_limiter=LocalLimiter(Limits(query_cost_per_ip=3 * BASE_COST), Clock())
+    )
+    create = 'mutation { createPlayer(name: "x") { __typename } }'
+    for _ in range(2):  # the first also pays for its parse: 1 + 52 characters / 16
+        r = await limited.execute(create, context_value=context(client, None))
         assert r.errors is None
+    r = await limited.execute(create, context_value=context(client, None))
+    assert codes(r) == ["RATE_LIMITED"]
+
+
+async def test_refusals_are_charged_too_so_a_flood_of_them_is_cut_off(client: Client) -> None:
+    bad = "{ " + "__typename " * 151 + "}"  # unseen: its parse is paid for once
+    budget = 1 + len(bad) // CHARS_PER_UNIT + 10 * BASE_COST + BASE_COST // 2
+    limited = build_schema(rate_limiter=LocalLimiter(Limits(query_cost_per_ip=budget), Clock()))
+    seen = []
+    for _ in range(12):
+        r = await limited.execute(bad, context_value=context(client, None))
+        seen.append(codes(r)[0])
+    assert seen[:10] == ["BAD_INPUT"] * 10 and seen[10:] == ["RATE_LIMITED"] * 2
+    broken = "{ __typename"  # a syntax error: parsed once, then refused from the cache
+    r = await limited.execute(broken, context_value=context(client, None, "10.0.0.9"))
+    assert codes(r) == ["BAD_INPUT"] and "Syntax Error" in r.errors[0].message
 
 
 def test_cost_counts_values_times_list_sizes() -> None:

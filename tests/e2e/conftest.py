@@ -128,6 +128,10 @@ def _start(tmp: Path) -> tuple[subprocess.Popen[bytes], Server]:
         "MMK_WORKERS": "1",
         "MMK_LOG_LEVEL": "info",
         "MMK_GRAPHIQL": "true",
+        # Every test's clients share one address (loopback): the per-IP cost
+        # budget would count the whole session as one client (the budgets
+        # have tests of their own: tests/e2e/test_abuse.py).
+        "MMK_RATE_QUERY_COST_IP": "0",
     }
     env.pop("REDIS_URL", None)  # the embedded default: in-process bus
     return launch(tmp, env, env["DATABASE_URL"])
