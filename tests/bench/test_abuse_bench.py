@@ -23,10 +23,11 @@ from pathlib import Path
 
 from api.graphql.limits import parse_document
 from api.graphql.schema import schema
-from tests.api.conftest import Client, harness
+from tests.api.conftest import Client
 from tests.api.test_rate_limits import context
 from tests.bench.http_load import HOST, HttpConnection, free_port, read_response, run, serving
 from tests.e2e.test_abuse import attacks
+from tests.fakes import harness
 
 TRIVIAL = "{ __typename }"
 SECONDS = 8.0

@@ -41,11 +41,16 @@ async def test_an_oversized_websocket_message_closes_only_its_connection(
         with pytest.raises(ConnectionClosed):
             await asyncio.wait_for(big.recv(), WAIT)
         assert big.close_code == 1009
-        # Just under the limit is fine, on a connection that was there all along.
+        # Just under the limit is a message, on a connection that was there
+        # all along: its operation is refused (the document is over its own
+        # length limit, api/graphql/limits.py), and the connection goes on.
         fits = "subscription { lobby { gameId } }" + " " * (MAX_WS_MESSAGE_BYTES - 200)
         await bystander.send(
             json.dumps({"id": "1", "type": "subscribe", "payload": {"query": fits}})
         )
+        refused = json.loads(await asyncio.wait_for(bystander.recv(), WAIT))
+        assert refused["type"] == "error" and refused["id"] == "1", refused
+        assert refused["payload"][0]["extensions"]["code"] == "BAD_INPUT", refused
         await bystander.send(json.dumps({"type": "ping"}))
         pong = json.loads(await asyncio.wait_for(bystander.recv(), WAIT))
         assert pong["type"] == "pong", pong
