@@ -327,6 +327,7 @@ class World:
         game_input = {
             "seatCount": self.sc.seats,
             "seed": self.sc.seed,
+            "practice": True,
             "format": self.sc.fmt.name,
             "abilityTrigger": self.sc.trigger.name,
             "refillHands": self.sc.refill,
