@@ -9,9 +9,9 @@ from datetime import timedelta
 
 from domain.bots.strategy import bot_for
 from domain.errors import Conflict
+from domain.fairness import bot_rng_state
 from domain.game.commands import Command
 from domain.game.legal import legal_actions
-from domain.fairness import bot_rng_state
 from domain.game.rng import Rng
 from domain.game.views import player_view
 from domain.records import GameRecord

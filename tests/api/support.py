@@ -165,7 +165,9 @@ async def game(client: Client, token: str | None, game_id: str) -> dict[str, Any
 
 
 async def new_game(client: Client, token: str, **input: Any) -> str:
-    r = await ok(client, token, "createGame", input={"seatCount": 3, "seed": "s1", "practice": True, **input})
+    r = await ok(
+        client, token, "createGame", input={"seatCount": 3, "seed": "s1", "practice": True, **input}
+    )
     game_id: str = r["gameId"]
     return game_id
 

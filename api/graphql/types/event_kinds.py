@@ -278,9 +278,7 @@ class ActionRequired(GameEvent):
     )
 
 
-@event_type(
-    "R9: how the game ended, who won, who is out, the scores; the seed and salt, revealed."
-)
+@event_type("R9: how the game ended, who won, who is out, the scores; the seed and salt, revealed.")
 class GameEnded(GameEvent):
     termination: Termination = strawberry.field(description="Why it ended (R9.1)")
     winners: list[int] = strawberry.field(description="The winning seats (R9.2)")
@@ -290,7 +288,7 @@ class GameEnded(GameEvent):
         description="The game's seed, revealed: re-deal and check the log (`mmk verify`)"
     )
     salt: str | None = strawberry.field(
-        description="The commitment's salt, revealed (\"\" for a game created before fair deals)"
+        description='The commitment\'s salt, revealed ("" for a game created before fair deals)'
     )
 
 

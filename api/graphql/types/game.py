@@ -19,10 +19,9 @@ from domain.records import GameSummary as DomainSummary
 from domain.services import queries
 from domain.services.queries import GameSnapshot, SeatInfo
 
-
 PRACTICE = (
     "A practice (reproducible) game: the host chose its seed, so its deal is not secret "
-    "from them (README \"Fair deals\")"
+    'from them (README "Fair deals")'
 )
 
 
