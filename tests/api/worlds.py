@@ -354,9 +354,9 @@ class World:
         state = relabel(rec.state, sigma)
         assert (encode(state) != encode(rec.state)) == bool(sigma), "sigma re-deals"
         rec.state = state
-        started = seal(
-            [_started(state, redo.packs)], commitment(rec.seed, rec.salt), rec.practice
-        )[0]  # the commitment to the seed, as the server's start made it
+        started = seal([_started(state, redo.packs)], commitment(rec.seed, rec.salt), rec.practice)[
+            0
+        ]  # the commitment to the seed, as the server's start made it
         fresh: dict[str, Event] = {"GameStarted": started, "TrickStarted": trick_started(state)}
         for key, e in list(store.events.items()):
             if key[0] == self.game_id and e.type in fresh:

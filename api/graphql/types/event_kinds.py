@@ -285,10 +285,12 @@ class GameEnded(GameEvent):
     disqualified: list[int] = strawberry.field(description="Seats out of the ranking (R9.2)")
     scores: list[int] = strawberry.field(description="Every seat's final score (R10)")
     seed: str | None = strawberry.field(
-        description="The game's seed, revealed: re-deal and check the log (`mmk verify`)"
+        description="The game's seed, revealed: check it against `GameStarted.seedCommitment` "
+        'and re-deal (README "Fair deals"); null for a game that ended before fair deals'
     )
     salt: str | None = strawberry.field(
-        description='The commitment\'s salt, revealed ("" for a game created before fair deals)'
+        description='The commitment\'s salt, revealed ("" for a game created before fair '
+        "deals); null for a game that ended before fair deals"
     )
 
 
