@@ -15,12 +15,18 @@ import pytest
 from api.cli import main
 from domain.errors import BadRequest
 from domain.fairness import commitment
+from domain.game.commands import SendMessage
+from domain.game.engine import to_act
 from domain.game.events import Event, GameStarted
+from domain.game.legal import legal_actions
+from domain.game.messaging import message_targets
 from domain.game.options import Format, GameOptions
 from domain.services.export import export_log
+from domain.services.play import act
 from domain.verify import Mismatch, verify
 from infra.game_export import export_from_json, export_to_json
 from tests.fakes import FakeUnitOfWork, Harness, harness
+from tests.usecases.conftest import req, started_game
 from tests.usecases.test_fair_deals import bots_game
 
 Doc = dict[str, Any]
@@ -74,6 +80,35 @@ async def test_verify_accepts_every_finished_game(
     assert checked.events == game.last_seq
     assert game.state is not None and game.state.outcome is not None
     assert checked.winners == game.state.outcome.winners
+
+
+async def test_verify_accepts_a_game_of_people_with_messages(
+    h: Harness, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Message texts are private to their readers (R5.4): each audience's
+    projection is checked, the commands (texts included) replayed."""
+    game_id, ids = await started_game(h, people=3, seats=4)
+    for step in range(5_000):
+        await h.drain()
+        state = h.store.games[game_id].state
+        assert state is not None
+        seat = to_act(state)
+        if seat is None:
+            break
+        cmd = legal_actions(state, seat)[0]
+        senders = [s for s in range(3) if s != state.rat and message_targets(state, s)]
+        if step % 5 == 0 and senders:
+            seat = senders[step % len(senders)]
+            cmd = SendMessage(message_targets(state, seat)[0], f"step {step}")
+        elif seat == state.rat and step % 2:
+            cmd = legal_actions(state, seat)[-1]  # a message's answer, when one is pending
+        await act(h.deps, req(ids[seat]), game_id, cmd)
+    log = h.store.log(game_id)
+    kinds = {e.type for e in log}
+    assert {"MessageSent", "GameEnded"} <= kinds
+    assert kinds & {"MessageDelivered", "MessageDeclined", "MessageExpired"}
+    status, out = run_verify(tmp_path, await exported(h, game_id), capsys)
+    assert status == 0, out
 
 
 def first(doc: Doc, kind: str) -> Doc:
