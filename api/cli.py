@@ -1,10 +1,12 @@
 """The ``mmk`` command line: ``serve`` (the GraphQL server), ``demo`` (a
-seeded bots-only game in the terminal) and ``simulate`` (many bots-only
-games, with statistics)."""
+seeded bots-only game in the terminal), ``simulate`` (many bots-only
+games, with statistics), ``export`` (a finished game's log as JSON) and
+``verify`` (re-deal an exported game from its revealed seed and check it)."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections.abc import Sequence
@@ -13,8 +15,10 @@ from tqdm import tqdm
 
 from api.event_text import describe
 from domain.bots.strategy import Strategy
+from domain.errors import DomainError
 from domain.game.options import MAX_SEATS, MIN_SEATS, AbilityTrigger, Format, GameOptions
 from domain.simulation import Stats, play_game
+from domain.verify import Mismatch, verify
 from infra.logs import configure_logging, log_config, redact
 from infra.settings import Settings
 
@@ -106,6 +110,57 @@ def simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def export(args: argparse.Namespace) -> int:
+    """Write a finished game's log (every audience's view, and the causes)
+    as JSON, for ``mmk verify`` (docs/decisions/0040)."""
+    from domain.services.export import export_log
+    from infra.db.engine import make_engine
+    from infra.db.uow import SqlUnitOfWorkFactory
+    from infra.game_export import export_to_json
+
+    url = args.database or Settings.from_env().database_url
+    engine = make_engine(url)
+    try:
+        with SqlUnitOfWorkFactory(engine)() as uow:
+            log = export_log(uow, args.game_id)
+    except DomainError as e:
+        print(f"mmk export: {e}", file=sys.stderr)
+        return 1
+    finally:
+        engine.dispose()
+    text = json.dumps(export_to_json(args.game_id, log), ensure_ascii=False) + "\n"
+    if args.output in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+    return 0
+
+
+def verify_export(args: argparse.Namespace) -> int:
+    """Check an exported game: 0 and one "ok" line, 1 and the first mismatch,
+    2 for a file that is not an export."""
+    from infra.game_export import export_from_json
+
+    try:
+        with open(args.file, encoding="utf-8") as f:
+            game_id, log = export_from_json(json.load(f))
+    except (OSError, ValueError, TypeError, KeyError) as e:
+        print(f"mmk verify: {args.file}: not a readable game export: {e}", file=sys.stderr)
+        return 2
+    try:
+        ok = verify(log)
+    except Mismatch as e:
+        print(f"mmk verify: game {game_id}: MISMATCH: {e}", file=sys.stderr)
+        return 1
+    print(
+        f"ok: game {game_id}{' (practice)' if ok.practice else ''}: {ok.seat_count} seats, "
+        f"{ok.events} events, {ok.commands} commands replayed from the revealed seed; "
+        f"commitment {ok.seed_commitment}; winners {list(ok.winners)}"
+    )
+    return 0
+
+
 def serve(args: argparse.Namespace) -> int:
     """Serve the GraphQL API with uvicorn; options override the environment."""
     import os
@@ -178,6 +233,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_sim.add_argument("--games", type=_positive, default=1000)
     p_sim.add_argument("--quiet", action="store_true", help="no progress bar")
     p_sim.set_defaults(run=simulate)
+    p_export = sub.add_parser("export", help="write a finished game's log as JSON (for verify)")
+    p_export.add_argument("game_id", metavar="GAME_ID")
+    p_export.add_argument("--database", help="database URL (DATABASE_URL); default a SQLite file")
+    p_export.add_argument("-o", "--output", help="the file to write (default: standard output)")
+    p_export.set_defaults(run=export)
+    p_verify = sub.add_parser(
+        "verify", help="re-deal an exported game from its revealed seed and check its log"
+    )
+    p_verify.add_argument("file", metavar="FILE", help="what mmk export wrote")
+    p_verify.set_defaults(run=verify_export)
     args = parser.parse_args(argv)
     result: int = args.run(args)
     return result

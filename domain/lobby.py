@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from domain.bots.strategy import Strategy
 from domain.errors import BadRequest, Forbidden
+from domain.fairness import commitment, seal
 from domain.game.cards import Card
 from domain.game.errors import IllegalAction
 from domain.game.events import Event
@@ -83,6 +84,15 @@ def check_new_game(seat_count: int, rat_choice: int | None) -> None:
         raise BadRequest(f"the Rat seat must be 0 to {seat_count - 1}")
 
 
+def check_seed(seed: str | None, practice: bool) -> None:
+    """A chosen seed makes a game predictable to whoever chose it: only a
+    game visibly marked ``practice`` may have one (docs/decisions/0040)."""
+    if seed is not None and not practice:
+        raise BadRequest("a chosen seed needs practice: true (a practice game, shown to all)")
+    if seed is not None and not seed:
+        raise BadRequest("a seed is not empty")
+
+
 def _in_lobby(game: GameRecord) -> None:
     if game.status is not GameStatus.LOBBY:
         raise IllegalAction("seats change only while the game is in the lobby")
@@ -138,8 +148,8 @@ def add_bot(game: GameRecord, player_id: str, strategy: Strategy, seat: int | No
 def start(
     game: GameRecord, player_id: str, collections: Sequence[Sequence[Card]] | None
 ) -> Started:
-    """The host starts a full game: R4 setup runs. A refused deck (R3.4)
-    changes nothing."""
+    """The host starts a full game: R4 setup runs; ``GameStarted`` commits to
+    the seed (domain/fairness.py). A refused deck (R3.4) changes nothing."""
     _host_only(game, player_id, "start the game")
     if game.status is not GameStatus.LOBBY:
         raise IllegalAction("the game has started already")
@@ -149,4 +159,5 @@ def start(
     setup = new_game(game.seat_count, game.seed, game.options, game.rat_choice, collections)
     game.state, game.status = setup.state, GameStatus.RUNNING
     kept = None if collections is None else tuple(tuple(c) for c in collections)
-    return Started(setup, list(setup.events), GameStart(kept))
+    events = seal(setup.events, commitment(game.seed, game.salt), game.practice)
+    return Started(setup, events, GameStart(kept))

@@ -51,7 +51,10 @@ class Occupant:
 class GameRecord:
     """A game as stored: lobby settings, seats, the engine state once started.
 
-    ``seed`` is secret (it would reveal every hand, R3.5). ``version`` counts
+    ``seed`` and ``salt`` are secret until the game ends (the seed would
+    reveal every hand, R3.5; ``GameStarted`` commits to both, ``GameEnded``
+    reveals them: domain/fairness.py). ``practice``: the host chose the seed
+    (a reproducible game, marked as such to everyone). ``version`` counts
     accepted changes (lobby and play alike); ``last_seq`` is the newest event.
     """
 
@@ -68,6 +71,8 @@ class GameRecord:
     state: GameState | None = None
     version: int = 0
     last_seq: int = 0
+    salt: str = ""  # "" for a game created before fair deals (docs/decisions/0040)
+    practice: bool = False
 
     def seat_of(self, player_id: str | None) -> int | None:
         """The seat a player holds in this game, if any."""
@@ -114,6 +119,8 @@ class GameRecord:
             None if self.state is None else self.state.clone(),
             self.version,
             self.last_seq,
+            self.salt,
+            self.practice,
         )
 
 
@@ -191,6 +198,7 @@ class GameSummary:
     options: GameOptions
     version: int
     created_at: datetime
+    practice: bool = False
 
     @classmethod
     def of(cls, game: GameRecord) -> GameSummary:
@@ -203,6 +211,7 @@ class GameSummary:
             game.options,
             game.version,
             game.created_at,
+            game.practice,
         )
 
 

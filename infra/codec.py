@@ -5,7 +5,8 @@ value, cards by id), and are read back.
 Events are (un)structured by cattrs from their dataclass fields: a field
 marked ``PRIVATE`` (domain/game/events.py) is left out when empty, so a
 projection has exactly the keys its audience may see; a ``WHOLE`` field never
-leaves the domain. Reading is strict about what it reads: a missing required key or a
+leaves the domain; a ``SET_ONLY`` field is left out when unset (older logs
+lack it). Reading is strict about what it reads: a missing required key or a
 value of the wrong type is an error (``ValueError``, ``TypeError`` or
 ``KeyError``), never coerced; a key it does not know is ignored (a newer
 server may have written it).
@@ -115,7 +116,9 @@ def _overrides(cls: type, unstructure: bool) -> dict[str, Any]:
         if f.metadata.get("whole"):
             out[f.name] = override(omit=True)
         elif unstructure:
-            omitted = bool(f.metadata.get("private")) or cls in _SPARSE
+            omitted = (
+                bool(f.metadata.get("private") or f.metadata.get("set_only")) or cls in _SPARSE
+            )
             out[f.name] = override(rename=camel(f.name), omit_if_default=omitted)
         else:
             out[f.name] = override(rename=camel(f.name))

@@ -1,4 +1,5 @@
-"""Random ids, guest tokens (256 bits) and game seeds, from the OS CSPRNG."""
+"""Random ids, guest tokens (256 bits), game seeds and their salts, from the
+OS CSPRNG."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import secrets
 import uuid
 
 TOKEN_BYTES = 32  # 256 bits
+SEED_BYTES = 16  # 128 bits
+SALT_BYTES = 32  # 256 bits
 
 
 class RandomIds:
@@ -16,4 +19,9 @@ class RandomIds:
         return secrets.token_urlsafe(TOKEN_BYTES)
 
     def new_seed(self) -> str:
-        return secrets.token_hex(16)
+        """128 bits, in hex: the game's secret seed (docs/decisions/0040)."""
+        return secrets.token_hex(SEED_BYTES)
+
+    def new_salt(self) -> str:
+        """256 bits, in hex: the salt of the seed's commitment."""
+        return secrets.token_hex(SALT_BYTES)

@@ -244,10 +244,12 @@ class FakeClock:
 
 
 class FakeIds:
-    """Deterministic ids, tokens and seeds."""
+    """Deterministic ids, tokens, seeds and salts (salts count apart, so
+    that the ids a test expects do not depend on them)."""
 
     def __init__(self) -> None:
         self._n = itertools.count(1)
+        self._salts = itertools.count(1)
 
     def new_id(self) -> str:
         return f"id{next(self._n)}"
@@ -257,6 +259,9 @@ class FakeIds:
 
     def new_seed(self) -> str:
         return f"seed{next(self._n)}"
+
+    def new_salt(self) -> str:
+        return f"salt{next(self._salts)}"
 
 
 async def run_inline(fn: Callable[[], T]) -> T:

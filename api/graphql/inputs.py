@@ -40,9 +40,18 @@ class CreateGameInput:
     refill_hands: bool = strawberry.field(
         default=True, description="Seats draw back up to 10 cards after each trick (R8.3)"
     )
-    seed: str | None = strawberry.field(default=None, description="Random when absent (R3.5)")
+    seed: str | None = strawberry.field(
+        default=None,
+        description="Drawn by the server, secret until the game ends, when absent (R3.5); "
+        "a chosen seed needs `practice: true` (else BAD_INPUT)",
+    )
     rat_seat: int | None = strawberry.field(default=None, description="Random when absent")
     take_seat: bool = strawberry.field(default=True, description="The host sits at seat 0")
+    practice: bool = strawberry.field(
+        default=False,
+        description="A practice (reproducible) game, marked so to everyone: the only kind "
+        "whose seed the host may choose; its bots replay from the seed",
+    )
 
     def to_domain(self) -> NewGame:
         if self.seed is not None and not 1 <= len(self.seed) <= MAX_SEED:
@@ -53,6 +62,7 @@ class CreateGameInput:
             self.seed,
             self.rat_seat,
             self.take_seat,
+            self.practice,
         )
 
 

@@ -23,6 +23,9 @@ PRIVATE = {"private": True}
 """Metadata of a field only some seats see: absent from the other projections."""
 WHOLE = {"whole": True}
 """Metadata of a field only the whole event holds: never in a projection."""
+SET_ONLY = {"set_only": True}
+"""Metadata of a public field written only when set (not its default): absent
+from logs written before it existed and from engine-only logs (no server)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +82,9 @@ class DealtSeat:
 @dataclass(frozen=True, slots=True)
 class GameStarted(Event):
     """R4: the deal. Houses, the Rat and the sizes are public; each seat sees
-    its own hand and, sealed, its own pack (R3.2)."""
+    its own hand and, sealed, its own pack (R3.2). Everyone sees the seed's
+    commitment and whether the host chose the seed (``practice``); the
+    server sets both (domain/fairness.py; None/False from the engine alone)."""
 
     seats: tuple[DealtSeat, ...]
     rat: int
@@ -87,6 +92,8 @@ class GameStarted(Event):
     rat_deck_size: int
     prize_pool_size: int  # after the first reveal, as TrickStarted
     options: GameOptions
+    seed_commitment: str | None = field(default=None, metadata=SET_ONLY)
+    practice: bool = field(default=False, metadata=SET_ONLY)
     hand: tuple[Card, ...] | None = field(default=None, metadata=PRIVATE)
     pack: BoosterPack | None = field(default=None, metadata=PRIVATE)
     hands: tuple[tuple[Card, ...], ...] = field(default=(), metadata=WHOLE)
@@ -320,12 +327,16 @@ class ActionRequired(_SeatsOwn):
 
 @dataclass(frozen=True, slots=True)
 class GameEnded(Event):
-    """R9: how the game ended, who won, who is out of the ranking, scores."""
+    """R9: how the game ended, who won, who is out of the ranking, scores;
+    and, for everyone, the seed and salt that ``GameStarted`` committed to
+    (the server sets them, domain/fairness.py; None from the engine alone)."""
 
     termination: Termination
     winners: tuple[int, ...]
     disqualified: tuple[int, ...]
     scores: tuple[int, ...]
+    seed: str | None = field(default=None, metadata=SET_ONLY)
+    salt: str | None = field(default=None, metadata=SET_ONLY)
 
 
 GAME_EVENTS: tuple[type[Event], ...] = (

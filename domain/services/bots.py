@@ -9,9 +9,10 @@ from datetime import timedelta
 
 from domain.bots.strategy import bot_for
 from domain.errors import Conflict
+from domain.fairness import bot_rng_state
 from domain.game.commands import Command
 from domain.game.legal import legal_actions
-from domain.game.rng import Rng, seed_state
+from domain.game.rng import Rng
 from domain.game.views import player_view
 from domain.records import GameRecord
 from domain.services.bot_turn import bot_to_act
@@ -23,12 +24,13 @@ MAX_MOVES_PER_RUN = 5_000  # a whole game is ~150 moves; a guard, not a limit
 
 
 def choose(game: GameRecord, seat: int) -> Command:
-    """The bot's move from its own view; its RNG comes from the secret seed."""
+    """The bot's move from its own view; its RNG comes from the secret seed
+    and salt (from the seed alone in a practice game; domain/fairness.py)."""
     assert game.state is not None
     occupant = game.seats[seat]
     assert occupant is not None and occupant.bot is not None
     legal = legal_actions(game.state, seat)
-    rng = Rng(seed_state(f"{game.seed}/bot/{game.version}"))
+    rng = Rng(bot_rng_state(game.seed, game.salt, game.practice, game.version))
     return bot_for(occupant.bot)(player_view(game.state, seat), legal, rng)
 
 

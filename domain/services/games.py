@@ -17,18 +17,23 @@ from domain.services.transaction import Change, Request, Tx, add_game, change_ga
 
 @dataclass(frozen=True, slots=True)
 class NewGame:
-    """What a host chooses (API ``createGame``)."""
+    """What a host chooses (API ``createGame``). A chosen ``seed`` needs
+    ``practice`` (docs/decisions/0040)."""
 
     seat_count: int
     options: GameOptions = field(default_factory=GameOptions)
     seed: str | None = None
     rat_seat: int | None = None
     take_seat: bool = True
+    practice: bool = False
 
 
 async def create_game(deps: Deps, req: Request, spec: NewGame) -> MutationResult:
-    """A lobby (R2.1); the host takes seat 0 unless ``take_seat`` is false."""
+    """A lobby (R2.1); the host takes seat 0 unless ``take_seat`` is false.
+    The seed and salt come from the server's CSPRNG; only a game marked
+    ``practice`` may have the host's seed (docs/decisions/0040)."""
     lobby.check_new_game(spec.seat_count, spec.rat_seat)
+    lobby.check_seed(spec.seed, spec.practice)
 
     def make(tx: Tx) -> tuple[GameRecord, Change]:
         host = tx.player(req.player_id)
@@ -38,11 +43,13 @@ async def create_game(deps: Deps, req: Request, spec: NewGame) -> MutationResult
             host=host.id,
             seat_count=spec.seat_count,
             options=spec.options,
-            seed=spec.seed or deps.ids.new_seed(),
+            seed=deps.ids.new_seed() if spec.seed is None else spec.seed,
             rat_choice=spec.rat_seat,
             seats=[None] * spec.seat_count,
             created_at=now,
             updated_at=now,
+            salt=deps.ids.new_salt(),
+            practice=spec.practice,
         )
         events: list[Event] = [lobby.GameCreated.of(game)]
         if spec.take_seat:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from domain.errors import Forbidden, GameNotStarted
+from domain.fairness import reveal
 from domain.game.commands import Command
 from domain.game.engine import apply
 from domain.game.errors import GameFinished
@@ -26,9 +27,11 @@ def seat_command(game: GameRecord, player_id: str, cmd: Command) -> Change:
 
 
 def engine_change(game: GameRecord, seat: int, cmd: Command) -> Change:
-    """A seat's command through the engine; the command is the cause."""
+    """A seat's command through the engine; the command is the cause. The
+    change that ends the game reveals the seed and salt (domain/fairness.py)."""
     assert game.state is not None
-    return Change(apply(game.state, seat, cmd), SeatCommand(seat, cmd))
+    events = reveal(apply(game.state, seat, cmd), game.seed, game.salt)
+    return Change(events, SeatCommand(seat, cmd))
 
 
 async def act(deps: Deps, req: Request, game_id: str, cmd: Command) -> MutationResult:

@@ -10,6 +10,7 @@ from functools import cached_property
 
 from domain.bots.strategy import Strategy
 from domain.errors import BadRequest, NotFound
+from domain.fairness import commitment
 from domain.game.choice import Choice
 from domain.game.choices import choices
 from domain.game.commands import Command
@@ -49,6 +50,7 @@ class GameSnapshot:
         self.viewer_seat = game.seat_of(player_id)
         self.seat_players = tuple(o.player_id if o is not None else None for o in game.seats)
         self.seat_bots = tuple(o.bot if o is not None else None for o in game.seats)
+        self.seed_commitment = commitment(game.seed, game.salt)  # public; the seed is not
 
     @cached_property
     def public(self) -> PublicView | None:

@@ -123,6 +123,8 @@ def game_to_row(game: GameRecord) -> dict[str, Any]:
         "created_at": _aware(game.created_at),
         "updated_at": _aware(game.updated_at),
         "bot_turn": bot_to_act(game) is not None,
+        "salt": game.salt,
+        "practice": game.practice,
     }
 
 
@@ -141,6 +143,8 @@ def _game(r: Row) -> GameRecord:
         state=None if r["state"] is None else decode(r["state"]),
         version=r["version"],
         last_seq=r["last_seq"],
+        salt=r["salt"],
+        practice=r["practice"],
     )
 
 
@@ -158,6 +162,7 @@ def _summary(r: Row) -> GameSummary:
         options_from_json(r["options"]),
         r["version"],
         r["created_at"],
+        r["practice"],
     )
 
 
@@ -175,6 +180,7 @@ SUMMARY_COLUMNS = (
     "options",
     "version",
     "created_at",
+    "practice",
 )
 
 

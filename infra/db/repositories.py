@@ -40,7 +40,7 @@ _GAME_VERSION = DirectStatement(sa.select(_G.version).where(_G.id == sa.bindpara
 # Set at creation, never changed: left out of the per-move UPDATE, so it
 # writes (and re-indexes) only what a move can change.
 _IMMUTABLE_GAME_COLUMNS = frozenset(
-    {"id", "created_at", "host", "seat_count", "options", "seed", "rat_choice"}
+    {"id", "created_at", "host", "seat_count", "options", "seed", "rat_choice", "salt", "practice"}
 )
 _MOVE_COLUMNS = [c.key for c in games.columns if c.key not in _IMMUTABLE_GAME_COLUMNS]
 _SAVE_GAME = DirectStatement(

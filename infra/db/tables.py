@@ -50,6 +50,10 @@ class GameRow(SQLModel, table=True):
     updated_at: datetime = _col(UtcDateTime())
     # A bot must act (derived on save): how any instance finds stalled bots.
     bot_turn: bool = _col(sa.Boolean(), server_default=sa.false())
+    # The seed's commitment salt ("" before fair deals) and the practice mark
+    # (a host-chosen seed, shown to all): docs/decisions/0040.
+    salt: str = _col(sa.String(), server_default="")
+    practice: bool = _col(sa.Boolean(), server_default=sa.false())
 
     # Newest-first paging, with and without a status filter.
     __table_args__ = (

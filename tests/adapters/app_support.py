@@ -59,7 +59,7 @@ CHANGE = "... on GameChange { version } ... on Refusal { code message }"
 
 async def new_game(client: httpx.AsyncClient, token: str) -> str:
     q = (
-        'mutation { createGame(input: {seatCount: 3, seed: "ops", ratSeat: 0}) '
+        'mutation { createGame(input: {seatCount: 3, seed: "ops", practice: true, ratSeat: 0}) '
         "{ ... on GameChange { gameId } } }"
     )
     game: str = (await gql(client, q, token))["data"]["createGame"]["gameId"]

@@ -65,7 +65,7 @@ CHANGE = (
 CARD = "id kind house value rare"
 
 GAME_FIELDS = f"""
-  id status hostId seatCount version lastSeq ratSeat createdAt
+  id status hostId seatCount version lastSeq ratSeat createdAt practice seedCommitment
   seats {{ seat playerId playerName bot }}
   options {{ format abilityTrigger refillHands }}
   table {{
@@ -165,7 +165,9 @@ async def game(client: Client, token: str | None, game_id: str) -> dict[str, Any
 
 
 async def new_game(client: Client, token: str, **input: Any) -> str:
-    r = await ok(client, token, "createGame", input={"seatCount": 3, "seed": "s1", **input})
+    r = await ok(
+        client, token, "createGame", input={"seatCount": 3, "seed": "s1", "practice": True, **input}
+    )
     game_id: str = r["gameId"]
     return game_id
 

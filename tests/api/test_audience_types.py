@@ -40,6 +40,7 @@ HIDDEN_FIELDS = {
     "legalActions",
     "messageTargets",
     "seed",
+    "salt",
     "ratDeck",
     "prizePool",
     "token",

@@ -372,7 +372,7 @@ async def test_a_repeated_key_replays_the_first_result_and_applies_once(
 
 async def test_create_game_with_a_key_creates_one_game(client: Client) -> None:
     host, _ = await client.new_player()
-    spec = {"input": {"seatCount": 4, "seed": "k"}, "idempotencyKey": "new-game"}
+    spec = {"input": {"seatCount": 4, "seed": "k", "practice": True}, "idempotencyKey": "new-game"}
     first = await ok(client, host, "createGame", **spec)
     assert await ok(client, host, "createGame", **spec) == first
     assert list(client.h.store.games) == [first["gameId"]]

@@ -19,6 +19,7 @@ async def test_create_game_with_every_option(client: Client) -> None:
         "abilityTrigger": "EVERY_CARD",
         "refillHands": False,
         "seed": "my-seed",
+        "practice": True,
         "ratSeat": 2,
         "takeSeat": False,
     }
@@ -38,6 +39,7 @@ async def test_create_game_with_every_option(client: Client) -> None:
     assert [s["playerId"] for s in g["seats"]] == [None] * 5
     assert g["table"] is None and g["viewer"] is None
     assert client.h.store.games[r["gameId"]].seed == "my-seed"
+    assert g["practice"] is True
 
 
 async def test_create_game_defaults_seat_the_host_at_seat_zero(client: Client) -> None:
@@ -52,7 +54,9 @@ async def test_create_game_defaults_seat_the_host_at_seat_zero(client: Client) -
     }
     assert g["seats"][0] == {"seat": 0, "playerId": host_id, "playerName": "host", "bot": None}
     assert g["ratSeat"] is None
-    assert client.h.store.games[r["gameId"]].seed, "a random seed when absent"
+    stored = client.h.store.games[r["gameId"]]
+    assert stored.seed and stored.salt, "a random seed and salt when absent"
+    assert g["practice"] is False
 
 
 @pytest.mark.parametrize(
@@ -62,8 +66,10 @@ async def test_create_game_defaults_seat_the_host_at_seat_zero(client: Client) -
         {"seatCount": 9},
         {"seatCount": 3, "ratSeat": 3},
         {"seatCount": 3, "ratSeat": -1},
-        {"seatCount": 3, "seed": ""},
-        {"seatCount": 3, "seed": "s" * 101},
+        {"seatCount": 3, "seed": "", "practice": True},
+        {"seatCount": 3, "seed": "s" * 101, "practice": True},
+        {"seatCount": 3, "seed": "chosen"},  # a chosen seed needs practice (0040)
+        {"seatCount": 3, "seed": "chosen", "practice": False},
     ],
 )
 async def test_bad_game_settings_are_refused_with_bad_input(

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from api.graphql.types.actions import mutation_and_arguments
+from domain.fairness import commitment, seal
 from domain.game.cards import PRIZE_CARDS, Card
 from domain.game.commands import Command, Gift, GiveCards, ReorderTop, SendMessage
 from domain.game.engine import apply, to_act
@@ -327,6 +328,7 @@ class World:
         game_input = {
             "seatCount": self.sc.seats,
             "seed": self.sc.seed,
+            "practice": True,
             "format": self.sc.fmt.name,
             "abilityTrigger": self.sc.trigger.name,
             "refillHands": self.sc.refill,
@@ -352,10 +354,10 @@ class World:
         state = relabel(rec.state, sigma)
         assert (encode(state) != encode(rec.state)) == bool(sigma), "sigma re-deals"
         rec.state = state
-        fresh: dict[str, Event] = {
-            "GameStarted": _started(state, redo.packs),
-            "TrickStarted": trick_started(state),
-        }
+        started = seal([_started(state, redo.packs)], commitment(rec.seed, rec.salt), rec.practice)[
+            0
+        ]  # the commitment to the seed, as the server's start made it
+        fresh: dict[str, Event] = {"GameStarted": started, "TrickStarted": trick_started(state)}
         for key, e in list(store.events.items()):
             if key[0] == self.game_id and e.type in fresh:
                 store.events[key] = dataclasses.replace(e, event=fresh[e.type])

@@ -189,7 +189,7 @@ async def prepare(client: httpx.AsyncClient, index: int, moves_needed: int) -> S
     while moves < moves_needed:
         assert len(games) < MAX_GAMES_PER_CLIENT, "the game pool grows without bound"
         seed = f"api-bench-{index}-{len(games)}"
-        spec = {"seatCount": SEATS, "seed": seed, "ratSeat": 0}
+        spec = {"seatCount": SEATS, "seed": seed, "practice": True, "ratSeat": 0}
         game_id = _changed(await graphql(client, CREATE, {"input": spec}, tokens[0]), "createGame")
         for seat in range(1, SEATS):
             data = await graphql(client, JOIN, {"g": game_id, "seat": seat}, tokens[seat])

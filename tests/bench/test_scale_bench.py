@@ -190,7 +190,9 @@ async def _fanout(
     ):
         api = Api(http)
         people = [await api.new_person(f"fanout-{i}") for i in range(SEATS)]
-        game_id = await api.create_game(people[0], seatCount=SEATS, seed="fanout", ratSeat=0)
+        game_id = await api.create_game(
+            people[0], seatCount=SEATS, seed="fanout", practice=True, ratSeat=0
+        )
         for p in people[1:]:
             await api.join(p, game_id)
 
@@ -371,7 +373,9 @@ async def _idle(server: Instance, redis_url: str, prefix: str) -> IdleFigures:
         people = [await api.new_person(f"idle-{s}") for s in range(AUDIENCES - 1)]
         games: list[tuple[str, int]] = []
         for g in range(GAMES):
-            game_id = await api.create_game(people[0], seatCount=4, seed=f"idle-{g}", ratSeat=0)
+            game_id = await api.create_game(
+                people[0], seatCount=4, seed=f"idle-{g}", practice=True, ratSeat=0
+            )
             for p in people[1:]:
                 await api.join(p, game_id)
             await api.start(people[0], game_id)

@@ -165,7 +165,7 @@ async def new_game(
     full unless ``seatCount`` says otherwise."""
     persons = [await api.new_person(f"{tag}-p{i}") for i in range(people)]
     options.setdefault("seatCount", people + len(bots))
-    game_id = await api.create_game(persons[0], seed=f"e2e-{tag}", **options)
+    game_id = await api.create_game(persons[0], seed=f"e2e-{tag}", practice=True, **options)
     for p in persons[1:]:
         await api.join(p, game_id)
     for strategy in bots:

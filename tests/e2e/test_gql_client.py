@@ -68,7 +68,9 @@ async def _lobby(server: Server) -> tuple[str, str]:
         create = (
             f"mutation($input: CreateGameInput!) {{ createGame(input: $input) {{ {CHANGE} }} }}"
         )
-        created = await _changed(host, create, input={"seatCount": 3, "seed": "gql-e2e"})
+        created = await _changed(
+            host, create, input={"seatCount": 3, "seed": "gql-e2e", "practice": True}
+        )
         game_id = str(created["gameId"])
         add = "mutation($g: ID!, $s: BotStrategy!) { addBot(gameId: $g, strategy: $s) { %s } }"
         for strategy in ("GREEDY", "RANDOM"):

@@ -45,7 +45,9 @@ def _filled(snippet: str, server: Server, token: str, game_id: str) -> str:
 async def bots_game(api: Api) -> tuple[str, str]:
     """A watcher's token and a game of three bots, started (it plays itself)."""
     host = await api.new_person("readme-clients")
-    game_id = await api.create_game(host, seatCount=3, takeSeat=False, seed="readme-clients")
+    game_id = await api.create_game(
+        host, seatCount=3, takeSeat=False, seed="readme-clients", practice=True
+    )
     for strategy in ("GREEDY", "RANDOM", "GREEDY"):
         await api.add_bot(host, game_id, strategy)
     await api.start(host, game_id)

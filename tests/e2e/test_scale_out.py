@@ -651,7 +651,9 @@ async def _instance_killed(pair: list[Instance]) -> None:
         host = await b.api.new_person("kill-host")
         bot_games = []
         for g in range(BOT_GAMES):
-            bot_game = await b.api.create_game(host, seatCount=8, takeSeat=False, seed=f"kill-{g}")
+            bot_game = await b.api.create_game(
+                host, seatCount=8, takeSeat=False, seed=f"kill-{g}", practice=True
+            )
             for s in range(8):
                 await b.api.add_bot(host, bot_game, "GREEDY" if s % 2 else "RANDOM")
             bot_games.append(bot_game)

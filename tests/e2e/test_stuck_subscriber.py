@@ -46,7 +46,7 @@ def bots_only_env() -> dict[str, str]:
 async def bots_game(api: Api, seed: str) -> tuple[str, Person]:
     """A lobby of bots only (its host watches), not started."""
     host = await api.new_person(f"host-{seed}")
-    game_id = await api.create_game(host, seatCount=SEATS, seed=seed, takeSeat=False)
+    game_id = await api.create_game(host, seatCount=SEATS, seed=seed, practice=True, takeSeat=False)
     for _ in range(SEATS):
         await api.add_bot(host, game_id, "RANDOM")
     return game_id, host

@@ -52,6 +52,8 @@ def lobby_game(
         status=status,
         version=3,
         last_seq=5,
+        salt="secret-salt",
+        practice=True,
     )
 
 

@@ -50,6 +50,8 @@ def _game() -> dict[str, Any]:
         "created_at": AT,
         "updated_at": AT,
         "bot_turn": False,
+        "salt": "",
+        "practice": False,
     }
 
 

@@ -168,7 +168,7 @@ async def one_game(
 ) -> None:
     seats = rng.randint(3, 8)
     game_id = await api.create_game(
-        host, seatCount=seats, seed=f"load-{rng.random()}", takeSeat=human
+        host, seatCount=seats, seed=f"load-{rng.random()}", practice=True, takeSeat=human
     )
     for _ in range(seats - 1 if human else seats):
         await api.add_bot(host, game_id, rng.choice(["RANDOM", "GREEDY"]))

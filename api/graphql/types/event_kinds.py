@@ -103,6 +103,13 @@ class GameStarted(GameEvent):
     options: GameOptions = strawberry.field(description="The game's rule variants")
     hand: list[Card] | None = strawberry.field(description="Your hand; null but for your seat")
     pack: DealtPack | None = strawberry.field(description="Your sealed pack; else null")
+    seed_commitment: str | None = strawberry.field(
+        description="SHA-256 (hex) of the secret seed and salt that `GameEnded` reveals "
+        '(README "Fair deals"); null for a game started before fair deals'
+    )
+    practice: bool = strawberry.field(
+        description="A practice game: the host chose the seed (not secret from them)"
+    )
 
 
 @event_type("R4.5/R8.4: the Rat reveals the prize; the message window opens.")
@@ -271,12 +278,20 @@ class ActionRequired(GameEvent):
     )
 
 
-@event_type("R9: how the game ended, who won, who is out, the scores.")
+@event_type("R9: how the game ended, who won, who is out, the scores; the seed and salt, revealed.")
 class GameEnded(GameEvent):
     termination: Termination = strawberry.field(description="Why it ended (R9.1)")
     winners: list[int] = strawberry.field(description="The winning seats (R9.2)")
     disqualified: list[int] = strawberry.field(description="Seats out of the ranking (R9.2)")
     scores: list[int] = strawberry.field(description="Every seat's final score (R10)")
+    seed: str | None = strawberry.field(
+        description="The game's seed, revealed: check it against `GameStarted.seedCommitment` "
+        'and re-deal (README "Fair deals"); null for a game that ended before fair deals'
+    )
+    salt: str | None = strawberry.field(
+        description='The commitment\'s salt, revealed ("" for a game created before fair '
+        "deals); null for a game that ended before fair deals"
+    )
 
 
 KINDS: dict[type[Event], type[GameEvent]] = {

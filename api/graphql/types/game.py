@@ -19,6 +19,11 @@ from domain.records import GameSummary as DomainSummary
 from domain.services import queries
 from domain.services.queries import GameSnapshot, SeatInfo
 
+PRACTICE = (
+    "A practice (reproducible) game: the host chose its seed, so its deal is not secret "
+    'from them (README "Fair deals")'
+)
+
 
 @strawberry.type(
     description="Rule variants of a game (R3, R7.0, R8.3), fixed at `createGame`. No cache "
@@ -71,6 +76,7 @@ class GameSummary:
     options: GameOptions = strawberry.field(description="Its rule variants")
     version: int = strawberry.field(description="Counts the game's accepted changes")
     created_at: datetime = strawberry.field(description="When it was created")
+    practice: bool = strawberry.field(description=PRACTICE)
 
     @classmethod
     def from_domain(cls, g: DomainSummary) -> GameSummary:
@@ -83,6 +89,7 @@ class GameSummary:
             options=GameOptions.from_domain(g.options),
             version=g.version,
             created_at=g.created_at,
+            practice=g.practice,
         )
 
 
@@ -112,6 +119,12 @@ class Game:
     version: int = strawberry.field(description="Send as expectedVersion to guard a move")
     last_seq: int = strawberry.field(description="The newest event's seq")
     created_at: datetime = strawberry.field(description="When it was created")
+    practice: bool = strawberry.field(description=PRACTICE)
+    seed_commitment: str = strawberry.field(
+        description="SHA-256 (hex) of the game's secret seed and salt, fixed at creation; "
+        "`GameStarted` carries it and `GameEnded` reveals seed and salt (README "
+        '"Fair deals")'
+    )
     snapshot: strawberry.Private[GameSnapshot]
 
     @strawberry.field(description="The public state, the same for everyone; null in the lobby")
@@ -143,5 +156,7 @@ class Game:
             version=g.version,
             last_seq=s.last_seq,
             created_at=g.created_at,
+            practice=g.practice,
+            seed_commitment=s.seed_commitment,
             snapshot=s,
         )

@@ -154,7 +154,7 @@ async function main(): Promise<void> {
   const clients = tokens.map((t, seat) => apollo(t, seat < 2 ? "ws" : "multipart"));
   const sends = clients.map(sender);
   const host = sends[0]!;
-  const gameId = changed((await host(CreateGameDocument, { input: { seatCount: 3, seed: "node-apollo" } })).createGame).gameId;
+  const gameId = changed((await host(CreateGameDocument, { input: { seatCount: 3, seed: "node-apollo", practice: true } })).createGame).gameId;
   for (const join of sends.slice(1)) changed((await join(JoinGameDocument, { gameId })).joinGame);
   const streams = [...clients.map((c, seat) => play(c, gameId, seat)), play(anonymous, gameId, null)];
   changed((await host(StartGameDocument, { gameId })).startGame);

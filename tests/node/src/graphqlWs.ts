@@ -112,7 +112,7 @@ async function main(): Promise<void> {
   const sends = clients.map(sender);
   const [host, second, third] = sends as [Send, Send, Send];
   const created = changed(
-    (await host(CreateGameDocument, { input: { seatCount: 4, format: "SEALED", seed: "node-graphql-ws" } })).createGame,
+    (await host(CreateGameDocument, { input: { seatCount: 4, format: "SEALED", seed: "node-graphql-ws", practice: true } })).createGame,
   );
   const gameId = created.gameId;
   changed((await second(JoinGameDocument, { gameId })).joinGame);

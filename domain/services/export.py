@@ -1,0 +1,26 @@
+"""Use case: a finished game's whole log for ``mmk export`` (every
+audience's projection of each event, and the causes), which ``mmk verify``
+checks (domain/verify.py, docs/decisions/0040)."""
+
+from __future__ import annotations
+
+from domain.errors import BadRequest
+from domain.ports import UnitOfWork
+from domain.records import GameStatus
+from domain.services.queries import load_game
+from domain.verify import ExportedEvent
+
+
+def export_log(uow: UnitOfWork, game_id: str) -> list[ExportedEvent]:
+    """The log of a finished game; refuses a game that has not ended (its
+    seed is secret until then, and an export of it would not verify)."""
+    game = load_game(uow, game_id)
+    if game.status is not GameStatus.FINISHED:
+        raise BadRequest(f"game {game_id} has not ended: it is exported once it has")
+    n = game.last_seq
+    public = uow.events.read(game_id, 0, n, None, causes=True)
+    seats = [uow.events.read(game_id, 0, n, s) for s in range(game.seat_count)]
+    return [
+        ExportedEvent(p.seq, p.at, p.event, tuple(s[i].event for s in seats), p.cause)
+        for i, p in enumerate(public)
+    ]

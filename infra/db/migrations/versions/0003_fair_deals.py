@@ -1,0 +1,35 @@
+"""games.salt and games.practice: fair deals (docs/decisions/0040). A game's
+seed is committed to with a salt; ``practice`` marks a host-chosen seed.
+Existing games get an empty salt (their commitment is over the seed alone
+with an empty salt) and are not practice games.
+
+Revision ID: 0003
+Revises: 0002
+Create Date: 2026-12-01
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "0003"
+down_revision: str | Sequence[str] | None = "0002"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("games") as batch:
+        batch.add_column(sa.Column("salt", sa.String(), nullable=False, server_default=""))
+        batch.add_column(
+            sa.Column("practice", sa.Boolean(), nullable=False, server_default=sa.false())
+        )
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("games") as batch:
+        batch.drop_column("practice")
+        batch.drop_column("salt")
