@@ -30,7 +30,7 @@ from domain.records import (
     Page,
     Player,
 )
-from domain.services.deps import Deps
+from domain.services.deps import Deps, KeyPolicy
 from infra.bus.memory import InProcessBus
 
 T = TypeVar("T")
@@ -41,6 +41,7 @@ class Store:
     """What the fake database holds."""
 
     players: dict[str, tuple[Player, str]] = field(default_factory=dict)
+    key_digests: dict[str, str] = field(default_factory=dict)  # digest -> player id
     games: dict[str, GameRecord] = field(default_factory=dict)
     events: dict[tuple[str, int], LoggedEvent] = field(default_factory=dict)
     keys: dict[tuple[str, str], IdempotencyRecord] = field(default_factory=dict)
@@ -111,8 +112,33 @@ class FakeUnitOfWork:
         return news
 
     # players
-    def add(self, player: Player, token_hash: str) -> None:
-        self.stage(lambda: self.store.players.__setitem__(player.id, (player, token_hash)))
+    def add(self, player: Player, token_hash: str, key_digest: str | None = None) -> None:
+        store = self.store
+
+        def check() -> None:
+            hashes = {h for _, h in store.players.values()}
+            if player.id in store.players or token_hash in hashes:
+                raise WriteConflict(player.id)
+            if key_digest is not None and key_digest in store.key_digests:
+                raise WriteConflict("duplicate key digest")
+
+        def write() -> None:
+            store.players[player.id] = (player, token_hash)
+            if key_digest is not None:
+                store.key_digests[key_digest] = player.id
+
+        self.stage(write, check)
+
+    def by_key_digest(self, key_digest: str) -> Player | None:
+        player_id = self.store.key_digests.get(key_digest)
+        return None if player_id is None else self.store.players[player_id][0]
+
+    def replace_token_hash(self, player_id: str, old: str, new: str) -> bool:
+        found = self.store.players.get(player_id)
+        if found is None or found[1] != old:
+            return False
+        self.stage(lambda: self.store.players.__setitem__(player_id, (found[0], new)))
+        return True
 
     def get(self, player_id: str) -> Player | None:
         found = self.store.players.get(player_id)
@@ -220,6 +246,20 @@ class _Keys:
 
         self.uow.stage(lambda: keys.__setitem__((record.player_id, record.key), record), check)
 
+    def discard(self, player_id: str, key: str) -> None:
+        self.uow.stage(lambda: self.uow.store.keys.pop((player_id, key), None))
+
+    def delete_expired(self, now: datetime) -> int:
+        keys = self.uow.store.keys
+        expired = [k for k, r in keys.items() if r.expires_at <= now]
+
+        def delete() -> None:
+            for k in expired:
+                keys.pop(k, None)
+
+        self.uow.stage(delete)
+        return len(expired)
+
 
 class _Boosters:
     def __init__(self, uow: FakeUnitOfWork) -> None:
@@ -241,6 +281,10 @@ class FakeClock:
     def now(self) -> datetime:
         self._t += timedelta(milliseconds=1)
         return self._t
+
+    def advance(self, delta: timedelta) -> None:
+        """Time passes (expiry tests)."""
+        self._t += delta
 
 
 class FakeIds:
@@ -264,6 +308,9 @@ async def run_inline(fn: Callable[[], T]) -> T:
     return fn()
 
 
+TEST_SECRET = b"test-secret-0123456789abcdef0123"
+
+
 @dataclass
 class Harness:
     """Use cases wired to fakes; bots are driven when ``drain()`` is awaited."""
@@ -272,6 +319,11 @@ class Harness:
     bus: InProcessBus
     deps: Deps
     scheduled: list[str]
+
+    @property
+    def clock(self) -> FakeClock:
+        assert isinstance(self.deps.clock, FakeClock)
+        return self.deps.clock
 
     async def drain(self) -> int:
         from domain.services.bots import drive_bots
@@ -282,7 +334,14 @@ class Harness:
         return moves
 
 
-def harness(run: Callable[[Callable[[], Any]], Any] | None = None) -> Harness:
+def harness(
+    run: Callable[[Callable[[], Any]], Any] | None = None,
+    *,
+    keys: KeyPolicy = KeyPolicy(TEST_SECRET),
+    ids: Any = None,
+) -> Harness:
+    """Use cases on fakes; ``keys`` the idempotency policy (its secret), ``ids``
+    another :class:`~domain.ports.Ids` than :class:`FakeIds`."""
     store = Store()
     bus = InProcessBus(queue_limit=100_000)
     scheduled: list[str] = []
@@ -296,7 +355,8 @@ def harness(run: Callable[[Callable[[], Any]], Any] | None = None) -> Harness:
         run=run or run_inline,
         bus=bus,
         clock=FakeClock(),
-        ids=FakeIds(),
+        ids=ids or FakeIds(),
         schedule_bots=schedule,
+        keys=keys,
     )
     return Harness(store, bus, deps, scheduled)
