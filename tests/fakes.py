@@ -233,6 +233,7 @@ class _Events:
 class _Keys:
     def __init__(self, uow: FakeUnitOfWork) -> None:
         self.uow = uow
+        self.discarded: set[tuple[str, str]] = set()  # by this transaction, before a put
 
     def get(self, player_id: str, key: str) -> IdempotencyRecord | None:
         return self.uow.store.keys.get((player_id, key))
@@ -241,12 +242,14 @@ class _Keys:
         keys = self.uow.store.keys
 
         def check() -> None:
-            if (record.player_id, record.key) in keys:
+            at = (record.player_id, record.key)
+            if at in keys and at not in self.discarded:
                 raise WriteConflict("duplicate key")
 
         self.uow.stage(lambda: keys.__setitem__((record.player_id, record.key), record), check)
 
     def discard(self, player_id: str, key: str) -> None:
+        self.discarded.add((player_id, key))
         self.uow.stage(lambda: self.uow.store.keys.pop((player_id, key), None))
 
     def delete_expired(self, now: datetime) -> int:
