@@ -73,6 +73,9 @@ def test_settings_come_from_the_environment() -> None:
         {"MMK_EVENT_LOOP": "trio"},
         {"MMK_ACCESS_LOG": "some"},
         {"MMK_KEEP_ALIVE_TIMEOUT": "0"},
+        {"MMK_SECRET_KEY": "too-short"},
+        {"MMK_PLAYER_KEY_WINDOW": "59"},
+        {"MMK_IDEMPOTENCY_RETENTION": "60"},
     ],
 )
 def test_bad_settings_are_refused_clearly(env: dict[str, str]) -> None:
