@@ -17,6 +17,7 @@ from domain.ports import (
     EventLog,
     GameRepository,
     IdempotencyStore,
+    Ids,
     PlayerRepository,
     WriteConflict,
 )
@@ -250,7 +251,11 @@ class _Keys:
 
     def discard(self, player_id: str, key: str) -> None:
         self.discarded.add((player_id, key))
-        self.uow.stage(lambda: self.uow.store.keys.pop((player_id, key), None))
+
+        def drop() -> None:
+            self.uow.store.keys.pop((player_id, key), None)
+
+        self.uow.stage(drop)
 
     def delete_expired(self, now: datetime) -> int:
         keys = self.uow.store.keys
@@ -312,6 +317,7 @@ async def run_inline(fn: Callable[[], T]) -> T:
 
 
 TEST_SECRET = b"test-secret-0123456789abcdef0123"
+TEST_KEYS = KeyPolicy(TEST_SECRET)
 
 
 @dataclass
@@ -340,8 +346,8 @@ class Harness:
 def harness(
     run: Callable[[Callable[[], Any]], Any] | None = None,
     *,
-    keys: KeyPolicy = KeyPolicy(TEST_SECRET),
-    ids: Any = None,
+    keys: KeyPolicy = TEST_KEYS,
+    ids: Ids | None = None,
 ) -> Harness:
     """Use cases on fakes; ``keys`` the idempotency policy (its secret), ``ids``
     another :class:`~domain.ports.Ids` than :class:`FakeIds`."""

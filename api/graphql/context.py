@@ -3,7 +3,6 @@ cases and the caller, authenticated lazily from the bearer token."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,7 +13,7 @@ from starlette.websockets import WebSocket
 from strawberry.types import Info as StrawberryInfo
 
 from api.graphql.errors import from_domain, graphql_error
-from api.graphql.player_cache import TTL, PlayerCache
+from api.graphql.player_cache import TTL, PlayerCache, monotonic
 from domain.errors import DomainError, ErrorCode, Unauthenticated
 from domain.records import Player
 from domain.services.auth import bearer_token
@@ -128,14 +127,14 @@ class Context:
         a token rotated or revoked meanwhile starts no new operation there
         (docs/decisions/0041)."""
         if self._known and self._player is not None and isinstance(self.request, WebSocket):
-            self._known = time.monotonic() - self._checked < TTL
+            self._known = monotonic() - self._checked < TTL
         if not self._known:
             try:
                 token = bearer_token(self.authorization())
                 self._player = None if token is None else await self._authenticate(token)
             except DomainError as e:
                 raise from_domain(e) from None
-            self._known, self._checked = True, time.monotonic()
+            self._known, self._checked = True, monotonic()
         return self._player
 
     def token(self) -> str | None:

@@ -16,6 +16,12 @@ DEFAULT_SIZE = 10_000
 TTL = 5.0  # seconds another instance may still accept a rotated or revoked token
 
 
+def monotonic() -> float:
+    """The clock of the TTLs (a seam for tests)."""
+    return time.monotonic()
+
+
+
 class PlayerCache:
     """Known tokens' players (unknown tokens are never kept), each for ``ttl``."""
 
@@ -23,7 +29,7 @@ class PlayerCache:
         self,
         size: int = DEFAULT_SIZE,
         ttl: float = TTL,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] = monotonic,
     ) -> None:
         self._players: LRU[str, tuple[Player, float]] = LRU(size)
         self._ttl, self._clock = ttl, clock

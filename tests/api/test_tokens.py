@@ -9,7 +9,6 @@ import pytest
 from starlette.requests import Request
 from starlette.websockets import WebSocket
 
-import api.graphql.context as context_module
 from api.graphql.context import Context
 from api.graphql.player_cache import TTL, PlayerCache
 from domain.records import Player
@@ -31,7 +30,9 @@ class Instance:
 
     def context(self, token: str) -> Context:
         headers = [(b"authorization", f"Bearer {token}".encode())]
-        request = Request({"type": "http", "method": "POST", "path": "/graphql", "headers": headers})
+        request = Request(
+            {"type": "http", "method": "POST", "path": "/graphql", "headers": headers}
+        )
         return Context(self.client.h.deps, Settings(), request, None, players=self.cache)
 
     async def execute(self, query: str, token: str) -> Any:
@@ -100,7 +101,7 @@ async def test_a_websocket_checks_its_caller_again_after_the_cache_ttl(
     already runs (a subscription) goes on until it ends."""
     token, player_id = await client.new_player()
     now = [1000.0]
-    monkeypatch.setattr(context_module.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr("api.graphql.context.monotonic", lambda: now[0])
 
     async def never(*_: Any) -> Any:
         raise AssertionError("no socket I/O")

@@ -42,8 +42,7 @@ async def test_the_player_id_is_random_not_a_function_of_the_key() -> None:
     """Two servers (the same secret even), the same key: two different ids,
     neither the former UUIDv5 of the key."""
     ids = [
-        (await create_player(harness(ids=RandomIds()).deps, "ann", KEY)).player.id
-        for _ in range(2)
+        (await create_player(harness(ids=RandomIds()).deps, "ann", KEY)).player.id for _ in range(2)
     ]
     assert ids[0] != ids[1]
     former = uuid.UUID("7d3f5e0c-2b7a-4c1e-9a55-0d6c1f4b8e21")
@@ -63,7 +62,9 @@ async def test_the_stored_records_hold_neither_the_key_nor_the_token(h: Harness)
     assert key_digest(b"another-secret-of-the-same-length", KEY) not in stored
     [record] = h.store.keys.values()
     assert record.key == digest and isinstance(record.result, SealedToken)
-    assert unseal(b"another-secret-of-the-same-length", KEY, player_id, record.result.sealed) is None
+    assert (
+        unseal(b"another-secret-of-the-same-length", KEY, player_id, record.result.sealed) is None
+    )
     assert unseal(TEST_SECRET, KEY + "x", player_id, record.result.sealed) is None
     assert unseal(TEST_SECRET, KEY, player_id, record.result.sealed) == new.token
 
