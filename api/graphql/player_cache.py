@@ -21,7 +21,6 @@ def monotonic() -> float:
     return time.monotonic()
 
 
-
 class PlayerCache:
     """Known tokens' players (unknown tokens are never kept), each for ``ttl``."""
 
