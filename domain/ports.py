@@ -43,10 +43,21 @@ class SubscriptionClosed(Exception):
 
 
 class PlayerRepository(Protocol):
-    def add(self, player: Player, token_hash: str) -> None: ...
+    def add(self, player: Player, token_hash: str, key_digest: str | None = None) -> None:
+        """A duplicate id, token hash or key digest raises :class:`WriteConflict`."""
+        ...
+
     def get(self, player_id: str) -> Player | None: ...
     def by_token_hash(self, token_hash: str) -> tuple[Player, str] | None:
         """The player and the stored hash, for a constant-time comparison."""
+        ...
+
+    def by_key_digest(self, key_digest: str) -> Player | None:
+        """The player ``createPlayer`` made under this key's digest."""
+        ...
+
+    def replace_token_hash(self, player_id: str, old: str, new: str) -> bool:
+        """Swap the player's token hash if it is still ``old``; False if not."""
         ...
 
 
@@ -97,6 +108,14 @@ class IdempotencyStore(Protocol):
     def get(self, player_id: str, key: str) -> IdempotencyRecord | None: ...
     def put(self, record: IdempotencyRecord) -> None:
         """A duplicate ``(player, key)`` raises :class:`WriteConflict`."""
+        ...
+
+    def discard(self, player_id: str, key: str) -> None:
+        """Forget the record of ``(player, key)``, if any."""
+        ...
+
+    def delete_expired(self, now: datetime) -> int:
+        """Delete the records that expired at ``now`` or before; how many."""
         ...
 
 

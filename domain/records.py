@@ -136,8 +136,9 @@ class MutationResult:
 
 @dataclass(frozen=True, slots=True)
 class SealedToken:
-    """A new player's token, sealed under the client's idempotency key, so
-    that a repeat returns the same token, which is never stored in clear."""
+    """A new player's token, sealed under the server's secret and the
+    client's idempotency key (domain/services/sealing.py), so that a repeat
+    returns the same token, which is never stored in clear."""
 
     sealed: str
 
@@ -161,13 +162,16 @@ class Refused:
 
 @dataclass(frozen=True, slots=True)
 class IdempotencyRecord:
-    """The first result of a mutation sent with ``(player, key)``."""
+    """The first result of a mutation sent with ``(player, key)``, kept until
+    ``expires_at`` (docs/decisions/0041). For ``createPlayer``, ``key`` is the
+    key's digest (domain/services/sealing.py), never the key."""
 
     player_id: str
     key: str
     fingerprint: str
     result: Remembered
     created_at: datetime
+    expires_at: datetime
 
 
 @dataclass(frozen=True, slots=True)

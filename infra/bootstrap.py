@@ -5,13 +5,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import TypeVar
 
 from sqlalchemy import Engine
 
 from domain.ports import BlockingRunner
 from domain.services.bots import drive_bots, resume_stalled_bots
-from domain.services.deps import Deps
+from domain.services.deps import Deps, KeyPolicy
+from domain.services.idempotency import expire_idempotency_records
 from infra.bot_scheduler import BotScheduler, StalledBotSweeper
 from infra.bus.memory import InProcessBus
 from infra.bus.redis import RedisBus
@@ -24,6 +26,8 @@ from infra.db.uow import SqlUnitOfWorkFactory
 from infra.ids import RandomIds
 from infra.persisted_queries import PersistedQueries
 from infra.rate_limit import Limits, RateLimiter, build_limiter
+from infra.record_sweeper import RecordSweeper
+from infra.secret_key import server_secret
 from infra.settings import Settings
 
 T = TypeVar("T")
@@ -63,13 +67,18 @@ class Container:
     checkpointer: Checkpointer | None = None
     limiter: RateLimiter | None = None
     persisted: PersistedQueries = field(default_factory=PersistedQueries)
+    records: RecordSweeper | None = None  # idempotency records' expiry
 
     def start(self) -> None:
         """Background work of a running server (call inside its event loop)."""
         self.sweeper.start()
+        if self.records is not None:
+            self.records.start()
 
     async def aclose(self) -> None:
         await self.sweeper.aclose()
+        if self.records is not None:
+            await self.records.aclose()
         await self.bots.aclose()
         if self.limiter is not None:
             await self.limiter.aclose()
@@ -98,6 +107,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         clock=SystemClock(),
         ids=RandomIds(),
         schedule_bots=bots,
+        keys=key_policy(settings, engine),
     )
     bots.bind(lambda game_id: drive_bots(deps, game_id))
     sweeper = StalledBotSweeper(lambda idle: resume_stalled_bots(deps, idle))
@@ -109,7 +119,19 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
     persisted = PersistedQueries(
         settings.redis_url, settings.channel_prefix, settings.persisted_query_ttl
     )
-    return Container(settings, deps, engine, bus, bots, sweeper, checkpointer, limiter, persisted)
+    records = RecordSweeper(lambda: expire_idempotency_records(deps))
+    return Container(
+        settings, deps, engine, bus, bots, sweeper, checkpointer, limiter, persisted, records
+    )
+
+
+def key_policy(settings: Settings, engine: Engine) -> KeyPolicy:
+    """The idempotency records' secret and lifetimes the settings name."""
+    return KeyPolicy(
+        server_secret(settings, engine),
+        timedelta(seconds=settings.player_key_window),
+        timedelta(seconds=settings.idempotency_retention),
+    )
 
 
 def limits_of(settings: Settings) -> Limits:

@@ -44,5 +44,10 @@ class LRU(Generic[K, V]):
             if len(self._entries) > self._size:
                 self._entries.popitem(last=False)
 
+    def pop(self, key: K) -> None:
+        """Forget ``key``, if kept."""
+        with self._lock:
+            self._entries.pop(key, None)
+
     def __len__(self) -> int:
         return len(self._entries)

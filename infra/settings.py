@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 DEFAULT_DATABASE_URL = "sqlite:///var/mmk.sqlite3"
@@ -45,7 +45,11 @@ ENV_VARS: tuple[str, ...] = (
     "MMK_MAX_WS_PER_IP",
     "MMK_WS_MESSAGE_RATE",
     "MMK_CONNECTION_LOG_INTERVAL",
+    "MMK_SECRET_KEY",
+    "MMK_PLAYER_KEY_WINDOW",
+    "MMK_IDEMPOTENCY_RETENTION",
 )
+MIN_SECRET_KEY = 32  # characters of MMK_SECRET_KEY (e.g. `openssl rand -hex 32`: 64)
 
 
 class SettingsError(ValueError):
@@ -107,6 +111,16 @@ def _origins(env: Mapping[str, str], name: str) -> tuple[str, ...]:
     """A comma-separated list of origins (or ``*``, any origin), normalised."""
     found = [item.strip() for item in (env.get(name) or "").split(",")]
     return tuple(dict.fromkeys(o if o == "*" else _origin(name, o) for o in found if o))
+
+
+def _secret(env: Mapping[str, str], name: str) -> str | None:
+    """A secret of at least :data:`MIN_SECRET_KEY` characters, or None."""
+    raw = env.get(name) or None
+    if raw is not None and len(raw) < MIN_SECRET_KEY:
+        raise SettingsError(
+            f"{name} must be at least {MIN_SECRET_KEY} characters (e.g. `openssl rand -hex 32`)"
+        )
+    return raw
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +186,13 @@ class Settings:
     # Seconds between two log lines of one kind about refused, timed-out or
     # failed (out of descriptors) connections; the others are counted.
     connection_log_interval: int = 10
+    # Keys createPlayer's replay record (docs/decisions/0041); the same on
+    # every instance. Unset: the secret migration 0004 stored in the database.
+    secret_key: str | None = field(default=None, repr=False)
+    # Seconds a repeated createPlayer returns the same player and token.
+    player_key_window: int = 86_400
+    # Seconds the other mutations' idempotency records are kept.
+    idempotency_retention: int = 7 * 86_400
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -220,4 +241,9 @@ class Settings:
             max_ws_per_ip=_int(e, "MMK_MAX_WS_PER_IP", 50, 0, 10**7),
             ws_message_rate=_int(e, "MMK_WS_MESSAGE_RATE", 50, 0, 10**6),
             connection_log_interval=_int(e, "MMK_CONNECTION_LOG_INTERVAL", 10, 1, 3600),
+            secret_key=_secret(e, "MMK_SECRET_KEY"),
+            player_key_window=_int(e, "MMK_PLAYER_KEY_WINDOW", 86_400, 60, 30 * 86_400),
+            idempotency_retention=_int(
+                e, "MMK_IDEMPOTENCY_RETENTION", 7 * 86_400, 3600, 365 * 86_400
+            ),
         )

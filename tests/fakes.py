@@ -17,6 +17,7 @@ from domain.ports import (
     EventLog,
     GameRepository,
     IdempotencyStore,
+    Ids,
     PlayerRepository,
     WriteConflict,
 )
@@ -30,7 +31,7 @@ from domain.records import (
     Page,
     Player,
 )
-from domain.services.deps import Deps
+from domain.services.deps import Deps, KeyPolicy
 from infra.bus.memory import InProcessBus
 
 T = TypeVar("T")
@@ -41,6 +42,7 @@ class Store:
     """What the fake database holds."""
 
     players: dict[str, tuple[Player, str]] = field(default_factory=dict)
+    key_digests: dict[str, str] = field(default_factory=dict)  # digest -> player id
     games: dict[str, GameRecord] = field(default_factory=dict)
     events: dict[tuple[str, int], LoggedEvent] = field(default_factory=dict)
     keys: dict[tuple[str, str], IdempotencyRecord] = field(default_factory=dict)
@@ -111,8 +113,33 @@ class FakeUnitOfWork:
         return news
 
     # players
-    def add(self, player: Player, token_hash: str) -> None:
-        self.stage(lambda: self.store.players.__setitem__(player.id, (player, token_hash)))
+    def add(self, player: Player, token_hash: str, key_digest: str | None = None) -> None:
+        store = self.store
+
+        def check() -> None:
+            hashes = {h for _, h in store.players.values()}
+            if player.id in store.players or token_hash in hashes:
+                raise WriteConflict(player.id)
+            if key_digest is not None and key_digest in store.key_digests:
+                raise WriteConflict("duplicate key digest")
+
+        def write() -> None:
+            store.players[player.id] = (player, token_hash)
+            if key_digest is not None:
+                store.key_digests[key_digest] = player.id
+
+        self.stage(write, check)
+
+    def by_key_digest(self, key_digest: str) -> Player | None:
+        player_id = self.store.key_digests.get(key_digest)
+        return None if player_id is None else self.store.players[player_id][0]
+
+    def replace_token_hash(self, player_id: str, old: str, new: str) -> bool:
+        found = self.store.players.get(player_id)
+        if found is None or found[1] != old:
+            return False
+        self.stage(lambda: self.store.players.__setitem__(player_id, (found[0], new)))
+        return True
 
     def get(self, player_id: str) -> Player | None:
         found = self.store.players.get(player_id)
@@ -207,6 +234,7 @@ class _Events:
 class _Keys:
     def __init__(self, uow: FakeUnitOfWork) -> None:
         self.uow = uow
+        self.discarded: set[tuple[str, str]] = set()  # by this transaction, before a put
 
     def get(self, player_id: str, key: str) -> IdempotencyRecord | None:
         return self.uow.store.keys.get((player_id, key))
@@ -215,10 +243,30 @@ class _Keys:
         keys = self.uow.store.keys
 
         def check() -> None:
-            if (record.player_id, record.key) in keys:
+            at = (record.player_id, record.key)
+            if at in keys and at not in self.discarded:
                 raise WriteConflict("duplicate key")
 
         self.uow.stage(lambda: keys.__setitem__((record.player_id, record.key), record), check)
+
+    def discard(self, player_id: str, key: str) -> None:
+        self.discarded.add((player_id, key))
+
+        def drop() -> None:
+            self.uow.store.keys.pop((player_id, key), None)
+
+        self.uow.stage(drop)
+
+    def delete_expired(self, now: datetime) -> int:
+        keys = self.uow.store.keys
+        expired = [k for k, r in keys.items() if r.expires_at <= now]
+
+        def delete() -> None:
+            for k in expired:
+                keys.pop(k, None)
+
+        self.uow.stage(delete)
+        return len(expired)
 
 
 class _Boosters:
@@ -241,6 +289,10 @@ class FakeClock:
     def now(self) -> datetime:
         self._t += timedelta(milliseconds=1)
         return self._t
+
+    def advance(self, delta: timedelta) -> None:
+        """Time passes (expiry tests)."""
+        self._t += delta
 
 
 class FakeIds:
@@ -269,6 +321,10 @@ async def run_inline(fn: Callable[[], T]) -> T:
     return fn()
 
 
+TEST_SECRET = b"test-secret-0123456789abcdef0123"
+TEST_KEYS = KeyPolicy(TEST_SECRET)
+
+
 @dataclass
 class Harness:
     """Use cases wired to fakes; bots are driven when ``drain()`` is awaited."""
@@ -277,6 +333,11 @@ class Harness:
     bus: InProcessBus
     deps: Deps
     scheduled: list[str]
+
+    @property
+    def clock(self) -> FakeClock:
+        assert isinstance(self.deps.clock, FakeClock)
+        return self.deps.clock
 
     async def drain(self) -> int:
         from domain.services.bots import drive_bots
@@ -287,7 +348,14 @@ class Harness:
         return moves
 
 
-def harness(run: Callable[[Callable[[], Any]], Any] | None = None) -> Harness:
+def harness(
+    run: Callable[[Callable[[], Any]], Any] | None = None,
+    *,
+    keys: KeyPolicy = TEST_KEYS,
+    ids: Ids | None = None,
+) -> Harness:
+    """Use cases on fakes; ``keys`` the idempotency policy (its secret), ``ids``
+    another :class:`~domain.ports.Ids` than :class:`FakeIds`."""
     store = Store()
     bus = InProcessBus(queue_limit=100_000)
     scheduled: list[str] = []
@@ -301,7 +369,8 @@ def harness(run: Callable[[Callable[[], Any]], Any] | None = None) -> Harness:
         run=run or run_inline,
         bus=bus,
         clock=FakeClock(),
-        ids=FakeIds(),
+        ids=ids or FakeIds(),
         schedule_bots=schedule,
+        keys=keys,
     )
     return Harness(store, bus, deps, scheduled)

@@ -13,7 +13,7 @@ from starlette.websockets import WebSocket
 from strawberry.types import Info as StrawberryInfo
 
 from api.graphql.errors import from_domain, graphql_error
-from api.graphql.player_cache import PlayerCache
+from api.graphql.player_cache import TTL, PlayerCache, monotonic
 from domain.errors import DomainError, ErrorCode, Unauthenticated
 from domain.records import Player
 from domain.services.auth import bearer_token
@@ -112,6 +112,7 @@ class Context:
     on_valid: Callable[[], None] | None = None
     _player: Player | None = field(default=None, repr=False)
     _known: bool = field(default=False, repr=False)
+    _checked: float = field(default=0.0, repr=False)
 
     def authorization(self) -> str | None:
         """``Authorization`` header, or the WebSocket ``connection_init``
@@ -121,15 +122,31 @@ class Context:
         return self.request.headers.get("authorization")
 
     async def player(self) -> Player | None:
-        """The caller, or None when anonymous; a bad token is ``UNAUTHENTICATED``."""
+        """The caller, or None when anonymous; a bad token is ``UNAUTHENTICATED``.
+        A WebSocket's caller is checked again after the player cache's TTL:
+        a token rotated or revoked meanwhile starts no new operation there
+        (docs/decisions/0041)."""
+        if self._known and self._player is not None and isinstance(self.request, WebSocket):
+            self._known = monotonic() - self._checked < TTL
         if not self._known:
             try:
                 token = bearer_token(self.authorization())
                 self._player = None if token is None else await self._authenticate(token)
             except DomainError as e:
                 raise from_domain(e) from None
-            self._known = True
+            self._known, self._checked = True, monotonic()
         return self._player
+
+    def token(self) -> str | None:
+        """The caller's bearer token, if any."""
+        return bearer_token(self.authorization())
+
+    def forget(self, token: str) -> None:
+        """``token`` was rotated or revoked: this instance's cache and this
+        context no longer take it."""
+        if self.players is not None:
+            self.players.forget(token)
+        self._player, self._known = None, False
 
     async def _authenticate(self, token: str) -> Player:
         cached = self.players.get(token) if self.players is not None else None

@@ -14,7 +14,7 @@ from api.graphql.inputs import CreateGameInput, DecisionInput, card_of, check_ke
 from api.graphql.types.events import GameEvent, typed
 from api.graphql.types.game import Game
 from api.graphql.types.keys import key
-from api.graphql.types.players import BoosterPack, NewPlayer, Player
+from api.graphql.types.players import BoosterPack, NewPlayer, NewToken, Player, TokenRevoked
 from api.graphql.types.refusal import Refusal
 from domain.bots.strategy import Strategy
 from domain.errors import DomainError
@@ -74,6 +74,14 @@ GameChangeResult = Annotated[
 NewPlayerResult = Annotated[
     NewPlayer | Refusal,
     strawberry.union("CreatePlayerResult", description="The new account, or why not."),
+]
+RotateTokenResult = Annotated[
+    NewToken | Refusal,
+    strawberry.union("RotateTokenResult", description="Your new token, or why not."),
+]
+RevokeTokenResult = Annotated[
+    TokenRevoked | Refusal,
+    strawberry.union("RevokeTokenResult", description="Signed out, or why not."),
 ]
 BoosterResult = Annotated[
     BoosterPack | Refusal,
@@ -146,6 +154,41 @@ class Mutation:
         except DomainError as e:
             return Refusal.of(e)
         return NewPlayer(player=Player.from_domain(new.player), token=new.token)
+
+    @strawberry.mutation(
+        description="A new token for you; the one you sent stops working at once (a lost "
+        "device's copy, say). Other server instances may take the old one for up to 5 "
+        "seconds more; open subscriptions go on until they end."
+    )
+    async def rotate_token(self, info: Info) -> RotateTokenResult:
+        player = await info.context.require_player()
+        token = info.context.token()
+        assert token is not None  # require_player had one
+        try:
+            new = await players.rotate_token(info.context.deps, player.id, token)
+        except DomainError as e:
+            return Refusal.of(e)
+        finally:
+            info.context.forget(token)
+        return NewToken(player=Player.from_domain(player), token=new)
+
+    @strawberry.mutation(
+        description="Sign out: the token you sent stops working at once. A guest account "
+        "has one token: without one rotated first, the account is out of reach for good. "
+        "Other server instances may take it for up to 5 seconds more; open subscriptions "
+        "go on until they end."
+    )
+    async def revoke_token(self, info: Info) -> RevokeTokenResult:
+        player = await info.context.require_player()
+        token = info.context.token()
+        assert token is not None  # require_player had one
+        try:
+            await players.revoke_token(info.context.deps, player.id, token)
+        except DomainError as e:
+            return Refusal.of(e)
+        finally:
+            info.context.forget(token)
+        return TokenRevoked(player=Player.from_domain(player))
 
     @strawberry.mutation(description="A new game in the lobby; you are its host.")
     async def create_game(

@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import timedelta
 
 from domain.ports import BlockingRunner, BotScheduler, Clock, EventBus, Ids, UnitOfWorkFactory
+
+
+@dataclass(frozen=True, slots=True)
+class KeyPolicy:
+    """Idempotency records (docs/decisions/0041): ``secret`` keys the
+    look-up and the seal of ``createPlayer``'s record (empty: ``createPlayer``
+    takes no key); its replay lasts ``replay_window``, other mutations'
+    records ``retention``, then a sweep deletes them."""
+
+    secret: bytes = field(default=b"", repr=False)
+    replay_window: timedelta = timedelta(hours=24)
+    retention: timedelta = timedelta(days=7)
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,3 +28,4 @@ class Deps:
     clock: Clock
     ids: Ids
     schedule_bots: BotScheduler
+    keys: KeyPolicy = KeyPolicy()

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import uuid
 from dataclasses import dataclass
+from typing import NoReturn
 
-from domain.errors import BadRequest, NotFound
-from domain.records import BoosterRecord, Player, Remembered, SealedToken
+from domain.errors import BadRequest, IdempotencyKeyReused, NotFound, Unauthenticated
+from domain.records import BoosterRecord, IdempotencyRecord, Player, Remembered, SealedToken
 from domain.services.auth import player_for_token, token_hash
 from domain.services.deps import Deps
+from domain.services.sealing import key_digest, seal, unseal
 from domain.services.transaction import Request, Steps, Tx, no_load, transact
 
 MAX_NAME = 40
 MIN_PLAYER_KEY = 16  # [decision] the key recovers the token: it must be hard to guess
-_KEYED_PLAYERS = uuid.UUID("7d3f5e0c-2b7a-4c1e-9a55-0d6c1f4b8e21")
+REVOKED = "revoked:"  # a token hash no token has (a SHA-256 is hex): signed out
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,30 +32,18 @@ def check_name(name: str) -> str:
     return name
 
 
-def _keyed_id(key: str) -> str:
-    """With an idempotency key the new player's id follows from the key, so a
-    retry finds the first attempt."""
-    return str(uuid.uuid5(_KEYED_PLAYERS, key))
+def _no_record(result: object) -> NoReturn:
+    raise AssertionError("a use case without a request keeps its record itself")
 
 
-def _xor_pad(data: bytes, key: str, player_id: str) -> bytes:
-    pad = hashlib.shake_256(f"mmk-token-seal|{key}|{player_id}".encode()).digest(len(data))
-    return bytes(a ^ b for a, b in zip(data, pad, strict=True))
-
-
-def _seal(token: str, key: str, player_id: str) -> str:
-    """[decision] A retried ``createPlayer`` must return the same token, yet the
-    token is never stored: the idempotency record keeps it XORed with a pad
-    derived from the client's key, so only a caller holding the key recovers it."""
-    return base64.b64encode(_xor_pad(token.encode(), key, player_id)).decode()
-
-
-def _unseal(sealed: str, key: str, player_id: str) -> str:
-    return _xor_pad(base64.b64decode(sealed), key, player_id).decode()
+def _no_repeat(tx: Tx, first: Remembered) -> NoReturn:
+    raise AssertionError("a use case without a request finds its record itself")
 
 
 async def create_player(deps: Deps, name: str, idempotency_key: str | None = None) -> NewPlayer:
-    """A guest account with a random 256-bit token; only its hash is stored."""
+    """A guest account with a random id and a random 256-bit token; only its
+    hash is stored. With a key, a repeat within the replay window returns the
+    same player and token (docs/decisions/0041); after it, ``BAD_INPUT``."""
     clean = check_name(name)
     if idempotency_key is not None and len(idempotency_key) < MIN_PLAYER_KEY:
         raise BadRequest(
@@ -64,24 +51,89 @@ async def create_player(deps: Deps, name: str, idempotency_key: str | None = Non
             f"at least {MIN_PLAYER_KEY} characters (a UUID, say)"
         )
     token = deps.ids.new_token()
-    player_id = deps.ids.new_id() if idempotency_key is None else _keyed_id(idempotency_key)
-    player = Player(player_id, clean, deps.clock.now())
-    req = Request(player_id, "createPlayer", {"name": clean}, idempotency_key)
+    player = Player(deps.ids.new_id(), clean, deps.clock.now())
+    if idempotency_key is None:
 
-    def add(tx: Tx, _: None) -> NewPlayer:
-        tx.add_player(player, token_hash(token))
-        return NewPlayer(player, token)
+        def add(tx: Tx, _: None) -> NewPlayer:
+            tx.add_player(player, token_hash(token))
+            return NewPlayer(player, token)
 
-    def sealed(new: NewPlayer) -> Remembered:
-        assert idempotency_key is not None  # kept only under a key
-        return SealedToken(_seal(new.token, idempotency_key, player_id))
+        return await transact(deps, None, Steps(no_load, add, _no_record, _no_repeat))
+    return await _create_keyed(deps, player, token, idempotency_key)
 
-    def repeated(tx: Tx, first: Remembered) -> NewPlayer:
-        assert isinstance(first, SealedToken) and idempotency_key is not None
-        return NewPlayer(tx.player(player_id), _unseal(first.sealed, idempotency_key, player_id))
 
-    # a racing twin with the same key: its player and token, replayed
-    return await transact(deps, req, Steps(no_load, add, sealed, repeated))
+Found = tuple[Player, IdempotencyRecord | None] | None
+
+
+async def _create_keyed(deps: Deps, player: Player, token: str, key: str) -> NewPlayer:
+    """[decision] The record is found by HMAC(secret, key) and seals the
+    token under the secret and the key: without the secret, neither the
+    database nor the public id lets a guessed key be tested."""
+    secret = deps.keys.secret
+    if not secret:
+        raise RuntimeError("no server secret (KeyPolicy.secret): createPlayer takes no key")
+    digest = key_digest(secret, key)
+    fingerprint = Request(player.id, "createPlayer", {"name": player.name}).fingerprint()
+
+    def load(tx: Tx) -> Found:
+        first = tx.uow.players.by_key_digest(digest)
+        return None if first is None else (first, tx.uow.idempotency.get(first.id, digest))
+
+    def decide(tx: Tx, found: Found) -> NewPlayer:
+        now = tx.now()
+        if found is None:
+            tx.add_player(player, token_hash(token), digest)
+            sealed = SealedToken(seal(secret, key, player.id, token))
+            expires = now + deps.keys.replay_window
+            tx.keep(IdempotencyRecord(player.id, digest, fingerprint, sealed, now, expires))
+            return NewPlayer(player, token)
+        first, rec = found
+        if rec is None or rec.expires_at <= now:
+            raise BadRequest(
+                "this idempotency key created a player more than "
+                f"{_hours(deps)} ago; its token is no longer returned: nothing was "
+                "created (use a new key for a new player)"
+            )
+        if rec.fingerprint != fingerprint:
+            raise IdempotencyKeyReused("this idempotency key was used with other input")
+        assert isinstance(rec.result, SealedToken)  # createPlayer's records seal a token
+        again = unseal(secret, key, first.id, rec.result.sealed)
+        if again is None:
+            raise BadRequest("this idempotency key's token cannot be returned any more")
+        return NewPlayer(first, again)
+
+    # a racing twin with the same key loses on the digest's unique index; the
+    # next try finds the twin's player and replays its token
+    return await transact(deps, None, Steps(load, decide, _no_record, _no_repeat))
+
+
+def _hours(deps: Deps) -> str:
+    return f"{deps.keys.replay_window.total_seconds() / 3600:g} h"
+
+
+async def rotate_token(deps: Deps, player_id: str, token: str) -> str:
+    """A new token for the caller; the presented one stops working at once
+    (only this one: a player has one token). ``UNAUTHENTICATED`` if it was
+    rotated or revoked meanwhile."""
+    new = deps.ids.new_token()
+
+    def swap(tx: Tx, _: None) -> str:
+        if not tx.replace_token_hash(player_id, token_hash(token), token_hash(new)):
+            raise Unauthenticated("this token was rotated or revoked")
+        return new
+
+    return await transact(deps, None, Steps(no_load, swap, _no_record, _no_repeat))
+
+
+async def revoke_token(deps: Deps, player_id: str, token: str) -> None:
+    """Sign out: the presented token stops working at once. A guest account
+    has one token, so without a token rotated first it is out of reach."""
+
+    def revoke(tx: Tx, _: None) -> None:
+        if not tx.replace_token_hash(player_id, token_hash(token), REVOKED + player_id):
+            raise Unauthenticated("this token was rotated or revoked")
+
+    await transact(deps, None, Steps(no_load, revoke, _no_record, _no_repeat))
 
 
 async def authenticate(deps: Deps, token: str) -> Player:

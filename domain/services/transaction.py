@@ -155,31 +155,55 @@ class Tx:
         seat = game.seat_of(None if self._req is None else self._req.player_id)
         return MutationResult(game.id, game.version, tuple(e.seen_by(seat) for e in logged))
 
-    def add_player(self, player: Player, token_hash: str) -> None:
-        self.uow.players.add(player, token_hash)
+    def add_player(self, player: Player, token_hash: str, key_digest: str | None = None) -> None:
+        self.uow.players.add(player, token_hash, key_digest)
+
+    def replace_token_hash(self, player_id: str, old: str, new: str) -> bool:
+        """Rotate or revoke: only while the player's hash is still ``old``."""
+        return self.uow.players.replace_token_hash(player_id, old, new)
+
+    def keep(self, record: IdempotencyRecord) -> None:
+        """Store a record a use case built itself (``createPlayer``'s)."""
+        self.uow.idempotency.put(record)
+
+    def expire_records(self) -> int:
+        """Delete every idempotency record expired now (the sweep)."""
+        return self.uow.idempotency.delete_expired(self.now())
 
     def add_booster(self, record: BoosterRecord) -> None:
         self.uow.boosters.add(record)
 
     def remember(self, result: Callable[[], Remembered]) -> None:
         """The first result, kept under the request's key (if it has one: only
-        then is ``result`` called) for its repeats."""
+        then is ``result`` called) for its repeats, for the retention
+        (docs/decisions/0041)."""
         req = self._req
         if req is not None and req.idempotency_key is not None:
+            now = self.now()
             self.uow.idempotency.put(
                 IdempotencyRecord(
-                    req.player_id, req.idempotency_key, req.fingerprint(), result(), self.now()
+                    req.player_id,
+                    req.idempotency_key,
+                    req.fingerprint(),
+                    result(),
+                    now,
+                    now + self._deps.keys.retention,
                 )
             )
 
     def remembered(self) -> Remembered | None:
         """The first result of this request's key, if any; a reused key with
-        other input is refused, and a kept refusal is raised again."""
+        other input is refused, and a kept refusal is raised again. An
+        expired record (not swept yet) is discarded: a repeat after expiry is
+        a new request (0041)."""
         req = self._req
         if req is None or req.idempotency_key is None:
             return None
         rec = self.uow.idempotency.get(req.player_id, req.idempotency_key)
         if rec is None:
+            return None
+        if rec.expires_at <= self.now():
+            self.uow.idempotency.discard(req.player_id, req.idempotency_key)
             return None
         if rec.fingerprint != req.fingerprint():
             raise IdempotencyKeyReused("this idempotency key was used with other input")

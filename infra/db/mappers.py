@@ -58,12 +58,13 @@ def _read(table: str, row: Row, build: Callable[[Row], R]) -> R:
 
 
 # ---------------------------------------------------------------- players
-def player_to_row(player: Player, token_hash: str) -> dict[str, Any]:
+def player_to_row(player: Player, token_hash: str, key_digest: str | None = None) -> dict[str, Any]:
     return {
         "id": player.id,
         "name": player.name,
         "token_hash": token_hash,
         "created_at": _aware(player.created_at),
+        "key_digest": key_digest,
     }
 
 
@@ -229,6 +230,7 @@ def idempotency_to_row(record: IdempotencyRecord) -> dict[str, Any]:
         "fingerprint": record.fingerprint,
         "result": codec.remembered_to_json(record.result),
         "created_at": _aware(record.created_at),
+        "expires_at": _aware(record.expires_at),
     }
 
 
@@ -242,6 +244,7 @@ def idempotency_from_row(row: Row) -> IdempotencyRecord:
             r["fingerprint"],
             codec.remembered_from_json(r["result"]),
             r["created_at"],
+            r["expires_at"],
         ),
     )
 

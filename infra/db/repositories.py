@@ -35,6 +35,12 @@ _P, _G, _E, _I, _B = players.c, games.c, game_events.c, idempotency_keys.c, boos
 
 _PLAYER_BY_ID = sa.select(players).where(_P.id == sa.bindparam("id"))
 _PLAYER_BY_HASH = sa.select(players).where(_P.token_hash == sa.bindparam("h"))
+_PLAYER_BY_DIGEST = sa.select(players).where(_P.key_digest == sa.bindparam("d"))
+_SWAP_TOKEN_HASH = (
+    sa.update(players)
+    .where(_P.id == sa.bindparam("w_id"), _P.token_hash == sa.bindparam("old"))
+    .values(token_hash=sa.bindparam("new"))
+)
 _GAME_BY_ID = sa.select(games).where(_G.id == sa.bindparam("id"))
 _GAME_VERSION = DirectStatement(sa.select(_G.version).where(_G.id == sa.bindparam("id")))
 # Set at creation, never changed: left out of the per-move UPDATE, so it
@@ -67,6 +73,10 @@ _KEY = DirectStatement(
         _I.player_id == sa.bindparam("p"), _I.key == sa.bindparam("k")
     )
 )
+_DISCARD_KEY = sa.delete(idempotency_keys).where(
+    _I.player_id == sa.bindparam("p"), _I.key == sa.bindparam("k")
+)
+_EXPIRED_KEYS = sa.delete(idempotency_keys).where(_I.expires_at <= sa.bindparam("now"))
 _PACKS_OF = (
     sa.select(booster_packs).where(_B.player_id == sa.bindparam("p")).order_by(_B.opened_at, _B.id)
 )
@@ -88,8 +98,9 @@ class _Repo:
 
 
 class SqlPlayerRepository(_Repo):
-    def add(self, player: Player, token_hash: str) -> None:
-        self._insert(players, [m.player_to_row(player, token_hash)], f"player {player.id}")
+    def add(self, player: Player, token_hash: str, key_digest: str | None = None) -> None:
+        row = m.player_to_row(player, token_hash, key_digest)
+        self._insert(players, [row], f"player {player.id}")
 
     def get(self, player_id: str) -> Player | None:
         row = self._c.execute(_PLAYER_BY_ID, {"id": player_id}).first()
@@ -98,6 +109,15 @@ class SqlPlayerRepository(_Repo):
     def by_token_hash(self, token_hash: str) -> tuple[Player, str] | None:
         row = self._c.execute(_PLAYER_BY_HASH, {"h": token_hash}).first()
         return None if row is None else (m.player_from_row(row._mapping), row.token_hash)
+
+    def by_key_digest(self, key_digest: str) -> Player | None:
+        row = self._c.execute(_PLAYER_BY_DIGEST, {"d": key_digest}).first()
+        return None if row is None else m.player_from_row(row._mapping)
+
+    def replace_token_hash(self, player_id: str, old: str, new: str) -> bool:
+        with conflicts_as_write_conflict(f"player {player_id}"):
+            done = self._c.execute(_SWAP_TOKEN_HASH, {"w_id": player_id, "old": old, "new": new})
+        return done.rowcount == 1
 
 
 class SqlGameRepository(_Repo):
@@ -194,6 +214,12 @@ class SqlIdempotencyStore(_Repo):
     def put(self, record: IdempotencyRecord) -> None:
         what = f"idempotency key {record.key!r} of player {record.player_id}"
         self._insert(idempotency_keys, [m.idempotency_to_row(record)], what)
+
+    def discard(self, player_id: str, key: str) -> None:
+        self._c.execute(_DISCARD_KEY, {"p": player_id, "k": key})
+
+    def delete_expired(self, now: datetime) -> int:
+        return self._c.execute(_EXPIRED_KEYS, {"now": now}).rowcount
 
 
 class SqlBoosterRepository(_Repo):

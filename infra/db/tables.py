@@ -28,8 +28,14 @@ class PlayerRow(SQLModel, table=True):
     name: str = _col(sa.String())
     token_hash: str = _col(sa.String())
     created_at: datetime = _col(UtcDateTime())
+    # HMAC(server secret, createPlayer's idempotency key): how a repeat finds
+    # its player, for good (docs/decisions/0041); null without a key.
+    key_digest: str | None = _col(sa.String(), nullable=True)
 
-    __table_args__ = (sa.Index("ix_players_token_hash", "token_hash", unique=True),)
+    __table_args__ = (
+        sa.Index("ix_players_token_hash", "token_hash", unique=True),
+        sa.Index("ix_players_key_digest", "key_digest", unique=True),
+    )
 
 
 class GameRow(SQLModel, table=True):
@@ -96,6 +102,10 @@ class IdempotencyKeyRow(SQLModel, table=True):
     fingerprint: str = _col(sa.String())
     result: dict[str, Any] = _col(json_type())
     created_at: datetime = _col(UtcDateTime())
+    expires_at: datetime = _col(UtcDateTime())
+
+    # The expiry sweep (docs/decisions/0041).
+    __table_args__ = (sa.Index("ix_idempotency_keys_expires_at", "expires_at"),)
 
 
 class BoosterPackRow(SQLModel, table=True):
@@ -112,9 +122,20 @@ class BoosterPackRow(SQLModel, table=True):
     __table_args__ = (sa.Index("ix_booster_packs_player_id", "player_id", "opened_at"),)
 
 
+class ServerSecretRow(SQLModel, table=True):
+    """Secrets the server generated for itself (migration 0004): used only
+    when no ``MMK_SECRET_KEY`` is set (docs/decisions/0041)."""
+
+    __tablename__ = "server_secrets"
+
+    name: str = _col(sa.String(), primary_key=True)
+    value: str = _col(sa.String())
+
+
 metadata = SQLModel.metadata
 players: sa.Table = metadata.tables["players"]
 games: sa.Table = metadata.tables["games"]
 game_events: sa.Table = metadata.tables["game_events"]
 idempotency_keys: sa.Table = metadata.tables["idempotency_keys"]
 booster_packs: sa.Table = metadata.tables["booster_packs"]
+server_secrets: sa.Table = metadata.tables["server_secrets"]

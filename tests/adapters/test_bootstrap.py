@@ -118,6 +118,9 @@ def test_connection_limits_come_from_the_environment() -> None:
         {"MMK_MAX_WS_PER_IP": "many"},
         {"MMK_WS_MESSAGE_RATE": "-5"},
         {"MMK_CONNECTION_LOG_INTERVAL": "0"},
+        {"MMK_SECRET_KEY": "too-short"},
+        {"MMK_PLAYER_KEY_WINDOW": "59"},
+        {"MMK_IDEMPOTENCY_RETENTION": "60"},
     ],
 )
 def test_bad_settings_are_refused_clearly(env: dict[str, str]) -> None:

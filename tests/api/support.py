@@ -121,6 +121,14 @@ def mutation_text(name: str, arg_names: Iterable[str]) -> str:
             "__typename ... on Refusal { code message } "
             "... on NewPlayer { token player { id name } }"
         )
+    elif name == "rotateToken":
+        selection = (
+            "__typename ... on Refusal { code message } ... on NewToken { token player { id } }"
+        )
+    elif name == "revokeToken":
+        selection = (
+            "__typename ... on Refusal { code message } ... on TokenRevoked { player { id } }"
+        )
     elif name == "openBoosterPack":
         selection = (
             "__typename ... on Refusal { code message } "

@@ -106,6 +106,9 @@ OPS: dict[tuple[str, str], Op] = {
         "createGame", lambda t: {"input": {"seatCount": 3}}, False, **PLAYERS
     ),
     ("mutation", "openBoosterPack"): mutation("openBoosterPack", lambda t: {}, False, **PLAYERS),
+    # Any player, for their own token only (the one sent).
+    ("mutation", "rotateToken"): mutation("rotateToken", lambda t: {}, False, **PLAYERS),
+    ("mutation", "revokeToken"): mutation("revokeToken", lambda t: {}, False, **PLAYERS),
     ("mutation", "joinGame"): mutation(
         "joinGame", game_arg, False, other="ILLEGAL_ACTION", spectator=OK
     ),

@@ -31,9 +31,12 @@ import httpx
 import pytest
 import redis
 
+from api.graphql.player_cache import TTL
 from tests.e2e.audiences import first_seq_with, framed, leaks, public_at
 from tests.e2e.client import (
     CHANGE,
+    ISSUED_TOKENS,
+    NEW_PLAYER,
     SECRET_PREFIX,
     Api,
     Person,
@@ -796,3 +799,33 @@ async def test_serve_with_two_workers_shares_games_and_events_through_redis(
             await final_views(api, people, game_id, seen)
             await check_streams(api, game_id, followers, people, seen)
     assert workers_with_spectators == 2, "spectators on both workers (one subscription each)"
+
+
+# ---------------------------------------------------------------- tokens
+async def test_instances_share_the_secret_and_the_token_bound(
+    shared_pair: list[Instance],
+) -> None:
+    """Without MMK_SECRET_KEY both instances take the secret migration 0004
+    stored: a createPlayer retried on the other instance gets the same
+    player and token (docs/decisions/0041). A token rotated on A stops on A
+    at once and on B within the player cache's TTL."""
+    keyed = NEW_PLAYER.replace(
+        "createPlayer(name: $name)", "createPlayer(name: $name, idempotencyKey: $key)"
+    ).replace("mutation($name: String!)", "mutation($name: String!, $key: String)")
+    rotate = "mutation { rotateToken { ... on NewToken { token } ... on Refusal { code } } }"
+    me = "{ me { player { id } } }"
+    async with nodes(shared_pair) as (a, b):
+        key = f"scale-out-{uuid.uuid4()}"
+        first = await a.api.ok("createPlayer", keyed, {"name": "ann", "key": key})
+        again = await b.api.ok("createPlayer", keyed, {"name": "ann", "key": key})
+        assert again == first
+        token = first["token"]
+        assert (await b.api.data(me, token=token))["me"]["player"]["id"]  # cached on B
+        new = (await a.api.data(rotate, token=token))["rotateToken"]["token"]
+        ISSUED_TOKENS.extend([token, new])
+        assert (await a.api.raw(me, token=token)).get("errors")
+        deadline = time.monotonic() + TTL + 1
+        while not (await b.api.raw(me, token=token)).get("errors"):
+            assert time.monotonic() < deadline, "B kept the rotated token past the TTL"
+            await asyncio.sleep(0.2)
+        assert (await b.api.data(me, token=new))["me"]["player"]["id"]

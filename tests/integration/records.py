@@ -93,9 +93,11 @@ def as_seen(e: LoggedEvent, seat: int | None) -> LoggedEvent:
     return LoggedEvent(e.game_id, e.seq, e.at, e.event.seen_by(seat), e.cause)
 
 
-def idempotency(player_id: str, key: str = "key-1") -> IdempotencyRecord:
+def idempotency(
+    player_id: str, key: str = "key-1", expires: datetime = T0 + timedelta(days=7)
+) -> IdempotencyRecord:
     result = MutationResult("g", 2, (event("g", 2).seen_by(3),))
-    return IdempotencyRecord(player_id, key, "f" * 64, result, T0)
+    return IdempotencyRecord(player_id, key, "f" * 64, result, T0, expires)
 
 
 def booster(player_id: str, game_id: str | None = None, at: datetime = T0) -> BoosterRecord:

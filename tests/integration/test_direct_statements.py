@@ -17,7 +17,13 @@ from infra.db.tables import game_events, games, players
 from tests.integration.databases import fresh_postgres
 
 AT = datetime(2026, 11, 29, 18, 0, 0, 123456, tzinfo=timezone(timedelta(hours=2)))
-PLAYER = {"id": "p1", "name": "Ann", "token_hash": "secret-hash", "created_at": AT}
+PLAYER = {
+    "id": "p1",
+    "name": "Ann",
+    "token_hash": "secret-hash",
+    "created_at": AT,
+    "key_digest": None,
+}
 INSERT_PLAYER = DirectStatement(sa.insert(players), [c.key for c in players.columns])
 INSERT_EVENT = DirectStatement(sa.insert(game_events), [c.key for c in game_events.columns])
 

@@ -3,18 +3,21 @@ schema as ``infra.db.tables``."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import sqlalchemy as sa
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
 from infra.db import migrate
 from infra.db.engine import make_engine
-from infra.db.tables import metadata
+from infra.db.tables import idempotency_keys, metadata, players, server_secrets
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,11 +33,11 @@ def _tables(url: str) -> set[str]:
 def test_upgrade_reaches_head_and_twice_is_a_no_op(empty_db_url: str) -> None:
     assert migrate.current(empty_db_url) is None
     migrate.upgrade(empty_db_url)
-    assert migrate.current(empty_db_url) == migrate.head() == "0003"
+    assert migrate.current(empty_db_url) == migrate.head() == "0004"
     tables = _tables(empty_db_url)
     assert tables == {*metadata.tables, "alembic_version"}
     migrate.upgrade(empty_db_url)
-    assert migrate.current(empty_db_url) == "0003"
+    assert migrate.current(empty_db_url) == "0004"
     assert _tables(empty_db_url) == tables
 
 
@@ -73,3 +76,37 @@ def test_migrated_schema_matches_the_table_classes(db_url: str) -> None:
     finally:
         engine.dispose()
     assert diff == []
+
+
+def test_0004_drops_the_old_sealed_tokens_and_dates_the_other_records(empty_db_url: str) -> None:
+    """A token sealed under the key alone (before 0004) could be recovered
+    offline from a guessed key: gone. Other records expire 7 days after they
+    were made. The generated secret is there once, and 0004 goes back down."""
+    migrate.upgrade(empty_db_url, "0002")
+    made = datetime(2026, 11, 30, 12, tzinfo=UTC)
+    stamp = made.replace(tzinfo=None) if empty_db_url.startswith("sqlite") else made
+    engine = make_engine(empty_db_url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(
+                sa.text("INSERT INTO players VALUES ('p1', 'ann', 'h1', :at)"), {"at": stamp}
+            )
+            for key, result in (("sealed", {"sealedToken": "abc"}), ("move", {"id": "pack"})):
+                conn.execute(
+                    sa.text("INSERT INTO idempotency_keys VALUES ('p1', :k, 'f', :r, :at)"),
+                    {"k": key, "r": json.dumps(result), "at": stamp},
+                )
+        migrate.upgrade(engine)
+        with engine.connect() as conn:
+            rows = conn.execute(sa.select(idempotency_keys.c.key, idempotency_keys.c.expires_at))
+            assert [(k, e.astimezone(UTC)) for k, e in rows] == [("move", made + timedelta(7))]
+            assert len(conn.execute(sa.select(server_secrets)).all()) == 1
+            assert conn.execute(sa.select(players.c.key_digest)).scalars().all() == [None]
+        migrate.upgrade(engine)  # at head: the secret is not made twice
+        with engine.connect() as conn:
+            assert len(conn.execute(sa.select(server_secrets)).all()) == 1
+        command.downgrade(migrate.alembic_config(engine), "0002")
+        assert migrate.current(engine) == "0002"
+        assert "server_secrets" not in _tables(empty_db_url)
+    finally:
+        engine.dispose()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +70,56 @@ def test_duplicate_player_id_or_token_hash_conflicts(uow: SqlUnitOfWorkFactory) 
     for clash in (Player(p.id, "x", r.T0), r.player()):
         with uow() as u, pytest.raises(WriteConflict):
             u.players.add(clash, "hash-" + p.id)
+
+
+def test_key_digest_finds_its_player_once(uow: SqlUnitOfWorkFactory) -> None:
+    p, q = r.player(), r.player()
+    with uow() as u:
+        u.players.add(p, "hash-p", "digest-1")
+        u.players.add(r.player(), "hash-none")  # no key: many players have no digest
+        u.players.add(r.player(), "hash-none-2")
+        u.commit()
+    with uow() as u:
+        assert u.players.by_key_digest("digest-1") == p
+        assert u.players.by_key_digest("digest-2") is None
+    with uow() as u, pytest.raises(WriteConflict):
+        u.players.add(q, "hash-q", "digest-1")
+
+
+def test_a_token_hash_is_replaced_only_from_the_current_one(uow: SqlUnitOfWorkFactory) -> None:
+    p = _with_player(uow)
+    with uow() as u:
+        assert not u.players.replace_token_hash(p.id, "stale", "new")
+        assert not u.players.replace_token_hash("nobody", "hash-" + p.id, "new")
+        assert u.players.replace_token_hash(p.id, "hash-" + p.id, "new")
+        u.commit()
+    with uow() as u:
+        assert u.players.by_token_hash("new") == (p, "new")
+        assert u.players.by_token_hash("hash-" + p.id) is None
+
+
+def test_expired_idempotency_records_are_deleted_and_only_they(
+    uow: SqlUnitOfWorkFactory,
+) -> None:
+    p = _with_player(uow)
+    soon, later = r.T0 + timedelta(hours=1), r.T0 + timedelta(days=7)
+    with uow() as u:
+        u.idempotency.put(r.idempotency(p.id, "soon", soon))
+        u.idempotency.put(r.idempotency(p.id, "later", later))
+        u.commit()
+    with uow() as u:
+        assert u.idempotency.delete_expired(soon - timedelta(seconds=1)) == 0
+        assert u.idempotency.delete_expired(soon) == 1
+        u.commit()
+    with uow() as u:
+        assert u.idempotency.get(p.id, "soon") is None
+        assert u.idempotency.get(p.id, "later") == r.idempotency(p.id, "later", later)
+        u.idempotency.discard(p.id, "later")
+        u.idempotency.put(r.idempotency(p.id, "later", later + timedelta(days=1)))
+        u.commit()
+    with uow() as u:
+        got = u.idempotency.get(p.id, "later")
+        assert got is not None and got.expires_at == later + timedelta(days=1)
 
 
 @pytest.mark.parametrize("build", [r.lobby_game, r.started_game], ids=["lobby", "started"])

@@ -325,8 +325,9 @@ async def test_a_twin_that_kept_its_result_first_wins(h: Harness, twin_won: str)
 
     def twin_commits() -> None:
         h.store.fail_before_commit = None
+        now = h.deps.clock.now()
         h.store.keys[(ids[1], "k")] = IdempotencyRecord(
-            ids[1], "k", request.fingerprint(), twin, h.deps.clock.now()
+            ids[1], "k", request.fingerprint(), twin, now, now + h.deps.keys.retention
         )
 
     h.store.fail_before_commit = twin_commits  # just before this one's keeping commits

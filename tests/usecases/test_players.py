@@ -65,10 +65,9 @@ async def test_create_player_with_a_key_replays_the_same_player_and_token(h: Har
     again = await create_player(h.deps, "ann", idempotency_key="k-123-0123456789abcdef")
     assert again == first
     assert len(h.store.players) == 1
-    kept = h.store.keys[(first.player.id, "k-123-0123456789abcdef")].result
-    assert isinstance(kept, SealedToken)
-    sealed = kept.sealed
-    assert first.token not in sealed and first.token not in repr(h.store)
+    [kept] = h.store.keys.values()
+    assert isinstance(kept.result, SealedToken)
+    assert first.token not in kept.result.sealed and first.token not in repr(h.store)
     other = await create_player(h.deps, "ann", idempotency_key="k-456-0123456789abcdef")
     assert other.player.id != first.player.id and other.token != first.token
 

@@ -79,5 +79,26 @@ class NewPlayer:
     player: Player = strawberry.field(description="The new player")
     token: str = strawberry.field(
         description="Send as `Authorization: Bearer <token>`; only its hash is stored, so it "
-        "cannot be shown again (a repeat with the same `idempotencyKey` returns it)"
+        "cannot be shown again (a repeat with the same `idempotencyKey` within the replay "
+        "window, 24 hours by default, returns it)"
     )
+
+
+@strawberry.type(
+    description="Your new token (`rotateToken`); the one you sent no longer works. No cache "
+    "key: an answer, not an object."
+)
+class NewToken:
+    player: Player = strawberry.field(description="You")
+    token: str = strawberry.field(
+        description="Send as `Authorization: Bearer <token>` from now on; only its hash is "
+        "stored, so it cannot be shown again"
+    )
+
+
+@strawberry.type(
+    description="Signed out (`revokeToken`): the token you sent no longer works. No cache "
+    "key: an answer, not an object."
+)
+class TokenRevoked:
+    player: Player = strawberry.field(description="The player the token was for")
