@@ -150,10 +150,12 @@ class Settings:
     rate_mutations_ip: int = 3000
     rate_subscriptions_token: int = 120
     rate_subscriptions_ip: int = 600
-    # Cost units per minute (api/graphql/cost.py: values completed): every
-    # operation 20, a query also its cost (a seat's turn query ~50 in all).
-    rate_query_cost_token: int = 60_000
-    rate_query_cost_ip: int = 120_000
+    # Cost units per minute (~0.5 us of work each, docs/decisions/0045):
+    # every operation 500, an unseen document 2 a character, a query also
+    # its cost (api/graphql/cost.py: values completed). A seat's turn query
+    # is ~530; a budget of 3,000,000 is ~100 requests a second.
+    rate_query_cost_token: int = 3_000_000
+    rate_query_cost_ip: int = 6_000_000
     # The most one request may cost (BAD_INPUT above it).
     query_max_cost: int = 10_000
     forwarded_allow_ips: str | None = None
@@ -226,8 +228,8 @@ class Settings:
             rate_mutations_ip=_int(e, "MMK_RATE_MUTATIONS_IP", 3000, 0, 10**9),
             rate_subscriptions_token=_int(e, "MMK_RATE_SUBSCRIPTIONS_TOKEN", 120, 0, 10**9),
             rate_subscriptions_ip=_int(e, "MMK_RATE_SUBSCRIPTIONS_IP", 600, 0, 10**9),
-            rate_query_cost_token=_int(e, "MMK_RATE_QUERY_COST_TOKEN", 60_000, 0, 10**12),
-            rate_query_cost_ip=_int(e, "MMK_RATE_QUERY_COST_IP", 120_000, 0, 10**12),
+            rate_query_cost_token=_int(e, "MMK_RATE_QUERY_COST_TOKEN", 3_000_000, 0, 10**12),
+            rate_query_cost_ip=_int(e, "MMK_RATE_QUERY_COST_IP", 6_000_000, 0, 10**12),
             query_max_cost=_int(e, "MMK_QUERY_MAX_COST", 10_000, 1, 10**9),
             forwarded_allow_ips=e.get("MMK_FORWARDED_ALLOW_IPS") or None,
             event_loop=loop,

@@ -54,13 +54,14 @@ MAX_FIELDS = 2_000
 MAX_OVERLAP = 2_500
 """Same-name field pairs validation compares (~20 ms on a 2-core machine at
 worst, docs/benchmarks.md)."""
-CHARS_PER_UNIT = 16
-"""An unseen document is charged one cost unit per this many characters
-before it is parsed (about the time of completing one value), so that
-documents refused after parsing are paid for too."""
-BASE_COST = 20
+UNITS_PER_CHAR = 2
+"""An unseen document is charged this many cost units a character before it
+is parsed (lexing and parsing take ~1 us a character, a unit ~0.5 us), so
+that documents refused after parsing are paid for too."""
+BASE_COST = 500
 """What any operation costs the budgets before its own cost: the fixed work
-of a request (~240 us, the time of completing ~20 values)."""
+of a request (~250 us; completing one value with a compiled plan takes
+~0.5 us, docs/benchmarks.md)."""
 DEFAULT_MAX_COST = 10_000
 """Values a request may complete (``MMK_QUERY_MAX_COST``)."""
 CACHE_SIZE = 512
@@ -108,7 +109,7 @@ def parse_charge(query: str | None) -> int:
     """What parsing ``query`` costs its sender: nothing when it is cached."""
     if not query or query in _documents:
         return 0
-    return 1 + len(query) // CHARS_PER_UNIT
+    return 1 + len(query) * UNITS_PER_CHAR
 
 
 _PAID: ContextVar[float | None] = ContextVar("mmk_parse_paid", default=None)

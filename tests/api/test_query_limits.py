@@ -13,7 +13,7 @@ from starlette.responses import Response
 
 from api.graphql import limits
 from api.graphql.cost import DEFAULT_LIST, cost_of
-from api.graphql.limits import BASE_COST, CHARS_PER_UNIT, Checks, parse_document
+from api.graphql.limits import BASE_COST, Checks, parse_charge, parse_document
 from api.graphql.schema import build_schema, schema
 from api.graphql.shape import FragmentCycle, shape_of
 from domain.game.cards import catalogue
@@ -85,11 +85,12 @@ async def test_an_operation_over_the_cost_limit_is_refused(client: Client) -> No
 async def test_queries_are_charged_their_cost_to_the_token_and_the_ip(client: Client) -> None:
     clock = Clock()
     limited = build_schema(
-        rate_limiter=LocalLimiter(Limits(query_cost_per_ip=3_000), clock), max_cost=10_000
+        rate_limiter=LocalLimiter(Limits(query_cost_per_ip=6_000), clock), max_cost=10_000
     )
     ctx = context(client, None)
-    one = cost_of(limited._schema, parse("{ " + CATALOG + " }"), None, {})
-    for _ in range(3_000 // one):
+    one = BASE_COST + cost_of(limited._schema, parse("{ " + CATALOG + " }"), None, {})
+    assert 3 * one < 6_000 < 4 * one
+    for _ in range(3):  # three fit, the first's parse included; a fourth does not
         r = await limited.execute("{ " + CATALOG + " }", context_value=context(client, None))
         assert r.errors is None
     r = await limited.execute("{ " + CATALOG + " }", context_value=ctx)
@@ -110,7 +111,7 @@ async def test_every_operation_is_charged_its_base_a_mutation_no_more(client: Cl
         rate_limiter=LocalLimiter(Limits(query_cost_per_ip=3 * BASE_COST), Clock())
     )
     create = 'mutation { createPlayer(name: "x") { __typename } }'
-    for _ in range(2):  # the first also pays for its parse: 1 + 52 characters / 16
+    for _ in range(2):  # the first also pays for its parse
         r = await limited.execute(create, context_value=context(client, None))
         assert r.errors is None
     r = await limited.execute(create, context_value=context(client, None))
@@ -119,7 +120,7 @@ async def test_every_operation_is_charged_its_base_a_mutation_no_more(client: Cl
 
 async def test_refusals_are_charged_too_so_a_flood_of_them_is_cut_off(client: Client) -> None:
     bad = "{ " + "__typename " * 151 + "}"  # unseen: its parse is paid for once
-    budget = 1 + len(bad) // CHARS_PER_UNIT + 10 * BASE_COST + BASE_COST // 2
+    budget = parse_charge(bad) + 10 * BASE_COST + BASE_COST // 2
     limited = build_schema(rate_limiter=LocalLimiter(Limits(query_cost_per_ip=budget), Clock()))
     seen = []
     for _ in range(12):

@@ -11,7 +11,12 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 import redis.asyncio as aioredis
 
+from api.graphql.limits import SharedBudgetParserCache
+from api.graphql.schema import build_schema
 from infra.rate_limit import MUTATION, SUBSCRIPTION, Limits, RedisLimiter
+from tests.api.conftest import Client
+from tests.api.test_rate_limits import codes, context
+from tests.fakes import harness
 
 Make = Callable[..., RedisLimiter]
 
@@ -82,3 +87,20 @@ async def test_without_redis_the_limits_hold_per_process(make: Make) -> None:
     assert await rl.check(MUTATION, None, "t") == 0.0
     assert await rl.check(MUTATION, None, "t") == 0.0
     assert await rl.check(MUTATION, None, "t") > 0
+
+
+async def test_two_instances_share_one_query_cost_budget(make: Make) -> None:
+    """Issue #14: a query's cost is charged, before its validation, to a
+    budget every instance on the Redis shares (the async extension)."""
+    client = Client(harness())
+    catalog = "{ cardCatalog { id house value rare } }"
+    budget = 5_000  # three catalogs (1,120 + the base 500), the first's parse included
+    a, b = (build_schema(rate_limiter=make(query_cost_per_ip=budget)) for _ in range(2))
+    assert SharedBudgetParserCache in {getattr(f, "func", f) for f in a.extensions}
+    answers = []
+    for schema in (a, b, a, b):
+        result = await schema.execute(catalog, context_value=context(client, None, "4.4.4.4"))
+        answers.append(codes(result) or ["ok"])
+    assert answers == [["ok"], ["ok"], ["ok"], ["RATE_LIMITED"]]
+    other = await b.execute(catalog, context_value=context(client, None, "5.5.5.5"))
+    assert other.errors is None
