@@ -52,8 +52,8 @@ one token and ~100 ms of lexing)."""
 MAX_FIELDS = 2_000
 """Field selections, fragments expanded."""
 MAX_OVERLAP = 2_500
-"""Same-name field pairs validation compares (~20 ms on a 2-core machine at
-worst, docs/benchmarks.md)."""
+"""Same-name field pairs validation compares, weighted (api/graphql/shape.py;
+~10 ms at worst on a 2-core machine, tests/bench/test_abuse_bench.py)."""
 UNITS_PER_CHAR = 2
 """An unseen document is charged this many cost units a character before it
 is parsed (lexing and parsing take ~1 us a character, a unit ~0.5 us), so
