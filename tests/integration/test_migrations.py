@@ -3,6 +3,7 @@ schema as ``infra.db.tables``."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -18,6 +19,8 @@ from alembic.runtime.migration import MigrationContext
 from infra.db import migrate
 from infra.db.engine import make_engine
 from infra.db.tables import idempotency_keys, metadata, players, server_secrets
+from infra.db.uow import SqlUnitOfWorkFactory
+from tests.integration.test_fair_deals_on_sql import bots_game
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -108,5 +111,30 @@ def test_0004_drops_the_old_sealed_tokens_and_dates_the_other_records(empty_db_u
         command.downgrade(migrate.alembic_config(engine), "0002")
         assert migrate.current(engine) == "0002"
         assert "server_secrets" not in _tables(empty_db_url)
+    finally:
+        engine.dispose()
+
+
+def test_up_and_down_with_games_their_events_and_players_in_place(empty_db_url: str) -> None:
+    """Migrations alter tables in place: a copy-and-drop of ``games`` or
+    ``players`` is refused by the foreign keys of their rows' children (a
+    game's events, a player's records), on SQLite as on PostgreSQL."""
+    migrate.upgrade(empty_db_url)
+    engine = make_engine(empty_db_url)
+    try:
+        game_id = asyncio.run(bots_game(SqlUnitOfWorkFactory(engine), 3))
+        with engine.connect() as conn:
+            events = conn.execute(sa.text("SELECT count(*) FROM game_events")).scalar_one()
+        assert events > 10
+        command.downgrade(migrate.alembic_config(engine), "0002")
+        assert migrate.current(engine) == "0002"
+        migrate.upgrade(engine)
+        assert migrate.current(engine) == migrate.head()
+        with engine.connect() as conn:
+            row = conn.execute(
+                sa.text("SELECT salt, practice FROM games WHERE id = :id"), {"id": game_id}
+            ).one()
+            assert (row.salt, bool(row.practice)) == ("", False)  # back at 0003's defaults
+            assert conn.execute(sa.text("SELECT count(*) FROM game_events")).scalar_one() == events
     finally:
         engine.dispose()

@@ -21,15 +21,16 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 
+# In place, on SQLite too (ADD / DROP COLUMN, SQLite 3.35+): a batch would
+# copy and drop ``games``, which the foreign keys of its events' rows refuse.
+# A constant default keeps ADD COLUMN in place ('0' is false on both).
+
+
 def upgrade() -> None:
-    with op.batch_alter_table("games") as batch:
-        batch.add_column(sa.Column("salt", sa.String(), nullable=False, server_default=""))
-        batch.add_column(
-            sa.Column("practice", sa.Boolean(), nullable=False, server_default=sa.false())
-        )
+    op.add_column("games", sa.Column("salt", sa.String(), nullable=False, server_default=""))
+    op.add_column("games", sa.Column("practice", sa.Boolean(), nullable=False, server_default="0"))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("games") as batch:
-        batch.drop_column("practice")
-        batch.drop_column("salt")
+    op.execute("ALTER TABLE games DROP COLUMN practice")
+    op.execute("ALTER TABLE games DROP COLUMN salt")
