@@ -21,6 +21,7 @@ from typing import Any
 
 import orjson
 
+from infra.rate_limit import ip_key
 from infra.settings import Settings
 
 DESCRIPTOR_RESERVE = 128
@@ -115,7 +116,9 @@ class Registry:
         return len(self._open)
 
     def _counted_ip(self, ip: str | None) -> str | None:
-        return None if ip is None or ip in self.proxies else ip
+        """The key an address is counted under: an IPv6 one's /64 (one
+        subscriber line holds a whole /64), as the rate limits key it."""
+        return None if ip is None or ip in self.proxies else ip_key(ip)
 
     def open(self, key: int, ip: str | None) -> Refusal | None:
         """A new connection (``key``: its transport's id); None when it may stay."""

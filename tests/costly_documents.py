@@ -25,7 +25,7 @@ def _field(rng: random.Random) -> str:
 def document(seed: int) -> str:
     """One generated document (the same for the same seed)."""
     rng = random.Random(seed)
-    kind = rng.randrange(5)
+    kind = rng.randrange(6)
     if kind == 0:  # one field, many times
         return "{ " + (_field(rng) + " ") * rng.randint(10, 200) + "}"
     if kind == 1:  # aliased copies of costly fields
@@ -42,5 +42,9 @@ def document(seed: int) -> str:
         spreads = " ".join(f"...F{i}" for i in range(n))
         fragments = " ".join(f"fragment F{i} on Query {{ {_field(rng)} }}" for i in range(n))
         return f"{{ {spreads} }} {fragments}"
+    if kind == 4:  # many operations over one fragment
+        n = rng.randint(2, 300)
+        fragment = f"fragment F on Query {{ {_field(rng)} {_field(rng)} }}"
+        return fragment + " " + " ".join(f"query Q{i} {{ ...F }}" for i in range(n))
     depth = rng.randint(1, 30)  # nesting (a type reference's ofType, d deep)
     return '{ __type(name: "Game") { ' + "ofType { " * depth + "name" + " }" * depth + " } }"

@@ -41,7 +41,7 @@ from graphql import (
     SelectionSetNode,
     VariableNode,
 )
-from graphql.utilities import get_operation_ast
+from graphql.utilities import get_operation_ast, value_from_ast_untyped
 
 from domain.game.cards import catalogue
 
@@ -75,7 +75,8 @@ class _Pricing:
         self.fragments = {
             d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
         }
-        self.priced: dict[str, int] = {}
+        self.priced: dict[tuple[str, int | None], int] = {}
+        self.defaults: dict[str, Any] = {}
         self.visiting: set[str] = set()
 
     def selection(
@@ -99,7 +100,7 @@ class _Pricing:
                 if fragment is None:
                     continue
                 condition = fragment.type_condition.name.value
-                cost = self.fragment(fragment, parent)
+                cost = self.fragment(fragment, parent, page)
             target = self.schema.get_type(condition) if condition else None
             if condition is None or target is parent or not isinstance(target, GraphQLObjectType):
                 common += cost  # applies to every object here
@@ -107,9 +108,11 @@ class _Pricing:
                 alternatives[condition] = alternatives.get(condition, 0) + cost
         return min(CAP, common + max(alternatives.values(), default=0))
 
-    def fragment(self, fragment: FragmentDefinitionNode, parent: GraphQLNamedType) -> int:
+    def fragment(
+        self, fragment: FragmentDefinitionNode, parent: GraphQLNamedType, page: int | None
+    ) -> int:
         name = fragment.name.value
-        known = self.priced.get(name)
+        known = self.priced.get((name, page))
         if known is not None:
             return known
         if name in self.visiting:  # a cycle: validation refuses it
@@ -117,10 +120,10 @@ class _Pricing:
         self.visiting.add(name)
         try:
             target = self.schema.get_type(fragment.type_condition.name.value)
-            cost = self.selection(fragment.selection_set, target or parent)
+            cost = self.selection(fragment.selection_set, target or parent, page)
         finally:
             self.visiting.discard(name)
-        self.priced[name] = cost
+        self.priced[(name, page)] = cost
         return cost
 
     def field(self, node: FieldNode, parent: GraphQLNamedType, page: int | None = None) -> int:
@@ -158,8 +161,11 @@ class _Pricing:
                 if isinstance(value, IntValueNode):
                     return max(0, int(value.value))
                 if isinstance(value, VariableNode):
-                    given = self.variables.get(value.name.value)
-                    if isinstance(given, int):
+                    name = value.name.value
+                    given = self.variables.get(name, self.defaults.get(name))
+                    if isinstance(given, float) and given.is_integer():
+                        given = int(given)  # an Int variable may be sent as 100.0
+                    if isinstance(given, int) and not isinstance(given, bool):
                         return max(0, given)
         for name in PAGE_ARGUMENTS:
             arg = definition.args.get(name)
@@ -187,4 +193,9 @@ def cost_of(
     if root is None:
         return 0
     pricing = _Pricing(schema, document, variables if isinstance(variables, Mapping) else {})
+    for definition in operation.variable_definitions or ():
+        if definition.default_value is not None:  # the operation's own defaults
+            pricing.defaults[definition.variable.name.value] = value_from_ast_untyped(
+                definition.default_value
+            )
     return pricing.selection(operation.selection_set, root)

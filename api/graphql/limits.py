@@ -37,10 +37,9 @@ from strawberry.types import ExecutionContext
 
 from api.graphql.cost import cost_of
 from api.graphql.rate_limits import refuse, who, who_of
-from api.graphql.shape import FragmentCycle, shape_of
+from api.graphql.shape import MAX_SPREAD_DEPTH, FragmentCycle, TooDeep, shape_of
 from domain.errors import ErrorCode
 from infra.admission_cache import AdmissionCache
-from infra.lru import LRU
 from infra.rate_limit import QUERY, LocalLimiter, RateLimiter
 
 MAX_DEPTH = 12
@@ -182,6 +181,8 @@ def _shape_refusal(document: DocumentNode) -> GraphQLError | None:
         shape = shape_of(document)
     except FragmentCycle as e:
         return _bad_input(f"fragment {e.args[0]} spreads itself")
+    except TooDeep:
+        return _bad_input(f"fragments spread fragments over {MAX_SPREAD_DEPTH} deep")
     if shape.aliases > MAX_ALIASES:
         return _bad_input(f"{shape.aliases} aliases; the limit is {MAX_ALIASES}")
     if shape.fields > MAX_FIELDS:
@@ -213,7 +214,8 @@ class Checks:
         hide_suggestions: bool = False,
     ) -> None:
         self.max_cost = max_cost
-        self._results: LRU[int, _Checked] = LRU(size)
+        # Admitted as the documents are (one-off documents cannot flush it).
+        self._results: AdmissionCache[int, _Checked] = AdmissionCache(size, PROBATION)
         self._hide_suggestions = hide_suggestions
 
     def of(self, document: DocumentNode) -> _Checked:

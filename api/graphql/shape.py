@@ -3,8 +3,9 @@
 single linear walk of the parsed document finds.
 
 Two figures, fragments expanded but each fragment walked once:
-- ``fields``: the field selections the operation asks for, every fragment
-  spread counted as the fields it stands for. Nested spreads multiply (a
+- ``fields``: the field selections the document's operations ask for (all
+  of them: validation walks each), every fragment spread counted as the
+  fields it stands for. Nested spreads multiply (a
   fragment spreading another ten times, twelve deep, is 10^12 fields), so a
   "billion laughs" document is refused here, before Strawberry's depth rule
   walks it spread by spread.
@@ -38,8 +39,17 @@ compares each pair of fragments, and each fragment with the fields)."""
 """Figures stop growing here (nested spreads grow them exponentially)."""
 
 
+MAX_SPREAD_DEPTH = 32
+"""Fragments spreading fragments, this deep at most: graphql-core's and
+Strawberry's rules recurse through them (~245 deep overflowed the stack)."""
+
+
 class FragmentCycle(Exception):
     """A fragment spreads itself, directly or not."""
+
+
+class TooDeep(Exception):
+    """Fragments spread fragments deeper than :data:`MAX_SPREAD_DEPTH`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +75,8 @@ class _Walk:
     def _enter(self, name: str) -> FragmentDefinitionNode | None:
         if name in self.visiting:
             raise FragmentCycle(name)
+        if len(self.visiting) >= MAX_SPREAD_DEPTH:
+            raise TooDeep(name)
         return self.fragments.get(name)  # unknown: validation says so
 
     def size(self, selection_set: SelectionSetNode | None) -> int:
@@ -157,14 +169,15 @@ class _Walk:
 
 
 def shape_of(document: DocumentNode) -> Shape:
-    """The document's figures (its largest operation's fields); raises
-    :class:`FragmentCycle`."""
+    """The document's figures; raises :class:`FragmentCycle`, and
+    :class:`TooDeep` for spreads nested deeper than :data:`MAX_SPREAD_DEPTH`
+    (validation recurses through them)."""
     walk = _Walk(document)
     fields = 0
     overlap = 0
     for d in document.definitions:
         if isinstance(d, OperationDefinitionNode):
-            fields = max(fields, walk.size(d.selection_set))
+            fields = min(CAP, fields + walk.size(d.selection_set))
             overlap += walk.overlap(d.selection_set)
         elif isinstance(d, FragmentDefinitionNode):
             walk.fragment_size(d.name.value)  # a cycle is found even if unused

@@ -48,6 +48,14 @@ def test_a_connection_over_its_ips_cap_is_refused_and_changes_nothing() -> None:
     assert r.open(5, "192.0.2.7") is None
 
 
+def test_an_ipv6_client_is_counted_by_its_64() -> None:
+    r = registry(per_ip=2)
+    assert r.open(1, "2001:db8:1:2::1") is None and r.open(2, "2001:db8:1:2:ffff::9") is None
+    refusal = r.open(3, "2001:db8:1:2::3")  # the same subscriber line
+    assert refusal is not None and refusal.status == 429
+    assert r.open(4, "2001:db8:1:3::1") is None  # another /64
+
+
 def test_a_websocket_over_its_ips_cap_is_refused_and_released_with_its_connection() -> None:
     r = registry(per_ip=5, ws_per_ip=1)
     for key in (1, 2):

@@ -158,3 +158,47 @@ def test_shape_counts_each_fragment_once_and_finds_cycles() -> None:
     assert shape.aliases == 2 and shape.fields == 3
     with pytest.raises(FragmentCycle):
         shape_of(parse("{ __typename } fragment A on Query { ...A }"))
+
+
+def test_a_named_fragment_takes_its_page_size_and_variables_their_defaults() -> None:
+    s = schema._schema
+    inline = '{ gameEvents(gameId: "g", first: 100) { ... on GameEventPage { events { seq } } } }'
+    named = (
+        '{ gameEvents(gameId: "g", first: 100) { ...P } } '
+        "fragment P on GameEventPage { events { seq } }"
+    )
+    assert cost_of(s, parse(named), None, {}) == cost_of(s, parse(inline), None, {}) == 201
+    by_default = (
+        'query($n: Int! = 100) { gameEvents(gameId: "g", first: $n) '
+        "{ ... on GameEventPage { events { seq } } } }"
+    )
+    assert cost_of(s, parse(by_default), None, {}) == 201
+    assert cost_of(s, parse(by_default), None, {"n": 100.0}) == 201  # an Int sent as a float
+    assert cost_of(s, parse(by_default), None, {"n": 3}) == 7
+
+
+def test_every_operation_of_a_document_counts_and_spreads_nest_only_so_deep() -> None:
+    fragment = "fragment F on Query { " + " ".join(f"a{i}: __typename" for i in range(10)) + " }"
+    many = fragment + " " + " ".join(f"query Q{i} {{ ...F }}" for i in range(201))
+    assert shape_of(parse(many)).fields == 201 * 10  # validation walks each operation
+    assert "fields, fragments expanded" in (Checks().of(parse(many)).refusal or _none()).message
+    chain = (
+        "{ ...F0 } "
+        + " ".join(f"fragment F{i} on Query {{ ...F{i + 1} }}" for i in range(40))
+        + " fragment F40 on Query { __typename }"
+    )
+    assert "over 32 deep" in (Checks().of(parse(chain)).refusal or _none()).message
+
+
+def test_checks_of_a_kept_document_survive_a_flood_of_one_off_documents() -> None:
+    checks = Checks()
+    popular = parse("{ __typename me { id } }")
+    first = checks.of(popular)
+    assert checks.of(popular) is first  # asked again: kept
+    for i in range(2_000):
+        checks.of(parse(f"{{ a{i}: __typename }}"))
+    assert checks.of(popular) is first
+
+
+def _none() -> Any:
+    raise AssertionError("no refusal")

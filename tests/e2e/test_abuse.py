@@ -43,6 +43,19 @@ def attacks() -> dict[str, tuple[str, str]]:
             "{ ...F0 } " + spreads + " fragment F11 on Query { __typename }",
             "fragments expanded",
         ),
+        "270 operations over one fragment": (
+            "fragment F on Query { "
+            + " ".join(f"a{i}: __typename" for i in range(15))
+            + " } "
+            + " ".join(f"query Q{i} {{ ...F }}" for i in range(270)),
+            "fragments expanded",
+        ),
+        "a chain of 40 spreads": (
+            "{ ...F0 } "
+            + " ".join(f"fragment F{i} on Query {{ ...F{i + 1} }}" for i in range(40))
+            + " fragment F40 on Query { __typename }",
+            "over 32 deep",
+        ),
         "fragment cycle": (
             "{ ...A } fragment A on Query { ...B } fragment B on Query { ...A }",
             "spreads itself",
