@@ -114,8 +114,9 @@ class IdempotencyStore(Protocol):
         """Forget the record of ``(player, key)``, if any."""
         ...
 
-    def delete_expired(self, now: datetime) -> int:
-        """Delete the records that expired at ``now`` or before; how many."""
+    def delete_expired(self, now: datetime, limit: int) -> int:
+        """Delete at most ``limit`` of the records that expired at ``now`` or
+        before; how many."""
         ...
 
 

@@ -257,9 +257,9 @@ class _Keys:
 
         self.uow.stage(drop)
 
-    def delete_expired(self, now: datetime) -> int:
+    def delete_expired(self, now: datetime, limit: int) -> int:
         keys = self.uow.store.keys
-        expired = [k for k, r in keys.items() if r.expires_at <= now]
+        expired = [k for k, r in keys.items() if r.expires_at <= now][:limit]
 
         def delete() -> None:
             for k in expired:

@@ -23,11 +23,21 @@ def _unrepeated(tx: Tx, first: Remembered) -> NoReturn:
     raise AssertionError("the sweep has no idempotency key")
 
 
-async def expire_idempotency_records(deps: Deps) -> int:
-    """Delete every record expired by now, in one transaction; how many."""
+BATCH = 1_000
+"""Records deleted in one transaction: a short one each, so the sweep never
+holds SQLite's one writer for long, whatever came due at once."""
+
+
+async def expire_idempotency_records(deps: Deps, batch: int = BATCH) -> int:
+    """Delete every record expired by now, a batch a transaction; how many."""
 
     def sweep(tx: Tx, _: None) -> int:
-        return tx.expire_records()
+        return tx.expire_records(batch)
 
     steps = Steps(no_load, sweep, _unkept, _unrepeated, wakes_bots=False)
-    return await transact(deps, None, steps)
+    total = 0
+    while True:
+        deleted = await transact(deps, None, steps)
+        total += deleted
+        if deleted < batch:
+            return total

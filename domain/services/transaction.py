@@ -166,9 +166,9 @@ class Tx:
         """Store a record a use case built itself (``createPlayer``'s)."""
         self.uow.idempotency.put(record)
 
-    def expire_records(self) -> int:
-        """Delete every idempotency record expired now (the sweep)."""
-        return self.uow.idempotency.delete_expired(self.now())
+    def expire_records(self, limit: int) -> int:
+        """Delete up to ``limit`` idempotency records expired now (the sweep)."""
+        return self.uow.idempotency.delete_expired(self.now(), limit)
 
     def add_booster(self, record: BoosterRecord) -> None:
         self.uow.boosters.add(record)

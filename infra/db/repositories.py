@@ -76,7 +76,14 @@ _KEY = DirectStatement(
 _DISCARD_KEY = sa.delete(idempotency_keys).where(
     _I.player_id == sa.bindparam("p"), _I.key == sa.bindparam("k")
 )
-_EXPIRED_KEYS = sa.delete(idempotency_keys).where(_I.expires_at <= sa.bindparam("now"))
+_EXPIRED_KEYS = sa.delete(idempotency_keys).where(
+    sa.tuple_(_I.player_id, _I.key).in_(
+        sa.select(_I.player_id, _I.key)
+        .where(_I.expires_at <= sa.bindparam("now"))
+        .limit(sa.bindparam("n", type_=sa.Integer))
+    )
+)
+"""A batch of expired records (one short transaction each, docs/decisions/0041)."""
 _PACKS_OF = (
     sa.select(booster_packs).where(_B.player_id == sa.bindparam("p")).order_by(_B.opened_at, _B.id)
 )
@@ -218,8 +225,8 @@ class SqlIdempotencyStore(_Repo):
     def discard(self, player_id: str, key: str) -> None:
         self._c.execute(_DISCARD_KEY, {"p": player_id, "k": key})
 
-    def delete_expired(self, now: datetime) -> int:
-        return self._c.execute(_EXPIRED_KEYS, {"now": now}).rowcount
+    def delete_expired(self, now: datetime, limit: int) -> int:
+        return self._c.execute(_EXPIRED_KEYS, {"now": now, "n": limit}).rowcount
 
 
 class SqlBoosterRepository(_Repo):

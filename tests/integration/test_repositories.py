@@ -98,6 +98,20 @@ def test_a_token_hash_is_replaced_only_from_the_current_one(uow: SqlUnitOfWorkFa
         assert u.players.by_token_hash("hash-" + p.id) is None
 
 
+def test_expired_idempotency_records_are_deleted_a_batch_at_a_time(
+    uow: SqlUnitOfWorkFactory,
+) -> None:
+    p = _with_player(uow)
+    due = r.T0 + timedelta(hours=1)
+    with uow() as u:
+        for i in range(5):
+            u.idempotency.put(r.idempotency(p.id, f"k{i}", due))
+        u.commit()
+    with uow() as u:
+        assert [u.idempotency.delete_expired(due, 2) for _ in range(4)] == [2, 2, 1, 0]
+        u.commit()
+
+
 def test_expired_idempotency_records_are_deleted_and_only_they(
     uow: SqlUnitOfWorkFactory,
 ) -> None:
@@ -108,8 +122,8 @@ def test_expired_idempotency_records_are_deleted_and_only_they(
         u.idempotency.put(r.idempotency(p.id, "later", later))
         u.commit()
     with uow() as u:
-        assert u.idempotency.delete_expired(soon - timedelta(seconds=1)) == 0
-        assert u.idempotency.delete_expired(soon) == 1
+        assert u.idempotency.delete_expired(soon - timedelta(seconds=1), 10) == 0
+        assert u.idempotency.delete_expired(soon, 10) == 1
         u.commit()
     with uow() as u:
         assert u.idempotency.get(p.id, "soon") is None

@@ -161,6 +161,15 @@ async def test_the_sweep_deletes_expired_records_only(h: Harness) -> None:
     assert len(h.store.players) == 2 and len(h.store.boosters) == 2
 
 
+async def test_the_sweep_deletes_in_batches_until_none_is_left(h: Harness) -> None:
+    bob = (await create_player(h.deps, "bob")).player.id
+    for i in range(7):
+        await open_booster_pack(h.deps, Request(bob, "openBoosterPack", {}, f"k{i}"))
+    h.clock.advance(timedelta(days=8))
+    assert await expire_idempotency_records(h.deps, batch=3) == 7  # 3 + 3 + 1
+    assert not h.store.keys
+
+
 # ------------------------------------------------------- rotation, revocation
 async def test_rotate_gives_a_new_token_and_the_old_one_stops_at_once(h: Harness) -> None:
     new = await create_player(h.deps, "ann")
