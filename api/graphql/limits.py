@@ -50,6 +50,8 @@ MAX_CHARS = 16_384
 one token and ~100 ms of lexing)."""
 MAX_FIELDS = 2_000
 """Field selections, fragments expanded."""
+MAX_OPERATIONS = 32
+"""Operations in one document (a request runs one; validation checks all)."""
 MAX_OVERLAP = 2_500
 """Same-name field pairs validation compares, weighted (api/graphql/shape.py;
 ~10 ms at worst on a 2-core machine, tests/bench/test_abuse_bench.py)."""
@@ -183,6 +185,10 @@ def _shape_refusal(document: DocumentNode) -> GraphQLError | None:
         return _bad_input(f"fragment {e.args[0]} spreads itself")
     except TooDeep:
         return _bad_input(f"fragments spread fragments over {MAX_SPREAD_DEPTH} deep")
+    if shape.operations > MAX_OPERATIONS:
+        return _bad_input(
+            f"{shape.operations} operations in one document; the limit is {MAX_OPERATIONS}"
+        )
     if shape.aliases > MAX_ALIASES:
         return _bad_input(f"{shape.aliases} aliases; the limit is {MAX_ALIASES}")
     if shape.fields > MAX_FIELDS:

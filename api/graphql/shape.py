@@ -10,6 +10,7 @@ Two figures, fragments expanded but each fragment walked once:
   "billion laughs" document is refused here, before Strawberry's depth rule
   walks it spread by spread.
 - ``aliases``: the aliases written (each fragment's once).
+- ``operations``: validation walks every one, however small.
 - ``overlap``: the same-name field pairs the rule "overlapping fields can be
   merged" compares, the quadratic part of validation (``{ __typename
   __typename ... }`` 1,985 times costs ~250 ms), weighted by what each pair
@@ -57,6 +58,7 @@ class Shape:
     fields: int
     overlap: int
     aliases: int
+    operations: int
 
 
 _Group = tuple[int, int]  # fields of one response name, and their widest sub-selection
@@ -118,7 +120,7 @@ class _Walk:
         for s in selection_set.selections:
             if isinstance(s, FieldNode):
                 name = s.alias.value if s.alias else s.name.value
-                sub = len(s.selection_set.selections) if s.selection_set else 0
+                sub = self.size(s.selection_set)  # a pair compares all that is below it
                 n, widest = out.get(name, (0, 0))
                 out[name] = (n + 1, max(widest, sub))
             else:
@@ -175,11 +177,13 @@ def shape_of(document: DocumentNode) -> Shape:
     walk = _Walk(document)
     fields = 0
     overlap = 0
+    operations = 0
     for d in document.definitions:
         if isinstance(d, OperationDefinitionNode):
+            operations += 1
             fields = min(CAP, fields + walk.size(d.selection_set))
             overlap += walk.overlap(d.selection_set)
         elif isinstance(d, FragmentDefinitionNode):
             walk.fragment_size(d.name.value)  # a cycle is found even if unused
             overlap += walk.overlap(d.selection_set)
-    return Shape(min(fields, CAP), min(overlap, CAP), walk.aliases)
+    return Shape(min(fields, CAP), min(overlap, CAP), walk.aliases, operations)

@@ -48,7 +48,7 @@ def attacks() -> dict[str, tuple[str, str]]:
             + " ".join(f"a{i}: __typename" for i in range(15))
             + " } "
             + " ".join(f"query Q{i} {{ ...F }}" for i in range(270)),
-            "fragments expanded",
+            "270 operations in one document",
         ),
         "a chain of 40 spreads": (
             "{ ...F0 } "
