@@ -77,6 +77,7 @@ class _Pricing:
         }
         self.priced: dict[tuple[str, int | None], int] = {}
         self.defaults: dict[str, Any] = {}
+        self.read_variables = False  # whether a list's size came from a variable
         self.visiting: set[str] = set()
 
     def selection(
@@ -161,6 +162,7 @@ class _Pricing:
                 if isinstance(value, IntValueNode):
                     return max(0, int(value.value))
                 if isinstance(value, VariableNode):
+                    self.read_variables = True
                     name = value.name.value
                     given = self.variables.get(name, self.defaults.get(name))
                     if isinstance(given, float) and given.is_integer():
@@ -186,16 +188,28 @@ def cost_of(
 ) -> int:
     """The operation's estimated cost in completed values (0 when the
     document names no such operation: the execution reports why)."""
+    return priced(schema, document, operation_name, variables)[0]
+
+
+def priced(
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    operation_name: str | None,
+    variables: Mapping[str, Any] | None,
+) -> tuple[int, bool]:
+    """:func:`cost_of`, and whether a variable's value changed it (if not,
+    it holds for any variables)."""
     operation = get_operation_ast(document, operation_name)
     if operation is None:
-        return 0
+        return 0, False
     root = schema.get_root_type(operation.operation)
     if root is None:
-        return 0
+        return 0, False
     pricing = _Pricing(schema, document, variables if isinstance(variables, Mapping) else {})
     for definition in operation.variable_definitions or ():
         if definition.default_value is not None:  # the operation's own defaults
             pricing.defaults[definition.variable.name.value] = value_from_ast_untyped(
                 definition.default_value
             )
-    return pricing.selection(operation.selection_set, root)
+    cost = pricing.selection(operation.selection_set, root)
+    return cost, pricing.read_variables

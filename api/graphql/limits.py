@@ -35,7 +35,7 @@ from strawberry.extensions.max_aliases import create_validator as alias_validato
 from strawberry.extensions.query_depth_limiter import create_validator as depth_validator
 from strawberry.types import ExecutionContext
 
-from api.graphql.cost import cost_of
+from api.graphql.cost import priced
 from api.graphql.rate_limits import refuse, who, who_of
 from api.graphql.shape import MAX_SPREAD_DEPTH, FragmentCycle, TooDeep, shape_of
 from domain.errors import ErrorCode
@@ -236,8 +236,10 @@ class Checks:
         cost = checked.costs.get(ctx.operation_name)
         if cost is None:
             variables = ctx.variables or {}
-            cost = cost_of(ctx.schema._schema, checked.document, ctx.operation_name, variables)
-            if not variables:
+            cost, varies = priced(
+                ctx.schema._schema, checked.document, ctx.operation_name, variables
+            )
+            if not varies:  # no list's size came from a variable: it holds for any
                 checked.costs[ctx.operation_name] = cost
         return cost
 

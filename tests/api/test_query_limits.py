@@ -12,7 +12,7 @@ from graphql import parse
 from starlette.responses import Response
 
 from api.graphql import limits
-from api.graphql.cost import DEFAULT_LIST, cost_of
+from api.graphql.cost import DEFAULT_LIST, cost_of, priced
 from api.graphql.limits import BASE_COST, Checks, parse_charge, parse_document
 from api.graphql.schema import build_schema, schema
 from api.graphql.shape import FragmentCycle, shape_of
@@ -203,3 +203,14 @@ def test_checks_of_a_kept_document_survive_a_flood_of_one_off_documents() -> Non
 
 def _none() -> Any:
     raise AssertionError("no refusal")
+
+
+def test_a_cost_is_kept_unless_a_variable_sized_a_list() -> None:
+    s = schema._schema
+    fixed = parse("query($g: ID!) { gameEvents(gameId: $g, first: 9) { __typename } }")
+    assert priced(s, fixed, None, {"g": "a"}) == priced(s, fixed, None, {"g": "b"}) == (2, False)
+    sized = parse(
+        'query($n: Int!) { gameEvents(gameId: "g", first: $n) '
+        "{ ... on GameEventPage { events { seq } } } }"
+    )
+    assert priced(s, sized, None, {"n": 5}) == (1 + 5 * 2, True)
