@@ -8,6 +8,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from infra.db.errors import is_unavailable
+from infra.periodic import Periodic
 
 log = logging.getLogger(__name__)
 
@@ -59,35 +60,16 @@ class BotScheduler:
         self._tasks.clear()
 
 
-class StalledBotSweeper:
+class StalledBotSweeper(Periodic):
     """Every ``interval`` seconds, wakes the bots of games where a bot should
     have moved ``idle`` seconds ago: so a game whose instance died goes on."""
 
     def __init__(
         self, sweep: Callable[[float], Awaitable[int]], interval: float = 2.0, idle: float = 3.0
     ) -> None:
-        self._sweep, self._interval, self._idle = sweep, interval, idle
-        self._task: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._loop())
-
-    async def _loop(self) -> None:
-        while True:
-            try:
-                resumed = await self._sweep(self._idle)
-                if resumed:
-                    log.info("resumed the bots of %d stalled game(s)", resumed)
-            except Exception as e:
-                if is_unavailable(e):  # expected while the database is away
-                    log.warning("stalled-bot sweep: database unavailable; trying again later")
-                else:
-                    log.exception("stalled-bot sweep failed; trying again later")
-            await asyncio.sleep(self._interval)
-
-    async def aclose(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
-            self._task = None
+        super().__init__(
+            "stalled-bot sweep",
+            lambda: sweep(idle),
+            interval,
+            "resumed the bots of %d stalled game(s)",
+        )
