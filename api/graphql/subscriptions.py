@@ -109,9 +109,7 @@ class Subscription:
         game_id: Annotated[strawberry.ID, strawberry.argument(description="The game's id")],
     ) -> AsyncGenerator[PresenceChanged, None]:
         player = await info.context.player()
-        stream = streams.presence_events(
-            info.context.deps, game_id, player.id if player else None
-        )
+        stream = streams.presence_events(info.context.deps, game_id, player.id if player else None)
         try:
             async for change in stream:
                 yield PresenceChanged.from_domain(change)

@@ -8,13 +8,15 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 from datetime import timedelta
+from typing import Any
+
 import pytest
 
 from domain.services.presence import review
 from infra.presence.memory import InProcessPresence
 from tests.api.conftest import Client
-from tests.api.test_subscriptions import pull, quiet
 from tests.api.support import hands, mark, started, strings
+from tests.api.test_subscriptions import pull, quiet
 from tests.fakes import harness
 
 GRACE = timedelta(seconds=15)
@@ -78,7 +80,7 @@ async def test_presence_reveals_nothing_hidden(client: Client) -> None:
     streams = [await client.subscribe(EVENTS, t, id=game_id) for t in tokens]
     for s in streams:
         await pull(s)
-    seen = []
+    seen: list[Any] = []
     for caller in (None, *tokens):
         watching = await client.subscribe(PRESENCE, caller, id=game_id)
         seen.append([(await pull(watching))["seatPresence"] for _ in range(3)])

@@ -74,7 +74,7 @@ async def connected(h: Harness, gid: str) -> list[bool]:
     return await connected_seats(h.deps, gid, players, bots)
 
 
-def present(h: Harness, gid: str, pid: str) -> AbstractAsyncContextManager[None]:
+def present(h: Harness, gid: str, pid: str | None) -> AbstractAsyncContextManager[None]:
     return attending(h.deps, gid, pid)
 
 

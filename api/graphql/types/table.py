@@ -15,7 +15,6 @@ from typing import Annotated, Any, Self
 import strawberry
 
 from api.graphql.context import Info
-
 from api.graphql.types.cards import Card, cards
 from api.graphql.types.keys import key
 from domain.game.cards import House
