@@ -12,3 +12,8 @@ LOBBY = "lobby"
 def game_channel(game_id: str, seat: int | None) -> str:
     """The channel of one audience of a game: a seat, or (None) the public."""
     return f"game:{game_id}:public" if seat is None else f"game:{game_id}:seat:{seat}"
+
+
+def presence_channel(game_id: str) -> str:
+    """A game's presence changes (public: docs/decisions/0047)."""
+    return f"game:{game_id}:presence"

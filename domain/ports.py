@@ -14,6 +14,7 @@ from types import TracebackType
 from typing import Protocol, TypeVar
 
 from domain.log import LoggedEvent
+from domain.presence import Mark, PresenceChange
 from domain.records import (
     BoosterRecord,
     GameRecord,
@@ -168,9 +169,9 @@ class Resync:
 
 
 RESYNC = Resync()
-BusMessage = LoggedEvent | LobbyUpdate
-"""What a channel carries: a game's events (one audience's projections), or
-lobby updates."""
+BusMessage = LoggedEvent | LobbyUpdate | PresenceChange
+"""What a channel carries: a game's events (one audience's projections),
+lobby updates, or a game's presence changes."""
 
 
 class Subscription(Protocol):
@@ -197,6 +198,34 @@ class EventBus(Protocol):
 
     def subscribe(self, channel: str) -> AbstractAsyncContextManager[Subscription]:
         """Subscribed when entered (so nothing published later is missed)."""
+        ...
+
+
+class Presence(Protocol):
+    """Who is connected to which game (docs/decisions/0047): live entries of
+    ``(game, player)`` per server instance, kept alive by the adapter's
+    heartbeats (an instance that dies without cleaning up loses its entries
+    when they expire), and each player's last announced :class:`Mark`."""
+
+    async def join(self, game_id: str, player_id: str) -> None:
+        """A live subscription of the player to the game began here."""
+        ...
+
+    async def leave(self, game_id: str, player_id: str) -> None:
+        """One such subscription ended."""
+        ...
+
+    async def online(self, game_id: str) -> frozenset[str]:
+        """The players with a live subscription to the game, on any instance."""
+        ...
+
+    async def marks(self, game_id: str) -> dict[str, Mark]:
+        """The last announced marks of the game's players."""
+        ...
+
+    async def swap(self, game_id: str, player_id: str, old: Mark | None, new: Mark) -> bool:
+        """Set the player's mark to ``new`` if it is still ``old`` (None: no
+        mark); False if another instance changed it first."""
         ...
 
 

@@ -14,6 +14,7 @@ from domain.ports import BlockingRunner
 from domain.services.bots import drive_bots, resume_stalled_bots
 from domain.services.deps import Deps, KeyPolicy
 from domain.services.idempotency import expire_idempotency_records
+from domain.services.presence import review
 from infra.bot_scheduler import BotScheduler, StalledBotSweeper
 from infra.bus.memory import InProcessBus
 from infra.bus.redis import RedisBus
@@ -25,6 +26,9 @@ from infra.db.migrate import upgrade
 from infra.db.uow import SqlUnitOfWorkFactory
 from infra.ids import RandomIds
 from infra.persisted_queries import PersistedQueries
+from infra.presence.memory import InProcessPresence
+from infra.presence.redis import RedisPresence
+from infra.presence_keeper import PresenceKeeper
 from infra.rate_limit import Limits, RateLimiter, build_limiter
 from infra.record_sweeper import RecordSweeper
 from infra.secret_key import server_secret
@@ -68,15 +72,23 @@ class Container:
     limiter: RateLimiter | None = None
     persisted: PersistedQueries = field(default_factory=PersistedQueries)
     records: RecordSweeper | None = None  # idempotency records' expiry
+    presence: InProcessPresence | RedisPresence | None = None
+    keeper: PresenceKeeper | None = None  # presence heartbeats
 
     def start(self) -> None:
         """Background work of a running server (call inside its event loop)."""
         self.sweeper.start()
+        if self.keeper is not None:
+            self.keeper.start()
         if self.records is not None:
             self.records.start()
 
     async def aclose(self) -> None:
         await self.sweeper.aclose()
+        if self.keeper is not None:
+            await self.keeper.aclose()
+        if self.presence is not None:
+            await self.presence.aclose()
         if self.records is not None:
             await self.records.aclose()
         await self.bots.aclose()
@@ -99,6 +111,12 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         bus = RedisBus(settings.redis_url, settings.channel_prefix, settings.bus_queue_limit)
     else:
         bus = InProcessBus(settings.bus_queue_limit)
+    presence: InProcessPresence | RedisPresence
+    if settings.redis_url:
+        ttl = 3 * settings.presence_heartbeat
+        presence = RedisPresence(settings.redis_url, settings.channel_prefix, ttl)
+    else:
+        presence = InProcessPresence()
     bots = BotScheduler()
     deps = Deps(
         uow=SqlUnitOfWorkFactory(engine, GameCache()),
@@ -108,6 +126,8 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         ids=RandomIds(),
         schedule_bots=bots,
         keys=key_policy(settings, engine),
+        presence=presence,
+        presence_grace=timedelta(seconds=settings.presence_grace),
     )
     bots.bind(lambda game_id: drive_bots(deps, game_id))
     sweeper = StalledBotSweeper(lambda idle: resume_stalled_bots(deps, idle))
@@ -120,8 +140,25 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         settings.redis_url, settings.channel_prefix, settings.persisted_query_ttl
     )
     records = RecordSweeper(lambda: expire_idempotency_records(deps))
+    keeper = PresenceKeeper(
+        presence,
+        lambda game_id: review(deps, game_id),
+        settings.presence_heartbeat,
+        settings.presence_grace,
+    )
     return Container(
-        settings, deps, engine, bus, bots, sweeper, checkpointer, limiter, persisted, records
+        settings,
+        deps,
+        engine,
+        bus,
+        bots,
+        sweeper,
+        checkpointer,
+        limiter,
+        persisted,
+        records,
+        presence,
+        keeper,
     )
 
 

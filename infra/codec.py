@@ -29,6 +29,7 @@ from domain.game.choice import Choice
 from domain.game.events import GAME_EVENTS, Event
 from domain.lobby import LOBBY_EVENTS
 from domain.log import Cause, GameStart, LoggedEvent, SeatCommand
+from domain.presence import PresenceChange
 from domain.records import (
     BoosterRecord,
     GameStatus,
@@ -206,12 +207,30 @@ def lobby_from_json(m: Mapping[str, Any]) -> LobbyUpdate:
     )
 
 
-def message_to_json(m: LoggedEvent | LobbyUpdate) -> Json:
-    return logged_to_json(m) if isinstance(m, LoggedEvent) else lobby_to_json(m)
+def presence_to_json(c: PresenceChange) -> Json:
+    """Keyed by ``presence`` (the other bus messages have no such key)."""
+    return {"presence": {"gameId": c.game_id, "seat": c.seat, "connected": c.connected}}
 
 
-def message_from_json(m: Mapping[str, Any]) -> LoggedEvent | LobbyUpdate:
-    return logged_from_json(m) if "seq" in m else lobby_from_json(m)
+def presence_from_json(m: Mapping[str, Any]) -> PresenceChange:
+    p = m["presence"]
+    return PresenceChange(
+        _strict(str)(p["gameId"], str),
+        _strict(int)(p["seat"], int),
+        _strict(bool)(p["connected"], bool),
+    )
+
+
+def message_to_json(m: LoggedEvent | LobbyUpdate | PresenceChange) -> Json:
+    if isinstance(m, LoggedEvent):
+        return logged_to_json(m)
+    return presence_to_json(m) if isinstance(m, PresenceChange) else lobby_to_json(m)
+
+
+def message_from_json(m: Mapping[str, Any]) -> LoggedEvent | LobbyUpdate | PresenceChange:
+    if "seq" in m:
+        return logged_from_json(m)
+    return presence_from_json(m) if "presence" in m else lobby_from_json(m)
 
 
 # ---------------------------------------------------------------- results

@@ -48,6 +48,8 @@ ENV_VARS: tuple[str, ...] = (
     "MMK_SECRET_KEY",
     "MMK_PLAYER_KEY_WINDOW",
     "MMK_IDEMPOTENCY_RETENTION",
+    "MMK_PRESENCE_GRACE",
+    "MMK_PRESENCE_HEARTBEAT",
 )
 MIN_SECRET_KEY = 32  # characters of MMK_SECRET_KEY (e.g. `openssl rand -hex 32`: 64)
 
@@ -195,6 +197,12 @@ class Settings:
     player_key_window: int = 86_400
     # Seconds the other mutations' idempotency records are kept.
     idempotency_retention: int = 7 * 86_400
+    # Seat presence (docs/decisions/0047): seconds a seated player may be
+    # without a live subscription before `disconnected` is announced, and
+    # seconds between two presence heartbeats (an entry in Redis lives three
+    # heartbeats without one).
+    presence_grace: int = 15
+    presence_heartbeat: int = 5
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -248,4 +256,6 @@ class Settings:
             idempotency_retention=_int(
                 e, "MMK_IDEMPOTENCY_RETENTION", 7 * 86_400, 3600, 365 * 86_400
             ),
+            presence_grace=_int(e, "MMK_PRESENCE_GRACE", 15, 0, 3600),
+            presence_heartbeat=_int(e, "MMK_PRESENCE_HEARTBEAT", 5, 1, 600),
         )

@@ -13,6 +13,7 @@ from api.graphql.errors import from_domain, graphql_error
 from api.graphql.frames import SUBSCRIBING
 from api.graphql.push import OUTLET, Pusher
 from api.graphql.types.events import GameEvent, LobbyUpdate, typed
+from api.graphql.types.presence import PresenceChanged
 from domain.errors import DomainError, ErrorCode
 from domain.log import LoggedEvent
 from domain.ports import SubscriptionClosed
@@ -93,6 +94,30 @@ class Subscription:
                 ErrorCode.RATE_LIMITED,
                 f"subscription dropped ({e.reason}); resubscribe with "
                 "afterSeq = the last seq you got",
+            ) from None
+        finally:
+            await stream.aclose()
+
+    @strawberry.subscription(
+        description="Seat presence (public): first each seated player's state now, then "
+        "every change. `connected: false` comes only after the grace period, so a quick "
+        "reconnect announces nothing. Not logged, no `seq`: resubscribe to get the state again."
+    )
+    async def seat_presence(
+        self,
+        info: Info,
+        game_id: Annotated[strawberry.ID, strawberry.argument(description="The game's id")],
+    ) -> AsyncGenerator[PresenceChanged, None]:
+        player = await info.context.player()
+        stream = streams.presence_events(info.context.deps, game_id, player.id if player else None)
+        try:
+            async for change in stream:
+                yield PresenceChanged.from_domain(change)
+        except DomainError as e:
+            raise from_domain(e) from None
+        except SubscriptionClosed as e:
+            raise graphql_error(
+                ErrorCode.RATE_LIMITED, f"subscription dropped ({e.reason})"
             ) from None
         finally:
             await stream.aclose()

@@ -5,7 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from domain.ports import BlockingRunner, BotScheduler, Clock, EventBus, Ids, UnitOfWorkFactory
+from domain.ports import (
+    BlockingRunner,
+    BotScheduler,
+    Clock,
+    EventBus,
+    Ids,
+    Presence,
+    UnitOfWorkFactory,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,3 +37,7 @@ class Deps:
     ids: Ids
     schedule_bots: BotScheduler
     keys: KeyPolicy = KeyPolicy()
+    # Seat presence (docs/decisions/0047); None: not tracked (all seats read
+    # as not connected).
+    presence: Presence | None = None
+    presence_grace: timedelta = timedelta(seconds=15)

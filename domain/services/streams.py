@@ -21,13 +21,15 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 
-from domain.channels import LOBBY, game_channel
+from domain.channels import LOBBY, game_channel, presence_channel
 from domain.errors import BadRequest
 from domain.game.events import GameEnded
 from domain.lobby import SEAT_CHANGES
 from domain.log import LoggedEvent
 from domain.ports import BusMessage, Resync
+from domain.presence import PresenceChange
 from domain.records import GameStatus, LobbyUpdate
+from domain.services import presence
 from domain.services.deps import Deps
 from domain.services.queries import MAX_PAGE, load_game, seat_in
 
@@ -87,10 +89,6 @@ async def game_events(
     replays the tail after ``after_seq`` and ends; at its very end, it ends
     at once."""
 
-    def find_seat() -> int | None:
-        with deps.uow() as uow:
-            return seat_in(uow, game_id, player_id)
-
     def first_look() -> tuple[int | None, int | None]:
         """The caller's seat, and the last seq of a finished game (else None)."""
         with deps.uow() as uow:
@@ -106,6 +104,25 @@ async def game_events(
     at = _Position(after_seq)
     if ended_at is not None and at.seq >= ended_at:
         return
+    # A live subscription of a player is their presence (docs/decisions/0047).
+    events = _game_events(deps, game_id, player_id, seat, ended_at, at, push)
+    async with presence.attending(deps, game_id, player_id), aclosing(events):
+        async for heard in events:
+            yield heard
+
+
+async def _game_events(
+    deps: Deps,
+    game_id: str,
+    player_id: str | None,
+    seat: int | None,
+    ended_at: int | None,
+    at: _Position,
+    push: Push | None,
+) -> AsyncGenerator[Heard, None]:
+    def find_seat() -> int | None:
+        with deps.uow() as uow:
+            return seat_in(uow, game_id, player_id)
 
     def ordinary(e: LoggedEvent) -> bool:
         """Pushable: changes nothing in the stream itself."""
@@ -184,6 +201,43 @@ async def _audience_events(
                     yield audience, e
             at.seq = msg.seq
             yield audience, msg
+
+
+async def presence_events(
+    deps: Deps, game_id: str, player_id: str | None
+) -> AsyncGenerator[PresenceChange, None]:
+    """A game's seat presence (docs/decisions/0047): each seated player's
+    state now, then every change announced, on any instance (a change may
+    repeat a state just given). Public; a live subscription of a player
+    here is their presence too."""
+    await deps.run(lambda: _exists(deps, game_id))
+    async with (
+        deps.bus.subscribe(presence_channel(game_id)) as sub,
+        presence.attending(deps, game_id, player_id),
+    ):
+        for change in await _presence_now(deps, game_id):
+            yield change
+        async for msg in sub:
+            if isinstance(msg, PresenceChange):
+                yield msg
+            elif isinstance(msg, Resync):  # changes may be lost: the state again
+                for change in await _presence_now(deps, game_id):
+                    yield change
+
+
+async def _presence_now(deps: Deps, game_id: str) -> list[PresenceChange]:
+    seats = await presence.seated_players(deps, game_id)
+    now = await presence.connected_seats(deps, game_id, seats, [None] * len(seats))
+    return [
+        PresenceChange(game_id, seat, connected)
+        for seat, (player, connected) in enumerate(zip(seats, now, strict=True))
+        if player is not None
+    ]
+
+
+def _exists(deps: Deps, game_id: str) -> None:
+    with deps.uow() as uow:
+        load_game(uow, game_id)
 
 
 async def lobby_events(deps: Deps) -> AsyncGenerator[LobbyUpdate, None]:

@@ -121,6 +121,8 @@ def test_connection_limits_come_from_the_environment() -> None:
         {"MMK_SECRET_KEY": "too-short"},
         {"MMK_PLAYER_KEY_WINDOW": "59"},
         {"MMK_IDEMPOTENCY_RETENTION": "60"},
+        {"MMK_PRESENCE_GRACE": "-1"},
+        {"MMK_PRESENCE_HEARTBEAT": "0"},
     ],
 )
 def test_bad_settings_are_refused_clearly(env: dict[str, str]) -> None:

@@ -200,6 +200,12 @@ OPS: dict[tuple[str, str], Op] = {
         True,
         EVERYONE,
     ),
+    ("subscription", "seatPresence"): Op(
+        "subscription($gameId: ID!) { seatPresence(gameId: $gameId) { seat connected } }",
+        game_arg,
+        True,
+        EVERYONE,
+    ),
     ("subscription", "lobby"): Op(
         "subscription { lobby { gameId } }", lambda t: {}, True, EVERYONE
     ),

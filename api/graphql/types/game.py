@@ -9,7 +9,7 @@ import strawberry
 
 from api.graphql.context import Info
 from api.graphql.types.keys import key
-from api.graphql.types.table import Table
+from api.graphql.types.table import SeatPresence, Table
 from api.graphql.types.viewer import Viewer
 from domain.bots.strategy import Strategy
 from domain.game.options import AbilityTrigger, Format
@@ -129,8 +129,12 @@ class Game:
 
     @strawberry.field(description="The public state, the same for everyone; null in the lobby")
     def table(self) -> Table | None:
-        public = self.snapshot.public
-        return Table.from_domain(self.id, public) if public else None
+        s = self.snapshot
+        if s.public is None:
+            return None
+        return Table.from_domain(
+            self.id, s.public, SeatPresence(self.id, s.seat_players, s.seat_bots)
+        )
 
     @strawberry.field(
         description="Your own seat's private state; null unless you are seated in a started game"

@@ -8,10 +8,13 @@ every caller, so the ids are plain game-scoped keys (``<gameId>``,
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Sequence
 from typing import Annotated, Any, Self
 
 import strawberry
 
+from api.graphql.context import Info
 from api.graphql.types.cards import Card, cards
 from api.graphql.types.keys import key
 from domain.game.cards import House
@@ -25,6 +28,8 @@ from domain.game.state import (
 )
 from domain.game.views import MessageRoute as DomainRoute
 from domain.game.views import PlayView, PublicView, SeatView, TrickView
+from domain.services import presence
+from domain.services.deps import Deps
 
 
 @strawberry.type(
@@ -102,6 +107,24 @@ class Trick:
         )
 
 
+class SeatPresence:
+    """The presence of a game's seats, read once for all of them, when a
+    selection first asks (docs/decisions/0047)."""
+
+    def __init__(
+        self, game_id: str, players: Sequence[str | None], bots: Sequence[object | None]
+    ) -> None:
+        self._game_id, self._players, self._bots = game_id, players, bots
+        self._read: asyncio.Task[list[bool]] | None = None
+
+    async def seat(self, deps: Deps, seat: int) -> bool:
+        if self._read is None:
+            self._read = asyncio.ensure_future(
+                presence.connected_seats(deps, self._game_id, self._players, self._bots)
+            )
+        return (await asyncio.shield(self._read))[seat]
+
+
 @strawberry.type(
     description="A seat as everyone sees it: its hand's size only (R11). Cache key: `id`."
 )
@@ -114,9 +137,22 @@ class TableSeat:
     won: list[Card] = strawberry.field(description="Its won pile: cards of tricks it won (R8.2)")
     prizes: list[Card] = strawberry.field(description="Its prize row: prize cards won (R8.2)")
     score: int = strawberry.field(description="Its score now (R10)")
+    presence: strawberry.Private[SeatPresence | None] = None
+
+    @strawberry.field(
+        description="Whether its player is connected: a live subscription to the game on any "
+        "instance, or gone for less than the grace period (MMK_PRESENCE_GRACE); always true "
+        "for a bot. Changes come on the `seatPresence` subscription"
+    )
+    async def connected(self, info: Info) -> bool:
+        if self.presence is None:
+            return False
+        return await self.presence.seat(info.context.deps, self.seat)
 
     @classmethod
-    def from_domain(cls, game_id: str, s: SeatView) -> TableSeat:
+    def from_domain(
+        cls, game_id: str, s: SeatView, presence: SeatPresence | None = None
+    ) -> TableSeat:
         return cls(
             id=key(game_id, s.seat),
             seat=s.seat,
@@ -126,6 +162,7 @@ class TableSeat:
             won=cards(s.won),
             prizes=cards(s.prizes),
             score=s.score,
+            presence=presence,
         )
 
 
@@ -204,14 +241,17 @@ class Table:
     outcome: Outcome | None = strawberry.field(description="How it ended; null while running")
 
     @classmethod
-    def from_domain(cls, game_id: str, v: PublicView) -> Table:
+    def from_domain(
+        cls, game_id: str, v: PublicView, presence: SeatPresence | None = None
+    ) -> Table:
+        """``presence``: the game's seats' presence, read once if asked for."""
         o, d = v.outcome, v.pending
         return cls(
             id=strawberry.ID(game_id),
             phase=v.phase,
             to_act=v.to_act,
             rat_seat=v.rat,
-            seats=[TableSeat.from_domain(game_id, s) for s in v.seats],
+            seats=[TableSeat.from_domain(game_id, s, presence) for s in v.seats],
             trick=Trick.from_domain(game_id, v.trick) if v.trick else None,
             pending=PendingDecision(kind=d.kind, seat=d.seat, source=d.source) if d else None,
             rat_deck_size=v.rat_deck_size,

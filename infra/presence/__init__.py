@@ -1,0 +1,1 @@
+"""Seat presence adapters (domain.ports.Presence, docs/decisions/0047)."""

@@ -1,0 +1,72 @@
+"""The presence heartbeat (infra/presence_keeper.py, docs/decisions/0047):
+each beat refreshes the entries and reviews the games live here, and those
+left lately until a grace later; then their marks are forgotten."""
+
+from __future__ import annotations
+
+import asyncio
+
+from domain.presence import Mark
+from infra.presence.memory import InProcessPresence
+from infra.presence_keeper import PresenceKeeper
+
+
+class Counted(InProcessPresence):
+    def __init__(self) -> None:
+        super().__init__()
+        self.beats = 0
+
+    async def heartbeat(self) -> None:
+        self.beats += 1
+
+
+async def test_beats_review_live_games_then_lingering_ones_then_forget_them() -> None:
+    presence = Counted()
+    reviewed: list[str] = []
+
+    async def review(game_id: str) -> None:
+        reviewed.append(game_id)
+
+    keeper = PresenceKeeper(presence, review, interval=0.01, grace=0.05)
+    await presence.join("g1", "ann")
+    await presence.join("g2", "bob")
+    await presence.swap("g1", "ann", None, Mark(True))
+    await keeper.beat()
+    assert sorted(reviewed) == ["g1", "g2"] and presence.beats == 1
+    await presence.leave("g1", "ann")
+    reviewed.clear()
+    await keeper.beat()
+    assert sorted(reviewed) == ["g1", "g2"]  # g1 lingers: its grace runs
+    await asyncio.sleep(0.1)  # past grace + 2 intervals
+    reviewed.clear()
+    await keeper.beat()
+    assert reviewed == ["g2"]
+    assert await presence.marks("g1") == {}  # forgotten: nobody is there
+
+
+async def test_a_failing_review_does_not_stop_the_others() -> None:
+    presence = Counted()
+    reviewed: list[str] = []
+
+    async def review(game_id: str) -> None:
+        if game_id == "bad":
+            raise RuntimeError("boom")
+        reviewed.append(game_id)
+
+    keeper = PresenceKeeper(presence, review, interval=0.01, grace=1)
+    await presence.join("bad", "ann")
+    await presence.join("good", "bob")
+    await keeper.beat()
+    assert reviewed == ["good"]
+
+
+async def test_the_keeper_beats_by_itself_until_closed() -> None:
+    presence = Counted()
+    keeper = PresenceKeeper(presence, lambda _g: asyncio.sleep(0), interval=0.01, grace=1)
+    keeper.start()
+    await asyncio.sleep(0.1)
+    await keeper.aclose()
+    beats = presence.beats
+    assert beats >= 2
+    await asyncio.sleep(0.05)
+    assert presence.beats == beats
