@@ -29,8 +29,18 @@ HAND_SIZE = 10  # R4.2, R8.3
 
 @dataclass(frozen=True, slots=True)
 class GameOptions:
-    """The rule variants of one game; defaults follow RULES.md."""
+    """The rule variants of one game; defaults follow RULES.md. The time
+    control (issue #15, docs/decisions/0046): ``turn_seconds`` per action
+    (0: untimed), then each seat's ``bank_seconds`` once; a seat that times
+    out ``timeouts_to_takeover`` times in a row is played by a bot."""
 
     format: Format = Format.SINGLETON
     ability_trigger: AbilityTrigger = AbilityTrigger.LEAD_AND_RARE
     refill_hands: bool = True
+    turn_seconds: int = 0
+    bank_seconds: int = 0
+    timeouts_to_takeover: int = 2
+
+    @property
+    def timed(self) -> bool:
+        return self.turn_seconds > 0
