@@ -150,9 +150,7 @@ def stamp(events: list[Event], deadline: datetime | None) -> list[Event]:
     """Every ``ActionRequired`` of a change, with the wait's deadline."""
     if deadline is None:
         return events
-    return [
-        replace(e, deadline=deadline) if isinstance(e, ActionRequired) else e for e in events
-    ]
+    return [replace(e, deadline=deadline) if isinstance(e, ActionRequired) else e for e in events]
 
 
 def unstamped(event: Event) -> Event:
@@ -160,4 +158,3 @@ def unstamped(event: Event) -> Event:
     if isinstance(event, ActionRequired) and event.deadline is not None:
         return replace(event, deadline=None)
     return event
-

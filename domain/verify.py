@@ -9,13 +9,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from domain.clocks import CLOCK_EVENTS, unstamped
 from domain.fairness import commitment, reveal, seal
 from domain.game.engine import apply
 from domain.game.events import Event, GameEnded, GameStarted
 from domain.game.options import GameOptions
 from domain.game.setup import new_game
 from domain.game.state import GameState
-from domain.clocks import CLOCK_EVENTS, unstamped
 from domain.lobby import LOBBY_EVENTS, GameCreated
 from domain.log import Cause, GameStart, LoggedEvent
 

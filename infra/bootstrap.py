@@ -14,7 +14,8 @@ from domain.ports import BlockingRunner
 from domain.services.bots import drive_bots, resume_stalled_bots
 from domain.services.deps import Deps, KeyPolicy
 from domain.services.idempotency import expire_idempotency_records
-from infra.bot_scheduler import BotScheduler, StalledBotSweeper
+from domain.services.timeouts import sweep_deadlines
+from infra.bot_scheduler import BotScheduler, DeadlineSweeper, StalledBotSweeper
 from infra.bus.memory import InProcessBus
 from infra.bus.redis import RedisBus
 from infra.clock import SystemClock
@@ -68,15 +69,20 @@ class Container:
     limiter: RateLimiter | None = None
     persisted: PersistedQueries = field(default_factory=PersistedQueries)
     records: RecordSweeper | None = None  # idempotency records' expiry
+    deadlines: DeadlineSweeper | None = None  # turn clocks' timeouts
 
     def start(self) -> None:
         """Background work of a running server (call inside its event loop)."""
         self.sweeper.start()
+        if self.deadlines is not None:
+            self.deadlines.start()
         if self.records is not None:
             self.records.start()
 
     async def aclose(self) -> None:
         await self.sweeper.aclose()
+        if self.deadlines is not None:
+            await self.deadlines.aclose()
         if self.records is not None:
             await self.records.aclose()
         await self.bots.aclose()
@@ -120,8 +126,19 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         settings.redis_url, settings.channel_prefix, settings.persisted_query_ttl
     )
     records = RecordSweeper(lambda: expire_idempotency_records(deps))
+    deadlines = DeadlineSweeper(lambda: sweep_deadlines(deps), settings.deadline_sweep_interval)
     return Container(
-        settings, deps, engine, bus, bots, sweeper, checkpointer, limiter, persisted, records
+        settings,
+        deps,
+        engine,
+        bus,
+        bots,
+        sweeper,
+        checkpointer,
+        limiter,
+        persisted,
+        records,
+        deadlines,
     )
 
 

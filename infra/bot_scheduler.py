@@ -91,3 +91,35 @@ class StalledBotSweeper:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
             self._task = None
+
+
+class DeadlineSweeper:
+    """Every ``interval`` seconds, fires the turn deadlines due (every
+    instance sweeps; each timeout commits once: docs/decisions/0046)."""
+
+    def __init__(self, sweep: Callable[[], Awaitable[int]], interval: float = 1.0) -> None:
+        self._sweep, self._interval = sweep, interval
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._loop())
+
+    async def _loop(self) -> None:
+        while True:
+            try:
+                fired = await self._sweep()
+                if fired:
+                    log.info("%d turn deadline(s) timed out", fired)
+            except Exception as e:
+                if is_unavailable(e):
+                    log.warning("deadline sweep: database unavailable; trying again later")
+                else:
+                    log.exception("deadline sweep failed; trying again later")
+            await asyncio.sleep(self._interval)
+
+    async def aclose(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None

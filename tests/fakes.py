@@ -197,7 +197,7 @@ class _Games:
 
     def due_deadlines(self, now: datetime, limit: int) -> list[str]:
         due = sorted(
-            (g for g in self.uow.store.games.values() if g.deadline is not None and g.deadline <= now),
+            (g for g in self.uow.store.games.values() if g.deadline and g.deadline <= now),
             key=lambda g: (g.deadline, g.id),
         )
         return [g.id for g in due[:limit]]

@@ -6,11 +6,11 @@ from dataclasses import dataclass, field
 
 from domain import lobby
 from domain.bots.strategy import Strategy
+from domain.clocks import check_time_control
 from domain.game.boosters import BoosterPack
 from domain.game.cards import Card
 from domain.game.events import Event
 from domain.game.options import Format, GameOptions
-from domain.clocks import check_time_control
 from domain.records import BoosterRecord, GameRecord, GameStatus, MutationResult
 from domain.services.deps import Deps
 from domain.services.timeouts import leave_running

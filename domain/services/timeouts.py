@@ -24,6 +24,10 @@ from domain.services.play import engine_change
 from domain.services.transaction import Change, Request, Tx, change_game
 
 
+def _with(values: tuple[int, ...], i: int, value: int) -> tuple[int, ...]:
+    return (*values[:i], value, *values[i + 1 :])
+
+
 def take_over(game: GameRecord, seat: int, left: bool = False) -> SeatTakenOver:
     """A bot plays ``seat`` from now on; its player keeps the seat."""
     occupant = game.seats[seat]
@@ -46,12 +50,10 @@ def time_out(tx: Tx, game: GameRecord) -> Change:
     if seat is None or not clock.due(tx.now()):
         return Change(())
     rng = Rng(bot_rng_state(game.seed, game.salt, game.practice, game.version))
-    cmd = bot_for(TAKEOVER_BOT)(
-        player_view(game.state, seat), legal_actions(game.state, seat), rng
-    )
+    cmd = bot_for(TAKEOVER_BOT)(player_view(game.state, seat), legal_actions(game.state, seat), rng)
     events: list[Event] = [TurnTimedOut(seat)]
     timeouts = clock.timeouts[seat] + 1
-    game.clock = replace(clock, timeouts=(*clock.timeouts[:seat], timeouts, *clock.timeouts[seat + 1 :]))
+    game.clock = replace(clock, timeouts=_with(clock.timeouts, seat, timeouts))
     if timeouts >= game.options.timeouts_to_takeover:
         events.append(take_over(game, seat))
     moved = engine_change(game, seat, cmd)
@@ -101,7 +103,7 @@ async def reclaim_seat(deps: Deps, req: Request, game_id: str) -> MutationResult
             raise IllegalAction("you left this game: your seat stays with its bot")
         game.seats[seat] = Occupant(req.player_id)
         clock = clock_of(game)
-        game.clock = replace(clock, timeouts=(*clock.timeouts[:seat], 0, *clock.timeouts[seat + 1 :]))
+        game.clock = replace(clock, timeouts=_with(clock.timeouts, seat, 0))
         return Change([SeatReclaimed(seat)])
 
     return await change_game(deps, req, game_id, reclaim)
