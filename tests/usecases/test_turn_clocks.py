@@ -163,7 +163,7 @@ async def _timeouts_until_takeover(h: Harness, gid: str, seat: int) -> int:
 async def test_n_timeouts_in_a_row_hand_the_seat_to_a_bot_and_its_player_reclaims_it(
     h: Harness,
 ) -> None:
-    gid, ids = await _timed(h)
+    gid, _ = await _timed(h)
     seat, pid = _waiting(h, gid)
     assert await _timeouts_until_takeover(h, gid, seat) == 2
     game = _game(h, gid)
