@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 
@@ -25,6 +25,9 @@ class AbilityTrigger(Enum):
 MIN_SEATS = 3  # R2.1
 MAX_SEATS = 8  # R2.1
 HAND_SIZE = 10  # R4.2, R8.3
+_SET_ONLY = {"set_only": True, "server": True}
+"""As domain.game.events.SET_ONLY (which imports this module); ``server``:
+an option of the server's (the time control), not of the rules."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,9 +40,11 @@ class GameOptions:
     format: Format = Format.SINGLETON
     ability_trigger: AbilityTrigger = AbilityTrigger.LEAD_AND_RARE
     refill_hands: bool = True
-    turn_seconds: int = 0
-    bank_seconds: int = 0
-    timeouts_to_takeover: int = 2
+    # Written only when set (events.SET_ONLY): logs and golden files made
+    # before clocks stay as they were.
+    turn_seconds: int = field(default=0, metadata=_SET_ONLY)
+    bank_seconds: int = field(default=0, metadata=_SET_ONLY)
+    timeouts_to_takeover: int = field(default=2, metadata=_SET_ONLY)
 
     @property
     def timed(self) -> bool:
