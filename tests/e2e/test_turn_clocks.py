@@ -36,7 +36,7 @@ async def _events_after(api: Api, person: Person, game_id: str, after: int) -> l
 async def _away_then_back(api: Api, cat: Person, game_id: str, seat: int) -> int:
     """Cat stops playing; once a bot took her seat she reads what she missed
     (``afterSeq``), reclaims it and plays on; returns the seq she left at."""
-    left_at = (await api.game(game_id, cat.token))["lastSeq"]
+    left_at: int = (await api.game(game_id, cat.token))["lastSeq"]
     seen = left_at
     missed: list[dict[str, Any]] = []
     limit = time.monotonic() + 60
