@@ -113,7 +113,8 @@ def settle(
 ) -> TurnClock:
     """The clock after a change: ``waiting_now`` is the person's seat that
     must act after it (None: none, or a bot's). A wait goes on through
-    message commands; otherwise the old wait ends (its overtime taken from
+    message commands and changes the engine did not cause (another seat
+    taken over or reclaimed); otherwise the old wait ends (its overtime taken from
     the bank; a seat that acted itself has no timeouts in a row) and a new
     one starts."""
     if not options.timed:
@@ -122,9 +123,9 @@ def settle(
     if (
         clock.waiting is not None
         and clock.waiting == waiting_now
-        and isinstance(command, MESSAGE_COMMANDS)
+        and (cause is None or isinstance(command, MESSAGE_COMMANDS))
     ):
-        return clock
+        return clock  # a message, or another seat taken over or reclaimed
     banks, timeouts = clock.banks, clock.timeouts
     w = clock.waiting
     if w is not None and clock.started is not None:

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from domain.bots.strategy import bot_for
 from domain.clocks import TAKEOVER_BOT, SeatReclaimed, SeatTakenOver, TurnTimedOut
-from domain.errors import Conflict
+from domain.errors import Conflict, DomainError
 from domain.fairness import bot_rng_state
 from domain.game.errors import IllegalAction
 from domain.game.events import Event
@@ -81,6 +81,8 @@ async def sweep_deadlines(deps: Deps, limit: int = 100) -> int:
             done = await fire_deadline(deps, game_id)
         except Conflict:
             continue  # busy game: the next sweep looks again
+        except DomainError:
+            continue  # a game that cannot time out must not hold up the others
         fired += bool(done.events)
     return fired
 

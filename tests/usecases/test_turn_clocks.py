@@ -263,3 +263,13 @@ async def test_a_bad_time_control_is_refused_and_creates_nothing(h: Harness) -> 
             await create_game(h.deps, req(pid), NewGame(3, options))
         assert e.value.code is ErrorCode.BAD_INPUT
     assert not h.store.games
+
+
+async def test_another_seat_taken_over_does_not_restart_the_wait(h: Harness) -> None:
+    gid, ids = await _timed(h)
+    seat, _ = _waiting(h, gid)
+    before = _game(h, gid).deadline
+    other = next(i for i in range(3) if i != seat)
+    h.clock.advance(timedelta(seconds=3))
+    await leave_game(h.deps, req(ids[other]), gid)
+    assert _game(h, gid).deadline == before
