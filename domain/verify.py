@@ -93,7 +93,15 @@ def verify(log: Sequence[ExportedEvent]) -> Verified:
             f"GameStarted's seedCommitment {started.seed_commitment} is not the commitment "
             f"of the seed and salt GameEnded reveals ({commitment(seed, salt)})"
         )
-    options = GameOptions(created.format, created.ability_trigger, created.refill_hands)
+    clock = started.options  # the time control (0046): not the rules', as GameStarted has it
+    options = GameOptions(
+        created.format,
+        created.ability_trigger,
+        created.refill_hands,
+        clock.turn_seconds,
+        clock.bank_seconds,
+        clock.timeouts_to_takeover,
+    )
     state: GameState | None = None
     pending: list[Event] = []
     commands = 0

@@ -20,10 +20,12 @@ from domain.game.views import player_view
 from domain.log import SeatCommand
 from domain.records import GameRecord, GameStatus
 from domain.replay import replay_state
+from domain.services.export import export_log
 from domain.services.games import NewGame, create_game, leave_game
 from domain.services.play import act
 from domain.services.timeouts import reclaim_seat, sweep_deadlines, time_out
 from domain.services.transaction import Tx
+from domain.verify import verify
 from infra.db.state_codec import encode
 from tests.fakes import FakeUnitOfWork, Harness
 from tests.usecases.conftest import player, req, started_game
@@ -202,6 +204,8 @@ async def test_a_seat_taken_over_is_played_by_its_bot(h: Harness) -> None:
     assert game.deadline is None and game.clock.waiting is None  # type: ignore[union-attr]
     assert replay_state(game, h.store.log(gid)) is not None
     assert encode(replay_state(game, h.store.log(gid))) == encode(game.state)  # type: ignore[arg-type]
+    verified = verify(export_log(FakeUnitOfWork(h.store), gid))  # mmk verify: clocks skipped
+    assert verified.commands > 0
 
 
 def _waiting_or_none(h: Harness, gid: str) -> int | None:
