@@ -22,6 +22,9 @@ async def test_create_game_with_every_option(client: Client) -> None:
         "practice": True,
         "ratSeat": 2,
         "takeSeat": False,
+        "turnSeconds": 45,
+        "bankSeconds": 300,
+        "timeoutsToTakeover": 3,
     }
     r = await ok(client, host, "createGame", input=options)
     assert r["version"] == 1
@@ -35,6 +38,9 @@ async def test_create_game_with_every_option(client: Client) -> None:
         "format": "SEALED",
         "abilityTrigger": "EVERY_CARD",
         "refillHands": False,
+        "turnSeconds": 45,
+        "bankSeconds": 300,
+        "timeoutsToTakeover": 3,
     }
     assert [s["playerId"] for s in g["seats"]] == [None] * 5
     assert g["table"] is None and g["viewer"] is None
@@ -51,8 +57,19 @@ async def test_create_game_defaults_seat_the_host_at_seat_zero(client: Client) -
         "format": "SINGLETON",
         "abilityTrigger": "LEAD_AND_RARE",
         "refillHands": True,
+        "turnSeconds": 0,
+        "bankSeconds": 0,
+        "timeoutsToTakeover": 2,
     }
-    assert g["seats"][0] == {"seat": 0, "playerId": host_id, "playerName": "host", "bot": None}
+    assert g["seats"][0] == {
+        "seat": 0,
+        "playerId": host_id,
+        "playerName": "host",
+        "bot": None,
+        "bankSeconds": None,
+        "left": False,
+    }
+    assert g["deadline"] is None
     assert g["ratSeat"] is None
     stored = client.h.store.games[r["gameId"]]
     assert stored.seed and stored.salt, "a random seed and salt when absent"
