@@ -84,6 +84,10 @@ class GameRepository(Protocol):
         """Running games where a bot must act, unchanged since ``before``."""
         ...
 
+    def due_deadlines(self, now: datetime, limit: int) -> list[str]:
+        """Games whose turn deadline is ``now`` or earlier, oldest first."""
+        ...
+
     def page(
         self, status: GameStatus | None, before: tuple[datetime, str] | None, limit: int
     ) -> Page:

@@ -10,6 +10,7 @@ from datetime import datetime
 from enum import Enum
 
 from domain.bots.strategy import Strategy
+from domain.clocks import TurnClock
 from domain.errors import DomainError, ErrorCode, ReplayedRefusal
 from domain.game.boosters import BoosterPack
 from domain.game.events import Event
@@ -56,6 +57,8 @@ class GameRecord:
     reveals them: domain/fairness.py). ``practice``: the host chose the seed
     (a reproducible game, marked as such to everyone). ``version`` counts
     accepted changes (lobby and play alike); ``last_seq`` is the newest event.
+    ``clock``: the turn clocks once running (domain/clocks.py; None before,
+    and in a game started before clocks until its next change).
     """
 
     id: str
@@ -73,6 +76,12 @@ class GameRecord:
     last_seq: int = 0
     salt: str = ""  # "" for a game created before fair deals (docs/decisions/0040)
     practice: bool = False
+    clock: TurnClock | None = None
+
+    @property
+    def deadline(self) -> datetime | None:
+        """When the running wait times out (stored, indexed: the sweep)."""
+        return None if self.clock is None else self.clock.deadline
 
     def seat_of(self, player_id: str | None) -> int | None:
         """The seat a player holds in this game, if any."""
@@ -121,6 +130,7 @@ class GameRecord:
             self.last_seq,
             self.salt,
             self.practice,
+            self.clock,
         )
 
 

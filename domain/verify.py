@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from domain.clocks import CLOCK_EVENTS, unstamped
 from domain.fairness import commitment, reveal, seal
 from domain.game.engine import apply
 from domain.game.events import Event, GameEnded, GameStarted
@@ -92,7 +93,15 @@ def verify(log: Sequence[ExportedEvent]) -> Verified:
             f"GameStarted's seedCommitment {started.seed_commitment} is not the commitment "
             f"of the seed and salt GameEnded reveals ({commitment(seed, salt)})"
         )
-    options = GameOptions(created.format, created.ability_trigger, created.refill_hands)
+    clock = started.options  # the time control (0046): not the rules', as GameStarted has it
+    options = GameOptions(
+        created.format,
+        created.ability_trigger,
+        created.refill_hands,
+        clock.turn_seconds,
+        clock.bank_seconds,
+        clock.timeouts_to_takeover,
+    )
     state: GameState | None = None
     pending: list[Event] = []
     commands = 0
@@ -124,6 +133,8 @@ def verify(log: Sequence[ExportedEvent]) -> Verified:
                     ) from err
                 pending = reveal(made, seed, salt)
                 commands += 1
+        if type(e.public) in CLOCK_EVENTS:
+            continue  # timeouts and takeovers: the server's, not the rules' (0046)
         if not pending:
             if state is None and type(e.public) in LOBBY_EVENTS:
                 continue  # the lobby: seats, bots (no deal yet)
@@ -145,13 +156,13 @@ def verify(log: Sequence[ExportedEvent]) -> Verified:
 
 def _compare(logged: ExportedEvent, replayed: Event) -> None:
     """The replayed event, as each audience sees it, is the logged one."""
-    if replayed.seen_by(None) != logged.public:
+    if replayed.seen_by(None) != unstamped(logged.public):
         raise Mismatch(
             f"event {logged.seq} ({_name(logged.public)}) differs from the replay's "
             f"{_name(replayed)} for a spectator"
         )
     for seat, seen in enumerate(logged.seats):
-        if replayed.seen_by(seat) != seen:
+        if replayed.seen_by(seat) != unstamped(seen):
             raise Mismatch(
                 f"event {logged.seq} ({_name(logged.public)}) differs from the replay's "
                 f"{_name(replayed)} for seat {seat}"

@@ -15,7 +15,8 @@ from domain.services.bots import drive_bots, resume_stalled_bots
 from domain.services.deps import Deps, KeyPolicy
 from domain.services.idempotency import expire_idempotency_records
 from domain.services.presence import review
-from infra.bot_scheduler import BotScheduler, StalledBotSweeper
+from domain.services.timeouts import sweep_deadlines
+from infra.bot_scheduler import BotScheduler, DeadlineSweeper, StalledBotSweeper
 from infra.bus.memory import InProcessBus
 from infra.bus.redis import RedisBus
 from infra.clock import SystemClock
@@ -74,12 +75,15 @@ class Container:
     records: RecordSweeper | None = None  # idempotency records' expiry
     presence: InProcessPresence | RedisPresence | None = None
     keeper: PresenceKeeper | None = None  # presence heartbeats
+    deadlines: DeadlineSweeper | None = None  # turn clocks' timeouts
 
     def start(self) -> None:
         """Background work of a running server (call inside its event loop)."""
         self.sweeper.start()
         if self.keeper is not None:
             self.keeper.start()
+        if self.deadlines is not None:
+            self.deadlines.start()
         if self.records is not None:
             self.records.start()
 
@@ -89,6 +93,8 @@ class Container:
             await self.keeper.aclose()
         if self.presence is not None:
             await self.presence.aclose()
+        if self.deadlines is not None:
+            await self.deadlines.aclose()
         if self.records is not None:
             await self.records.aclose()
         await self.bots.aclose()
@@ -146,6 +152,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         settings.presence_heartbeat,
         settings.presence_grace,
     )
+    deadlines = DeadlineSweeper(lambda: sweep_deadlines(deps), settings.deadline_sweep_interval)
     return Container(
         settings,
         deps,
@@ -159,6 +166,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         records,
         presence,
         keeper,
+        deadlines,
     )
 
 

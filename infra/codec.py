@@ -22,6 +22,7 @@ from typing import Any, TypeVar, cast, get_args, get_origin
 from cattrs import Converter
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
+from domain.clocks import CLOCK_EVENTS
 from domain.errors import ErrorCode
 from domain.game.boosters import BoosterPack
 from domain.game.cards import Card
@@ -44,7 +45,9 @@ from infra.db.command_codec import command_from_dict, command_to_dict
 Json = dict[str, Any]
 T = TypeVar("T")
 
-EVENT_KINDS: dict[str, type[Event]] = {k.__name__: k for k in (*LOBBY_EVENTS, *GAME_EVENTS)}
+EVENT_KINDS: dict[str, type[Event]] = {
+    k.__name__: k for k in (*LOBBY_EVENTS, *GAME_EVENTS, *CLOCK_EVENTS)
+}
 """Every event kind, by the name it is stored and sent under."""
 
 _RENAMED = {"sender": "from", "recipient": "to", "giver": "from"}

@@ -37,6 +37,7 @@ ENV_VARS: tuple[str, ...] = (
     "MMK_EVENT_LOOP",
     "MMK_CORS_ORIGINS",
     "MMK_PERSISTED_QUERY_TTL",
+    "MMK_DEADLINE_SWEEP_INTERVAL",
     "MMK_HEADER_TIMEOUT",
     "MMK_BODY_TIMEOUT",
     "MMK_WS_INIT_TIMEOUT",
@@ -169,6 +170,9 @@ class Settings:
     cors_origins: tuple[str, ...] = ()
     # Seconds an automatic persisted query stays in Redis after its last use.
     persisted_query_ttl: int = 86_400
+    # Seconds between two sweeps of due turn deadlines (each instance sweeps;
+    # a timeout fires at most this late; docs/decisions/0046).
+    deadline_sweep_interval: int = 1
     # Connection hygiene (api/connections.py, docs/decisions/0044):
     # seconds a connection may take to send a request's headers (counted from
     # the connection, or from the request's first byte) / its whole body.
@@ -243,6 +247,7 @@ class Settings:
             event_loop=loop,
             cors_origins=_origins(e, "MMK_CORS_ORIGINS"),
             persisted_query_ttl=_int(e, "MMK_PERSISTED_QUERY_TTL", 86_400, 60, 30 * 86_400),
+            deadline_sweep_interval=_int(e, "MMK_DEADLINE_SWEEP_INTERVAL", 1, 1, 60),
             header_timeout=_int(e, "MMK_HEADER_TIMEOUT", 10, 1, 3600),
             body_timeout=_int(e, "MMK_BODY_TIMEOUT", 30, 1, 3600),
             ws_init_timeout=_int(e, "MMK_WS_INIT_TIMEOUT", 10, 1, 3600),

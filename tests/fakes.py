@@ -195,6 +195,13 @@ class _Games:
         )
         return [g.id for g in stalled[:limit]]
 
+    def due_deadlines(self, now: datetime, limit: int) -> list[str]:
+        due = sorted(
+            (g for g in self.uow.store.games.values() if g.deadline and g.deadline <= now),
+            key=lambda g: (g.deadline, g.id),
+        )
+        return [g.id for g in due[:limit]]
+
     def page(
         self, status: GameStatus | None, before: tuple[datetime, str] | None, limit: int
     ) -> Page:

@@ -11,7 +11,11 @@ from typing import Any
 
 def to_jsonable(obj: Any) -> Any:
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        return {
+            f.name: to_jsonable(getattr(obj, f.name))
+            for f in dataclasses.fields(obj)
+            if not (f.metadata.get("server") and getattr(obj, f.name) == f.default)
+        }  # the server's options at their defaults: as before they existed (0046)
     if isinstance(obj, Enum):
         return obj.value
     if isinstance(obj, list | tuple):

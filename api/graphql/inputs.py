@@ -52,13 +52,31 @@ class CreateGameInput:
         description="A practice (reproducible) game, marked so to everyone: the only kind "
         "whose seed the host may choose; its bots replay from the seed",
     )
+    turn_seconds: int = strawberry.field(
+        default=0,
+        description="Seconds per action (lead, play, decision); 0: untimed. A seat whose "
+        "deadline passes is moved for (`TurnTimedOut`; docs/decisions/0046)",
+    )
+    bank_seconds: int = strawberry.field(
+        default=0, description="Each seat's extra seconds, spent once the turn time is over"
+    )
+    timeouts_to_takeover: int = strawberry.field(
+        default=2, description="Timeouts in a row (1 to 10) after which a bot plays the seat"
+    )
 
     def to_domain(self) -> NewGame:
         if self.seed is not None and not 1 <= len(self.seed) <= MAX_SEED:
             raise BadRequest(f"a seed has 1 to {MAX_SEED} characters")
         return NewGame(
             self.seat_count,
-            GameOptions(self.format, self.ability_trigger, self.refill_hands),
+            GameOptions(
+                self.format,
+                self.ability_trigger,
+                self.refill_hands,
+                self.turn_seconds,
+                self.bank_seconds,
+                self.timeouts_to_takeover,
+            ),
             self.seed,
             self.rat_seat,
             self.take_seat,

@@ -28,7 +28,7 @@ from domain.game.commands import (
     SendMessage,
 )
 from domain.records import MutationResult
-from domain.services import boosters, games, play, players, queries
+from domain.services import boosters, games, play, players, queries, timeouts
 from domain.services.transaction import Request
 
 
@@ -224,7 +224,10 @@ class Mutation:
             run,
         )
 
-    @strawberry.mutation(description="Give up your seat while in the lobby.")
+    @strawberry.mutation(
+        description="Give up your seat while in the lobby; while the game runs, a bot plays "
+        "it for good (`SeatTakenOver` with `left`; it still scores: docs/decisions/0046)."
+    )
     async def leave_game(
         self,
         info: Info,
@@ -237,6 +240,24 @@ class Mutation:
 
         return await _change(
             info, "leaveGame", {"gameId": game_id}, idempotency_key, expected_version, run
+        )
+
+    @strawberry.mutation(
+        description="Play your seat again after a bot took it over (`SeatReclaimed`), from "
+        "the next action. ILLEGAL_ACTION when no bot plays it or you left the game."
+    )
+    async def reclaim_seat(
+        self,
+        info: Info,
+        game_id: GameId,
+        idempotency_key: Key = None,
+        expected_version: Version = None,
+    ) -> GameChangeResult:
+        async def run(req: Request) -> MutationResult:
+            return await timeouts.reclaim_seat(info.context.deps, req, game_id)
+
+        return await _change(
+            info, "reclaimSeat", {"gameId": game_id}, idempotency_key, expected_version, run
         )
 
     @strawberry.mutation(description="The host seats a bot.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated
 
 import strawberry
@@ -112,6 +113,14 @@ class Query:
             edges=edges,
             page_info=PageInfo(has_next_page=more, end_cursor=edges[-1].cursor if edges else None),
         )
+
+    @strawberry.field(
+        description="The server's time now (ISO 8601): compare with a `deadline` to correct "
+        "the client's clock (docs/decisions/0046)"
+    )
+    async def server_time(self, info: Info) -> datetime:
+        await info.context.player()  # a bad token is refused on every operation
+        return info.context.deps.clock.now()
 
     @strawberry.field(description="Every numbered design with house, value, rarity (R1.2).")
     async def card_catalog(self, info: Info) -> list[CardDesign]:

@@ -10,6 +10,7 @@ never in any projection.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
+from datetime import datetime
 from typing import Self
 
 from domain.game.boosters import BoosterPack
@@ -323,6 +324,8 @@ class ActionRequired(_SeatsOwn):
     phase: Phase
     hand: tuple[Card, ...] | None = field(default=None, metadata=PRIVATE)
     choices: tuple[Choice, ...] | None = field(default=None, metadata=PRIVATE)
+    deadline: datetime | None = field(default=None, metadata=SET_ONLY)
+    """When a timed game's wait times out (the server sets it, domain/clocks.py)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 
@@ -25,12 +25,27 @@ class AbilityTrigger(Enum):
 MIN_SEATS = 3  # R2.1
 MAX_SEATS = 8  # R2.1
 HAND_SIZE = 10  # R4.2, R8.3
+_SET_ONLY = {"set_only": True, "server": True}
+"""As domain.game.events.SET_ONLY (which imports this module); ``server``:
+an option of the server's (the time control), not of the rules."""
 
 
 @dataclass(frozen=True, slots=True)
 class GameOptions:
-    """The rule variants of one game; defaults follow RULES.md."""
+    """The rule variants of one game; defaults follow RULES.md. The time
+    control (issue #15, docs/decisions/0046): ``turn_seconds`` per action
+    (0: untimed), then each seat's ``bank_seconds`` once; a seat that times
+    out ``timeouts_to_takeover`` times in a row is played by a bot."""
 
     format: Format = Format.SINGLETON
     ability_trigger: AbilityTrigger = AbilityTrigger.LEAD_AND_RARE
     refill_hands: bool = True
+    # Written only when set (events.SET_ONLY): logs and golden files made
+    # before clocks stay as they were.
+    turn_seconds: int = field(default=0, metadata=_SET_ONLY)
+    bank_seconds: int = field(default=0, metadata=_SET_ONLY)
+    timeouts_to_takeover: int = field(default=2, metadata=_SET_ONLY)
+
+    @property
+    def timed(self) -> bool:
+        return self.turn_seconds > 0

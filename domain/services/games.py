@@ -6,12 +6,14 @@ from dataclasses import dataclass, field
 
 from domain import lobby
 from domain.bots.strategy import Strategy
+from domain.clocks import check_time_control
 from domain.game.boosters import BoosterPack
 from domain.game.cards import Card
 from domain.game.events import Event
 from domain.game.options import Format, GameOptions
-from domain.records import BoosterRecord, GameRecord, MutationResult
+from domain.records import BoosterRecord, GameRecord, GameStatus, MutationResult
 from domain.services.deps import Deps
+from domain.services.timeouts import leave_running
 from domain.services.transaction import Change, Request, Tx, add_game, change_game
 
 
@@ -33,6 +35,7 @@ async def create_game(deps: Deps, req: Request, spec: NewGame) -> MutationResult
     The seed and salt come from the server's CSPRNG; only a game marked
     ``practice`` may have the host's seed (docs/decisions/0040)."""
     lobby.check_new_game(spec.seat_count, spec.rat_seat)
+    check_time_control(spec.options)
     lobby.check_seed(spec.seed, spec.practice)
 
     def make(tx: Tx) -> tuple[GameRecord, Change]:
@@ -70,9 +73,12 @@ async def join_game(deps: Deps, req: Request, game_id: str, seat: int | None) ->
 
 
 async def leave_game(deps: Deps, req: Request, game_id: str) -> MutationResult:
-    """Give up one's seat while in the lobby."""
+    """Give up one's seat while in the lobby; while running, hand it to a bot
+    for good (docs/decisions/0046)."""
 
     def leave(tx: Tx, game: GameRecord) -> Change:
+        if game.status is GameStatus.RUNNING:
+            return Change(leave_running(game, req.player_id))
         return Change(lobby.leave(game, req.player_id))
 
     return await change_game(deps, req, game_id, leave)

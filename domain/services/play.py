@@ -6,7 +6,7 @@ from domain.errors import Forbidden, GameNotStarted
 from domain.fairness import reveal
 from domain.game.commands import Command
 from domain.game.engine import apply
-from domain.game.errors import GameFinished
+from domain.game.errors import GameFinished, IllegalAction
 from domain.log import SeatCommand
 from domain.records import GameRecord, GameStatus, MutationResult
 from domain.services.deps import Deps
@@ -23,6 +23,9 @@ def seat_command(game: GameRecord, player_id: str, cmd: Command) -> Change:
     seat = game.seat_of(player_id)
     if seat is None:
         raise Forbidden("you hold no seat in this game")
+    occupant = game.seats[seat]
+    if occupant is not None and occupant.is_bot:
+        raise IllegalAction("a bot plays your seat now: reclaimSeat first (docs/decisions/0046)")
     return engine_change(game, seat, cmd)
 
 

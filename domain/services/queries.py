@@ -30,6 +30,8 @@ class SeatInfo:
     player_id: str | None
     name: str | None
     bot: Strategy | None
+    bank_seconds: float | None = None  # a timed running game's bank left
+    left: bool = False  # its player left the running game (docs/decisions/0046)
 
 
 class GameSnapshot:
@@ -51,6 +53,8 @@ class GameSnapshot:
         self.seat_players = tuple(o.player_id if o is not None else None for o in game.seats)
         self.seat_bots = tuple(o.bot if o is not None else None for o in game.seats)
         self.seed_commitment = commitment(game.seed, game.salt)  # public; the seed is not
+        self.clock = game.clock
+        self.deadline = game.deadline
 
     @cached_property
     def public(self) -> PublicView | None:
@@ -97,7 +101,12 @@ async def seats_of(deps: Deps, snap: GameSnapshot) -> tuple[SeatInfo, ...]:
             owners = zip(snap.seat_players, snap.seat_bots, strict=True)
             for i, (player_id, bot) in enumerate(owners):
                 p = uow.players.get(player_id) if player_id else None
-                seats.append(SeatInfo(i, p.id if p else None, p.name if p else None, bot))
+                clock = snap.clock
+                bank = clock.banks[i] if clock is not None and snap.summary.options.timed else None
+                left = clock is not None and i in clock.left
+                seats.append(
+                    SeatInfo(i, p.id if p else None, p.name if p else None, bot, bank, left)
+                )
             return tuple(seats)
 
     return await deps.run(tx)

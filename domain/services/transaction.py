@@ -61,6 +61,7 @@ from domain.records import (
     Refused,
     Remembered,
 )
+from domain.services.clocked import clocked
 from domain.services.deps import Deps
 from domain.services.publisher import after_commit
 
@@ -144,9 +145,12 @@ class Tx:
     def record(self, game: GameRecord, change: Change) -> MutationResult:
         """Log ``change`` as the game's next version and store the game (a
         new game is added, a loaded one saved if still at the version loaded),
-        then its events, which refer to it. The result shows the events as
+        then its events, which refer to it; a running game's clock settles
+        first (domain/services/clocked.py). The result shows the events as
         the caller sees them (R11)."""
-        logged = game.record(change.events, change.cause, self.now())
+        now = self.now()
+        events = clocked(game, change.events, change.cause, now)
+        logged = game.record(events, change.cause, now)
         if game.id in self._loaded:
             self.uow.games.save(game, self._loaded[game.id])
         else:

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from domain.bots.strategy import Strategy
+from domain.clocks import TurnClock
 from domain.game.boosters import BoosterPack
 from domain.game.options import AbilityTrigger, Format, GameOptions
 from domain.log import LoggedEvent
@@ -73,19 +74,73 @@ def player_from_row(row: Row) -> Player:
 
 
 # ---------------------------------------------------------------- games
+_DEFAULT_OPTIONS = GameOptions()
+_CLOCK_OPTIONS = ("turn_seconds", "bank_seconds", "timeouts_to_takeover")
+
+
 def options_to_json(options: GameOptions) -> dict[str, Any]:
-    return {
+    """The options; the time control only when set (older rows have none)."""
+    out: dict[str, Any] = {
         "format": options.format.value,
         "ability_trigger": options.ability_trigger.value,
         "refill_hands": options.refill_hands,
     }
+    for name in _CLOCK_OPTIONS:
+        if (value := getattr(options, name)) != getattr(_DEFAULT_OPTIONS, name):
+            out[name] = value
+    return out
+
+
+def _int(data: Mapping[str, Any], name: str) -> int:
+    value = data.get(name, getattr(_DEFAULT_OPTIONS, name))
+    if type(value) is not int:
+        raise TypeError(f"{name} is not an integer")
+    return value
 
 
 def options_from_json(data: Mapping[str, Any]) -> GameOptions:
     refill = data["refill_hands"]
     if not isinstance(refill, bool):
         raise TypeError("refill_hands is not a boolean")
-    return GameOptions(Format(data["format"]), AbilityTrigger(data["ability_trigger"]), refill)
+    return GameOptions(
+        Format(data["format"]),
+        AbilityTrigger(data["ability_trigger"]),
+        refill,
+        *(_int(data, n) for n in _CLOCK_OPTIONS),
+    )
+
+
+def clock_to_json(clock: TurnClock | None) -> dict[str, Any] | None:
+    if clock is None:
+        return None
+    return {
+        "banks": list(clock.banks),
+        "timeouts": list(clock.timeouts),
+        "left": list(clock.left),
+        "waiting": clock.waiting,
+        "started": None if clock.started is None else _aware(clock.started).isoformat(),
+        "deadline": None if clock.deadline is None else _aware(clock.deadline).isoformat(),
+    }
+
+
+def _at(value: Any) -> datetime | None:
+    return None if value is None else _aware(datetime.fromisoformat(value))
+
+
+def clock_from_json(data: Mapping[str, Any] | None) -> TurnClock | None:
+    if data is None:
+        return None
+    waiting = data["waiting"]
+    if waiting is not None and type(waiting) is not int:
+        raise TypeError("waiting is not a seat")
+    return TurnClock(
+        tuple(float(b) for b in data["banks"]),
+        tuple(int(t) for t in data["timeouts"]),
+        tuple(int(s) for s in data["left"]),
+        waiting,
+        _at(data["started"]),
+        _at(data["deadline"]),
+    )
 
 
 def seat_to_json(seat: Occupant | None) -> dict[str, str] | None:
@@ -126,6 +181,8 @@ def game_to_row(game: GameRecord) -> dict[str, Any]:
         "bot_turn": bot_to_act(game) is not None,
         "salt": game.salt,
         "practice": game.practice,
+        "deadline": game.deadline,
+        "clock": clock_to_json(game.clock),
     }
 
 
@@ -146,6 +203,7 @@ def _game(r: Row) -> GameRecord:
         last_seq=r["last_seq"],
         salt=r["salt"],
         practice=r["practice"],
+        clock=clock_from_json(r["clock"]),
     )
 
 

@@ -59,6 +59,12 @@ _STALLED_BOTS = (
     .order_by(_G.updated_at)
     .limit(sa.bindparam("n"))
 )
+_DUE_DEADLINES = (
+    sa.select(_G.id)
+    .where(_G.deadline.is_not(None), _G.deadline <= sa.bindparam("now"))
+    .order_by(_G.deadline)
+    .limit(sa.bindparam("n"))
+)
 _GAME_NEWEST = sa.select(*(games.c[n] for n in m.SUMMARY_COLUMNS)).order_by(
     _G.created_at.desc(), _G.id.desc()
 )
@@ -175,6 +181,10 @@ class SqlGameRepository(_Repo):
 
     def stalled_bot_games(self, before: datetime, limit: int) -> list[str]:
         rows = self._c.execute(_STALLED_BOTS, {"before": before, "n": limit})
+        return [r[0] for r in rows]
+
+    def due_deadlines(self, now: datetime, limit: int) -> list[str]:
+        rows = self._c.execute(_DUE_DEADLINES, {"now": now, "n": limit})
         return [r[0] for r in rows]
 
     def page(

@@ -60,6 +60,11 @@ class GameRow(SQLModel, table=True):
     # (a host-chosen seed, shown to all): docs/decisions/0040.
     salt: str = _col(sa.String(), server_default="")
     practice: bool = _col(sa.Boolean(), server_default=sa.false())
+    # Turn clocks (migration 0005, docs/decisions/0046): the running wait's
+    # deadline (derived on save; null: none) and the clocks (banks, timeouts
+    # in a row, the wait, seats left); null before the start.
+    deadline: datetime | None = _col(UtcDateTime(), nullable=True)
+    clock: dict[str, Any] | None = _col(json_type(nullable=True), nullable=True)
 
     # Newest-first paging, with and without a status filter.
     __table_args__ = (
@@ -72,6 +77,13 @@ class GameRow(SQLModel, table=True):
             "updated_at",
             sqlite_where=sa.text("bot_turn"),
             postgresql_where=sa.text("bot_turn"),
+        ),
+        # Partial: only games with a timed wait are in it (the deadline sweep).
+        sa.Index(
+            "ix_games_deadline",
+            "deadline",
+            sqlite_where=sa.text("deadline IS NOT NULL"),
+            postgresql_where=sa.text("deadline IS NOT NULL"),
         ),
     )
 

@@ -66,8 +66,9 @@ CARD = "id kind house value rare"
 
 GAME_FIELDS = f"""
   id status hostId seatCount version lastSeq ratSeat createdAt practice seedCommitment
-  seats {{ seat playerId playerName bot }}
-  options {{ format abilityTrigger refillHands }}
+  deadline
+  seats {{ seat playerId playerName bot bankSeconds left }}
+  options {{ format abilityTrigger refillHands turnSeconds bankSeconds timeoutsToTakeover }}
   table {{
     phase toAct ratSeat ratDeckSize prizePoolSize
     seats {{ seat house isRat handSize score won {{ id }} prizes {{ id }} }}

@@ -116,6 +116,10 @@ OPS: dict[tuple[str, str], Op] = {
     ("mutation", "leaveGame"): mutation(
         "leaveGame", game_arg, False, other=OK, spectator="ILLEGAL_ACTION"
     ),
+    # Seated but played by no bot, or not seated: refused by the rules (0046).
+    ("mutation", "reclaimSeat"): mutation(
+        "reclaimSeat", game_arg, True, other="ILLEGAL_ACTION", spectator="ILLEGAL_ACTION"
+    ),
     ("mutation", "addBot"): mutation(
         "addBot",
         lambda t: {"gameId": t.game_id, "strategy": "RANDOM"},
@@ -186,6 +190,7 @@ OPS: dict[tuple[str, str], Op] = {
         "{ r: games { __typename ... on Refusal { code } } }", lambda t: {}, True, EVERYONE
     ),
     ("query", "cardCatalog"): Op("{ r: cardCatalog { id } }", lambda t: {}, True, EVERYONE),
+    ("query", "serverTime"): Op("{ r: serverTime }", lambda t: {}, True, EVERYONE),
     ("query", "gameEvents"): Op(
         "query($gameId: ID!) { r: gameEvents(gameId: $gameId) { __typename "
         "... on Refusal { code } ... on GameEventPage { lastSeq } } }",

@@ -22,6 +22,9 @@ async def test_create_game_with_every_option(client: Client) -> None:
         "practice": True,
         "ratSeat": 2,
         "takeSeat": False,
+        "turnSeconds": 45,
+        "bankSeconds": 300,
+        "timeoutsToTakeover": 3,
     }
     r = await ok(client, host, "createGame", input=options)
     assert r["version"] == 1
@@ -35,6 +38,9 @@ async def test_create_game_with_every_option(client: Client) -> None:
         "format": "SEALED",
         "abilityTrigger": "EVERY_CARD",
         "refillHands": False,
+        "turnSeconds": 45,
+        "bankSeconds": 300,
+        "timeoutsToTakeover": 3,
     }
     assert [s["playerId"] for s in g["seats"]] == [None] * 5
     assert g["table"] is None and g["viewer"] is None
@@ -51,8 +57,19 @@ async def test_create_game_defaults_seat_the_host_at_seat_zero(client: Client) -
         "format": "SINGLETON",
         "abilityTrigger": "LEAD_AND_RARE",
         "refillHands": True,
+        "turnSeconds": 0,
+        "bankSeconds": 0,
+        "timeoutsToTakeover": 2,
     }
-    assert g["seats"][0] == {"seat": 0, "playerId": host_id, "playerName": "host", "bot": None}
+    assert g["seats"][0] == {
+        "seat": 0,
+        "playerId": host_id,
+        "playerName": "host",
+        "bot": None,
+        "bankSeconds": None,
+        "left": False,
+    }
+    assert g["deadline"] is None
     assert g["ratSeat"] is None
     stored = client.h.store.games[r["gameId"]]
     assert stored.seed and stored.salt, "a random seed and salt when absent"
@@ -172,7 +189,6 @@ async def test_start_needs_every_seat_filled_and_happens_once(client: Client) ->
     await ok(client, host, "startGame", gameId=game_id)
     before = mark(client, game_id)
     await refused(client, host, "startGame", "ILLEGAL_ACTION", gameId=game_id)
-    await refused(client, ann, "leaveGame", "ILLEGAL_ACTION", gameId=game_id)
     await refused(client, host, "addBot", "ILLEGAL_ACTION", gameId=game_id, strategy="RANDOM")
     assert mark(client, game_id) == before
 
@@ -213,3 +229,29 @@ async def test_former_sealed_starts_with_the_collections(client: Client) -> None
     assert g["options"]["format"] == "FORMER_SEALED"
     assert g["options"]["abilityTrigger"] == "LEAD_ONLY"
     assert g["table"]["ratDeckSize"] == 6 * 17 - 30
+
+
+async def test_leaving_a_running_game_hands_the_seat_to_a_bot(client: Client) -> None:
+    """docs/decisions/0046: the seat stays the player's, a bot plays it for
+    good; reclaiming it is refused."""
+    tokens = await players(client, 3)
+    game_id = await start(client, tokens, turnSeconds=30)
+    clock = await client.run(
+        "query($id: ID!) { serverTime game(id: $id) { ... on Game { deadline } } }",
+        tokens[0],
+        id=game_id,
+    )
+    assert clock["game"]["deadline"] > clock["serverTime"]  # ISO 8601, both UTC
+    r = await ok(client, tokens[2], "leaveGame", gameId=game_id)
+    assert [e["__typename"] for e in r["events"]] == ["SeatTakenOver"]
+    await refused(client, tokens[2], "reclaimSeat", "ILLEGAL_ACTION", gameId=game_id)
+    await refused(client, tokens[2], "leaveGame", "ILLEGAL_ACTION", gameId=game_id)
+    query = (
+        "query($id: ID!) { game(id: $id) { ... on Game { options { turnSeconds"
+        " timeoutsToTakeover } seats { seat playerId bot left bankSeconds } } } }"
+    )
+    data = await client.run(query, tokens[0], id=game_id)
+    seat = data["game"]["seats"][2]
+    assert seat["bankSeconds"] == 0
+    assert (seat["bot"], seat["left"], seat["playerId"] is not None) == ("GREEDY", True, True)
+    assert data["game"]["options"] == {"turnSeconds": 30, "timeoutsToTakeover": 2}

@@ -75,6 +75,7 @@ def scenarios(per_table: int) -> list[Scenario]:
                         max_steps=None if whole else 16 + (k * 6) % 19,
                         observers=observers,
                         rat_seat=seat if k % 4 in (1, 2) else None,
+                        turn_seconds=30 if k % 2 else 0,  # deadlines and banks in play
                     )
                 )
     return out
@@ -127,6 +128,7 @@ def test_scenarios_cover_seats_formats_roles_and_whole_games() -> None:
     assert any(sc.max_steps is None for sc in SCENARIOS)
     assert {sc.trigger for sc in SCENARIOS} == set(AbilityTrigger)
     assert {sc.refill for sc in SCENARIOS} == {True, False}
+    assert {sc.turn_seconds > 0 for sc in SCENARIOS} == {True, False}
 
 
 async def test_sigma_also_moves_cards_across_houses() -> None:

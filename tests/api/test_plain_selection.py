@@ -32,6 +32,7 @@ from api.graphql.plain_selection import plain_selection
 from api.graphql.schema import schema
 from api.graphql.types.events import GameEvent, typed
 from domain.bots.strategy import Strategy
+from domain.clocks import SeatReclaimed, SeatTakenOver, TurnTimedOut, stamp
 from domain.game.cards import DESIGN_CARDS, PRIZE_CARDS
 from domain.game.engine import apply
 from domain.game.events import (
@@ -179,6 +180,10 @@ def _real_events() -> list[LoggedEvent]:
         SeatTaken(1, "p2", "Bea"),
         SeatLeft(1, "p2"),
         BotSeated(2, Strategy.GREEDY),
+        TurnTimedOut(1),
+        SeatTakenOver(1, Strategy.GREEDY),
+        SeatTakenOver(2, Strategy.GREEDY, left=True),
+        SeatReclaimed(1),
     ]
     seats = 0
     for i, (fmt, trigger) in enumerate(
@@ -195,7 +200,7 @@ def _real_events() -> list[LoggedEvent]:
         state, driver = setup.state, Driver(spec)
         events += setup.events
         while (move := driver.next(state)) is not None:
-            events += apply(state, *move)
+            events += stamp(apply(state, *move), at if i == 0 else None)  # deadlines (0046)
         seats = max(seats, state.n)
     seen: Counter[tuple[str, int | None]] = Counter()
     out: list[LoggedEvent] = []

@@ -103,6 +103,7 @@ class Scenario:
     probe_percent: int = 25  # percent of steps at which an observing seat probes
     observers: tuple[Observer, ...] = (None, 0)
     rat_seat: int | None = None  # None: the seed chooses (R4.1)
+    turn_seconds: int = 0  # a timed game: deadlines in every world's frames (0046)
 
     @property
     def name(self) -> str:
@@ -333,6 +334,8 @@ class World:
             "abilityTrigger": self.sc.trigger.name,
             "refillHands": self.sc.refill,
             "ratSeat": self.sc.rat_seat,
+            "turnSeconds": self.sc.turn_seconds,
+            "bankSeconds": 60 if self.sc.turn_seconds else 0,
         }
         r = await call(c, self.tokens[0], "createGame", input=game_input)
         self.record(0, "createGame", r)

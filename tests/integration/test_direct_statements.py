@@ -58,6 +58,8 @@ def _game() -> dict[str, Any]:
         "bot_turn": False,
         "salt": "",
         "practice": False,
+        "deadline": None,
+        "clock": None,
     }
 
 

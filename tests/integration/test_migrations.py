@@ -36,11 +36,11 @@ def _tables(url: str) -> set[str]:
 def test_upgrade_reaches_head_and_twice_is_a_no_op(empty_db_url: str) -> None:
     assert migrate.current(empty_db_url) is None
     migrate.upgrade(empty_db_url)
-    assert migrate.current(empty_db_url) == migrate.head() == "0004"
+    assert migrate.current(empty_db_url) == migrate.head() == "0005"
     tables = _tables(empty_db_url)
     assert tables == {*metadata.tables, "alembic_version"}
     migrate.upgrade(empty_db_url)
-    assert migrate.current(empty_db_url) == "0004"
+    assert migrate.current(empty_db_url) == "0005"
     assert _tables(empty_db_url) == tables
 
 
@@ -126,6 +126,13 @@ def test_up_and_down_with_games_their_events_and_players_in_place(empty_db_url: 
         with engine.connect() as conn:
             events = conn.execute(sa.text("SELECT count(*) FROM game_events")).scalar_one()
         assert events > 10
+        with engine.connect() as conn:  # 0005: the clock is written on save
+            clock = conn.execute(
+                sa.text("SELECT clock FROM games WHERE id = :id"), {"id": game_id}
+            ).scalar_one()
+            assert clock is not None
+        command.downgrade(migrate.alembic_config(engine), "0004")
+        assert migrate.current(engine) == "0004"
         command.downgrade(migrate.alembic_config(engine), "0002")
         assert migrate.current(engine) == "0002"
         migrate.upgrade(engine)
@@ -135,6 +142,10 @@ def test_up_and_down_with_games_their_events_and_players_in_place(empty_db_url: 
                 sa.text("SELECT salt, practice FROM games WHERE id = :id"), {"id": game_id}
             ).one()
             assert (row.salt, bool(row.practice)) == ("", False)  # back at 0003's defaults
+            row = conn.execute(
+                sa.text("SELECT deadline, clock FROM games WHERE id = :id"), {"id": game_id}
+            ).one()
+            assert (row.deadline, row.clock) == (None, None)  # 0005's: no clock yet
             assert conn.execute(sa.text("SELECT count(*) FROM game_events")).scalar_one() == events
     finally:
         engine.dispose()

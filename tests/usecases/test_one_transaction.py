@@ -51,6 +51,7 @@ USE_CASES = {
     "boosters.py": None,
     "bots.py": {"drive_bots"},
     "players.py": {"create_player"},
+    "timeouts.py": {"fire_deadline", "reclaim_seat"},
 }
 KNOWN = {
     "games.py": {"create_game", "join_game", "leave_game", "add_bot", "start_game"},
@@ -58,6 +59,7 @@ KNOWN = {
     "boosters.py": {"open_booster_pack"},
     "bots.py": {"drive_bots"},
     "players.py": {"create_player"},
+    "timeouts.py": {"fire_deadline", "reclaim_seat"},
 }
 
 

@@ -11,6 +11,7 @@ name :data:`_FROM` gives); :func:`typed` builds the object for an event.
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime
 from typing import Any
 
 import strawberry
@@ -19,7 +20,7 @@ from api.graphql.types.actions import ActionChoice, GiftOption
 from api.graphql.types.cards import Card
 from api.graphql.types.game import GameOptions
 from api.graphql.types.game_event import GameEvent, event_type
-from domain import lobby
+from domain import clocks, lobby
 from domain.bots.strategy import Strategy
 from domain.game import cards
 from domain.game import events as kinds
@@ -276,6 +277,28 @@ class ActionRequired(GameEvent):
     choices: list[ActionChoice] | None = strawberry.field(
         description="What it may send now; null but for that seat"
     )
+    deadline: datetime | None = strawberry.field(
+        description="When the wait times out (server time, ISO 8601; compare with "
+        "`serverTime`); null in an untimed game or when a bot plays the seat"
+    )
+
+
+# ---------------------------------------------------------------- clocks
+@event_type("A seat's deadline passed: the server moved for it (GREEDY, its own view only).")
+class TurnTimedOut(GameEvent):
+    seat: int = strawberry.field(description=SEAT)
+
+
+@event_type("A bot plays this seat from now on: its player timed out too often in a row, or left.")
+class SeatTakenOver(GameEvent):
+    seat: int = strawberry.field(description=SEAT)
+    strategy: Strategy = strawberry.field(description="How the bot plays")
+    left: bool = strawberry.field(description="Its player left the running game (for good)")
+
+
+@event_type("The seat's player plays it again (`reclaimSeat`), from the next action.")
+class SeatReclaimed(GameEvent):
+    seat: int = strawberry.field(description=SEAT)
 
 
 @event_type("R9: how the game ended, who won, who is out, the scores; the seed and salt, revealed.")
@@ -320,6 +343,9 @@ KINDS: dict[type[Event], type[GameEvent]] = {
     kinds.CardsDrawn: CardsDrawn,
     kinds.ActionRequired: ActionRequired,
     kinds.GameEnded: GameEnded,
+    clocks.TurnTimedOut: TurnTimedOut,
+    clocks.SeatTakenOver: SeatTakenOver,
+    clocks.SeatReclaimed: SeatReclaimed,
 }
 """The GraphQL type of each domain event kind (every kind has one)."""
 

@@ -37,10 +37,26 @@ class GameOptions:
     refill_hands: bool = strawberry.field(
         description="Whether seats draw back up to 10 cards after each trick (R8.3)"
     )
+    turn_seconds: int = strawberry.field(
+        description="Seconds per action before the bank runs; 0: untimed (docs/decisions/0046)"
+    )
+    bank_seconds: int = strawberry.field(
+        description="Each seat's extra seconds, spent once an action's turn time is over"
+    )
+    timeouts_to_takeover: int = strawberry.field(
+        description="Timeouts in a row after which a bot plays the seat (`SeatTakenOver`)"
+    )
 
     @classmethod
     def from_domain(cls, o: DomainOptions) -> GameOptions:
-        return cls(format=o.format, ability_trigger=o.ability_trigger, refill_hands=o.refill_hands)
+        return cls(
+            format=o.format,
+            ability_trigger=o.ability_trigger,
+            refill_hands=o.refill_hands,
+            turn_seconds=o.turn_seconds,
+            bank_seconds=o.bank_seconds,
+            timeouts_to_takeover=o.timeouts_to_takeover,
+        )
 
 
 @strawberry.type(description="Who sits in a seat (lobby facts, public). Cache key: `id`.")
@@ -48,12 +64,22 @@ class SeatSlot:
     id: strawberry.ID = strawberry.field(description="`<gameId>:<seat>`")
     seat: int = strawberry.field(description="The seat number, 0 to seatCount - 1, clockwise")
     player_id: strawberry.ID | None = strawberry.field(
-        description="The seated player's id; null for a bot or a free seat"
+        description="The seated player's id (also while a bot plays for them); null for a "
+        "bot's seat or a free seat"
     )
     player_name: str | None = strawberry.field(
-        description="The seated player's name; null for a bot or a free seat"
+        description="The seated player's name; null for a bot's seat or a free seat"
     )
-    bot: Strategy | None = strawberry.field(description="The bot's strategy, for a bot's seat")
+    bot: Strategy | None = strawberry.field(
+        description="The bot's strategy, for a bot's seat or a player's seat taken over"
+    )
+    bank_seconds: float | None = strawberry.field(
+        description="A timed running game's bank left to this seat (seconds; the waiting "
+        "seat's bank as of its wait's start: count down from `Game.deadline`); null untimed"
+    )
+    left: bool = strawberry.field(
+        description="Its player left the running game: a bot plays it for good"
+    )
 
     @classmethod
     def from_domain(cls, game_id: str, s: SeatInfo) -> SeatSlot:
@@ -63,6 +89,8 @@ class SeatSlot:
             player_id=strawberry.ID(s.player_id) if s.player_id else None,
             player_name=s.name,
             bot=s.bot,
+            bank_seconds=s.bank_seconds,
+            left=s.left,
         )
 
 
@@ -126,6 +154,13 @@ class Game:
         '"Fair deals")'
     )
     snapshot: strawberry.Private[GameSnapshot]
+
+    @strawberry.field(
+        description="When the running wait times out (server time, ISO 8601; compare with "
+        "`serverTime`); null when untimed or no person must act (docs/decisions/0046)"
+    )
+    def deadline(self) -> datetime | None:
+        return self.snapshot.deadline
 
     @strawberry.field(description="The public state, the same for everyone; null in the lobby")
     def table(self) -> Table | None:

@@ -1,0 +1,161 @@
+"""Turn clocks (issue #15, docs/decisions/0046): a timed game's deadline,
+each seat's bank, timeouts in a row, seats played by a bot, and the events
+of these (all public: a clock tells no card).
+
+A *wait* starts when a person's seat must act (lead, play, decision: the
+engine's ``ActionRequired``). Its deadline is the start + ``turn_seconds`` +
+the seat's bank. The Rat's message window is timed by the lead's deadline:
+the window closes with the lead (R5.3), whoever makes it. Messages sent
+while a seat waits do not restart its wait. When a wait ends, the time past
+``turn_seconds`` is taken from the seat's bank. Pure: the caller gives the
+time (one clock: the deciding instance's, see the decision record).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+
+from domain.bots.strategy import Strategy
+from domain.errors import BadRequest
+from domain.game.commands import DeclineMessage, DeliverMessage, SendMessage
+from domain.game.events import ActionRequired, Event
+from domain.game.options import GameOptions
+from domain.log import SeatCommand
+
+MAX_TURN_SECONDS = 86_400
+MAX_BANK_SECONDS = 7 * 86_400
+MAX_TIMEOUTS_TO_TAKEOVER = 10
+MESSAGE_COMMANDS = (SendMessage, DeliverMessage, DeclineMessage)
+TAKEOVER_BOT = Strategy.GREEDY
+"""The strategy of the fallback move and of a seat taken over (issue #15)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnTimedOut(Event):
+    """A seat's deadline passed: the server moved for it (GREEDY, from its
+    own view only)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTakenOver(Event):
+    """A bot plays this seat from now on: its player timed out too often in a
+    row, or (``left``) left the running game."""
+
+    seat: int
+    strategy: Strategy
+    left: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SeatReclaimed(Event):
+    """The seat's player plays it again, from the next action."""
+
+    seat: int
+
+
+CLOCK_EVENTS: tuple[type[Event], ...] = (TurnTimedOut, SeatTakenOver, SeatReclaimed)
+"""Events the server logs of seats and clocks (no engine command causes them)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnClock:
+    """A running game's clocks. ``waiting``: the person's seat whose wait
+    runs since ``started`` until ``deadline`` (None: no timed wait).
+    ``banks``: seconds left per seat; ``timeouts``: timeouts in a row per
+    seat; ``left``: seats whose player left the running game."""
+
+    banks: tuple[float, ...]
+    timeouts: tuple[int, ...]
+    left: tuple[int, ...] = ()
+    waiting: int | None = None
+    started: datetime | None = None
+    deadline: datetime | None = None
+
+    @classmethod
+    def new(cls, seats: int, options: GameOptions) -> TurnClock:
+        return cls((float(options.bank_seconds),) * seats, (0,) * seats)
+
+    def due(self, now: datetime) -> bool:
+        return self.deadline is not None and self.deadline <= now
+
+
+def check_time_control(options: GameOptions) -> None:
+    """``createGame``'s time control: whole seconds in range; a bank needs a
+    turn time (API.md ``createGame``)."""
+    if not 0 <= options.turn_seconds <= MAX_TURN_SECONDS:
+        raise BadRequest(f"turnSeconds is 0 (untimed) to {MAX_TURN_SECONDS}")
+    if not 0 <= options.bank_seconds <= MAX_BANK_SECONDS:
+        raise BadRequest(f"bankSeconds is 0 to {MAX_BANK_SECONDS}")
+    if options.bank_seconds and not options.turn_seconds:
+        raise BadRequest("bankSeconds needs turnSeconds (a timed game)")
+    if not 1 <= options.timeouts_to_takeover <= MAX_TIMEOUTS_TO_TAKEOVER:
+        raise BadRequest(f"timeoutsToTakeover is 1 to {MAX_TIMEOUTS_TO_TAKEOVER}")
+
+
+def _set(values: tuple[float, ...], i: int, value: float) -> tuple[float, ...]:
+    return (*values[:i], value, *values[i + 1 :])
+
+
+def _set_int(values: tuple[int, ...], i: int, value: int) -> tuple[int, ...]:
+    return (*values[:i], value, *values[i + 1 :])
+
+
+def settle(
+    clock: TurnClock,
+    options: GameOptions,
+    waiting_now: int | None,
+    cause: object,
+    timed_out: bool,
+    now: datetime,
+) -> TurnClock:
+    """The clock after a change: ``waiting_now`` is the person's seat that
+    must act after it (None: none, or a bot's). A wait goes on through
+    message commands and changes the engine did not cause (another seat
+    taken over or reclaimed); otherwise the old wait ends (its overtime taken from
+    the bank; a seat that acted itself has no timeouts in a row) and a new
+    one starts."""
+    if not options.timed:
+        return clock
+    command = cause.command if isinstance(cause, SeatCommand) else None
+    if (
+        clock.waiting is not None
+        and clock.waiting == waiting_now
+        and (cause is None or isinstance(command, MESSAGE_COMMANDS))
+    ):
+        return clock  # a message, or another seat taken over or reclaimed
+    banks, timeouts = clock.banks, clock.timeouts
+    w = clock.waiting
+    if w is not None and clock.started is not None:
+        over = (now - clock.started).total_seconds() - options.turn_seconds
+        banks = _set(banks, w, 0.0 if timed_out else max(0.0, banks[w] - max(0.0, over)))
+        if isinstance(cause, SeatCommand) and cause.seat == w and not timed_out:
+            timeouts = _set_int(timeouts, w, 0)
+    if waiting_now is None:
+        return replace(clock, banks=banks, timeouts=timeouts, waiting=None, started=None,
+                       deadline=None)  # fmt: skip
+    seconds = options.turn_seconds + banks[waiting_now]
+    return replace(
+        clock,
+        banks=banks,
+        timeouts=timeouts,
+        waiting=waiting_now,
+        started=now,
+        deadline=now + timedelta(seconds=seconds),
+    )
+
+
+def stamp(events: list[Event], deadline: datetime | None) -> list[Event]:
+    """Every ``ActionRequired`` of a change, with the wait's deadline."""
+    if deadline is None:
+        return events
+    return [replace(e, deadline=deadline) if isinstance(e, ActionRequired) else e for e in events]
+
+
+def unstamped(event: Event) -> Event:
+    """The event as the engine alone makes it (no deadline): for replays."""
+    if isinstance(event, ActionRequired) and event.deadline is not None:
+        return replace(event, deadline=None)
+    return event

@@ -1,0 +1,122 @@
+"""Use cases of turn clocks and takeovers (issue #15, docs/decisions/0046):
+a deadline that passed fires once (the versioned transaction: of two
+instances firing it, one commits and the other finds it no longer due);
+after ``timeouts_to_takeover`` in a row a bot plays the seat; its player
+reclaims it; a player who leaves a running game hands the seat over."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from domain.bots.strategy import bot_for
+from domain.clocks import TAKEOVER_BOT, SeatReclaimed, SeatTakenOver, TurnTimedOut
+from domain.errors import Conflict, DomainError
+from domain.fairness import bot_rng_state
+from domain.game.errors import IllegalAction
+from domain.game.events import Event
+from domain.game.legal import legal_actions
+from domain.game.rng import Rng
+from domain.game.views import player_view
+from domain.records import GameRecord, GameStatus, MutationResult, Occupant
+from domain.services.clocked import clock_of
+from domain.services.deps import Deps
+from domain.services.play import engine_change
+from domain.services.transaction import Change, Request, Tx, change_game
+
+
+def _with(values: tuple[int, ...], i: int, value: int) -> tuple[int, ...]:
+    return (*values[:i], value, *values[i + 1 :])
+
+
+def take_over(game: GameRecord, seat: int, left: bool = False) -> SeatTakenOver:
+    """A bot plays ``seat`` from now on; its player keeps the seat."""
+    occupant = game.seats[seat]
+    assert occupant is not None
+    game.seats[seat] = Occupant(occupant.player_id, TAKEOVER_BOT)
+    if left:
+        clock = clock_of(game)
+        game.clock = replace(clock, left=tuple(sorted({*clock.left, seat})))
+    return SeatTakenOver(seat, TAKEOVER_BOT, left)
+
+
+def time_out(tx: Tx, game: GameRecord) -> Change:
+    """If the game's deadline has passed: ``TurnTimedOut``, the fallback move
+    (GREEDY from the seat's view only, R11) and, at the N-th timeout in a
+    row, ``SeatTakenOver``. Nothing when not due (fired already)."""
+    clock = game.clock
+    if game.status is not GameStatus.RUNNING or game.state is None or clock is None:
+        return Change(())
+    seat = clock.waiting
+    if seat is None or not clock.due(tx.now()):
+        return Change(())
+    rng = Rng(bot_rng_state(game.seed, game.salt, game.practice, game.version))
+    cmd = bot_for(TAKEOVER_BOT)(player_view(game.state, seat), legal_actions(game.state, seat), rng)
+    events: list[Event] = [TurnTimedOut(seat)]
+    timeouts = clock.timeouts[seat] + 1
+    game.clock = replace(clock, timeouts=_with(clock.timeouts, seat, timeouts))
+    if timeouts >= game.options.timeouts_to_takeover:
+        events.append(take_over(game, seat))
+    moved = engine_change(game, seat, cmd)
+    return Change([*events, *moved.events], moved.cause)
+
+
+async def fire_deadline(deps: Deps, game_id: str) -> MutationResult:
+    """Fire the game's deadline if it is due (again after a lost race, when
+    the winner's change shows it is not due any more)."""
+    return await change_game(deps, None, game_id, time_out)
+
+
+async def sweep_deadlines(deps: Deps, limit: int = 100) -> int:
+    """Fire the deadlines due now (every instance sweeps; each firing is one
+    versioned transaction). Returns the timeouts this sweep logged."""
+    now = deps.clock.now()
+
+    def due() -> list[str]:
+        with deps.uow() as uow:
+            return uow.games.due_deadlines(now, limit)
+
+    fired = 0
+    for game_id in await deps.run(due):
+        try:
+            done = await fire_deadline(deps, game_id)
+        except Conflict:
+            continue  # busy game: the next sweep looks again
+        except DomainError:
+            continue  # a game that cannot time out must not hold up the others
+        fired += bool(done.events)
+    return fired
+
+
+async def reclaim_seat(deps: Deps, req: Request, game_id: str) -> MutationResult:
+    """The player of a seat a bot took over plays it again (``SeatReclaimed``),
+    from the next action; a seat whose player left is not given back."""
+
+    def reclaim(tx: Tx, game: GameRecord) -> Change:
+        if game.status is not GameStatus.RUNNING:
+            raise IllegalAction("only a running game's seat can be reclaimed")
+        seat = game.seat_of(req.player_id)
+        if seat is None:
+            raise IllegalAction("you hold no seat in this game")
+        occupant = game.seats[seat]
+        assert occupant is not None
+        if not occupant.is_bot:
+            raise IllegalAction("your seat is not played by a bot")
+        if seat in clock_of(game).left:
+            raise IllegalAction("you left this game: your seat stays with its bot")
+        game.seats[seat] = Occupant(req.player_id)
+        clock = clock_of(game)
+        game.clock = replace(clock, timeouts=_with(clock.timeouts, seat, 0))
+        return Change([SeatReclaimed(seat)])
+
+    return await change_game(deps, req, game_id, reclaim)
+
+
+def leave_running(game: GameRecord, player_id: str) -> list[Event]:
+    """``leaveGame`` while running: the seat goes to a bot at once, for good;
+    it still scores and may win (docs/decisions/0046)."""
+    seat = game.seat_of(player_id)
+    if seat is None:
+        raise IllegalAction("you hold no seat in this game")
+    if seat in clock_of(game).left:
+        raise IllegalAction("you left this game already")
+    return [take_over(game, seat, left=True)]
