@@ -14,6 +14,7 @@ from domain.ports import BlockingRunner
 from domain.services.bots import drive_bots, resume_stalled_bots
 from domain.services.deps import Deps, KeyPolicy
 from domain.services.idempotency import expire_idempotency_records
+from domain.services.quick_play import fill_due_games
 from infra.bot_scheduler import BotScheduler, StalledBotSweeper
 from infra.bus.memory import InProcessBus
 from infra.bus.redis import RedisBus
@@ -110,7 +111,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         keys=key_policy(settings, engine),
     )
     bots.bind(lambda game_id: drive_bots(deps, game_id))
-    sweeper = StalledBotSweeper(lambda idle: resume_stalled_bots(deps, idle))
+    sweeper = StalledBotSweeper(lambda idle: due_work(deps, idle))
     checkpointer = None
     if engine.dialect.name == "sqlite" and not in_memory(engine.url):
         checkpointer = Checkpointer(str(engine.url.database))
@@ -123,6 +124,12 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
     return Container(
         settings, deps, engine, bus, bots, sweeper, checkpointer, limiter, persisted, records
     )
+
+
+async def due_work(deps: Deps, idle: float) -> int:
+    """What every instance's sweep does: resume stalled bots, and fill the
+    quick-play games whose bot fill is due (docs/decisions/0048)."""
+    return await resume_stalled_bots(deps, idle) + await fill_due_games(deps)
 
 
 def key_policy(settings: Settings, engine: Engine) -> KeyPolicy:

@@ -61,7 +61,9 @@ class BotScheduler:
 
 class StalledBotSweeper:
     """Every ``interval`` seconds, wakes the bots of games where a bot should
-    have moved ``idle`` seconds ago: so a game whose instance died goes on."""
+    have moved ``idle`` seconds ago: so a game whose instance died goes on;
+    and (``sweep`` permitting) does the other due work, such as quick play's
+    bot fills (docs/decisions/0048)."""
 
     def __init__(
         self, sweep: Callable[[float], Awaitable[int]], interval: float = 2.0, idle: float = 3.0
@@ -78,7 +80,7 @@ class StalledBotSweeper:
             try:
                 resumed = await self._sweep(self._idle)
                 if resumed:
-                    log.info("resumed the bots of %d stalled game(s)", resumed)
+                    log.info("resumed %d game(s) with due work (stalled bots, bot fills)", resumed)
             except Exception as e:
                 if is_unavailable(e):  # expected while the database is away
                     log.warning("stalled-bot sweep: database unavailable; trying again later")

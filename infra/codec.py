@@ -28,6 +28,7 @@ from domain.game.cards import Card
 from domain.game.choice import Choice
 from domain.game.events import GAME_EVENTS, Event
 from domain.lobby import LOBBY_EVENTS
+from domain.rematch import AFTER_GAME_EVENTS
 from domain.log import Cause, GameStart, LoggedEvent, SeatCommand
 from domain.records import (
     BoosterRecord,
@@ -43,7 +44,9 @@ from infra.db.command_codec import command_from_dict, command_to_dict
 Json = dict[str, Any]
 T = TypeVar("T")
 
-EVENT_KINDS: dict[str, type[Event]] = {k.__name__: k for k in (*LOBBY_EVENTS, *GAME_EVENTS)}
+EVENT_KINDS: dict[str, type[Event]] = {
+    k.__name__: k for k in (*LOBBY_EVENTS, *GAME_EVENTS, *AFTER_GAME_EVENTS)
+}
 """Every event kind, by the name it is stored and sent under."""
 
 _RENAMED = {"sender": "from", "recipient": "to", "giver": "from"}

@@ -100,6 +100,7 @@ class Change:
 
     events: Sequence[Event]
     cause: Cause | None = None
+    cause_at: int = 0  # the index of the first event the cause made
 
 
 class Tx:
@@ -146,7 +147,7 @@ class Tx:
         new game is added, a loaded one saved if still at the version loaded),
         then its events, which refer to it. The result shows the events as
         the caller sees them (R11)."""
-        logged = game.record(change.events, change.cause, self.now())
+        logged = game.record(change.events, change.cause, self.now(), change.cause_at)
         if game.id in self._loaded:
             self.uow.games.save(game, self._loaded[game.id])
         else:
@@ -227,6 +228,7 @@ class Steps(Generic[T, R]):
     keep: Callable[[R], Remembered]
     repeat: Callable[[Tx, Remembered], R]
     wakes_bots: bool = True
+    attempts: int = ATTEMPTS  # tries before CONFLICT (quick play: one per racer, 0048)
 
 
 def _once(deps: Deps, req: Request | None, steps: Steps[T, R]) -> tuple[R, list[NewEvents]]:
@@ -282,7 +284,7 @@ async def transact(deps: Deps, req: Request | None, steps: Steps[T, R]) -> R:
     module docstring); after the commit, publish what it logged. Under a
     key, a refusal is kept as the first result (decision 0042)."""
     lost: WriteConflict | None = None
-    for _ in range(ATTEMPTS):
+    for _ in range(steps.attempts):
         try:
             result, news = await deps.run(partial(_once, deps, req, steps))
         except WriteConflict as e:
@@ -344,6 +346,16 @@ async def add_game(
         return tx.record(game, change)
 
     return await transact(deps, req, Steps(no_load, add, _kept, _repeated))
+
+
+def steps(
+    load: Callable[[Tx], T],
+    decide: Callable[[Tx, T], MutationResult],
+    *,
+    attempts: int = ATTEMPTS,
+) -> Steps[T, MutationResult]:
+    """The steps of a change whose result is a :class:`MutationResult`."""
+    return Steps(load, decide, _kept, _repeated, attempts=attempts)
 
 
 def no_load(tx: Tx) -> None:

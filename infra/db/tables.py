@@ -60,6 +60,13 @@ class GameRow(SQLModel, table=True):
     # (a host-chosen seed, shown to all): docs/decisions/0040.
     salt: str = _col(sa.String(), server_default="")
     practice: bool = _col(sa.Boolean(), server_default=sa.false())
+    # Quick play and rematch (migration 0006, docs/decisions/0048): the
+    # quick-play match key, when the empty seats fill with bots, a finished
+    # game's rematch, and the seats kept for a rematch's players.
+    quick_play: str | None = _col(sa.String(), nullable=True)
+    fill_bots_at: datetime | None = _col(UtcDateTime(), nullable=True)
+    rematch_id: str | None = _col(sa.String(), nullable=True)
+    reserved: list[Any] | None = _col(json_type(nullable=True), nullable=True)
 
     # Newest-first paging, with and without a status filter.
     __table_args__ = (
@@ -72,6 +79,20 @@ class GameRow(SQLModel, table=True):
             "updated_at",
             sqlite_where=sa.text("bot_turn"),
             postgresql_where=sa.text("bot_turn"),
+        ),
+        # Partial: open quick-play games (oldest first) and due bot fills.
+        sa.Index(
+            "ix_games_quick_play",
+            "quick_play",
+            "created_at",
+            sqlite_where=sa.text("status = 'lobby' AND quick_play IS NOT NULL"),
+            postgresql_where=sa.text("status = 'lobby' AND quick_play IS NOT NULL"),
+        ),
+        sa.Index(
+            "ix_games_fill_bots_at",
+            "fill_bots_at",
+            sqlite_where=sa.text("fill_bots_at IS NOT NULL"),
+            postgresql_where=sa.text("fill_bots_at IS NOT NULL"),
         ),
     )
 
