@@ -21,7 +21,7 @@ class RematchOffered(Event):
     game's players has their old seat kept for them (logged after
     ``GameEnded``; public)."""
 
-    game_id: str
+    new_game_id: str
 
 
 AFTER_GAME_EVENTS: tuple[type[Event], ...] = (RematchOffered,)
