@@ -16,8 +16,8 @@ from domain.game.options import GameOptions
 from domain.game.setup import new_game
 from domain.game.state import GameState
 from domain.lobby import LOBBY_EVENTS, GameCreated
-from domain.rematch import AFTER_GAME_EVENTS
 from domain.log import Cause, GameStart, LoggedEvent
+from domain.rematch import AFTER_GAME_EVENTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,9 +131,9 @@ def verify(log: Sequence[ExportedEvent]) -> Verified:
         if not pending:
             if state is None and type(e.public) in LOBBY_EVENTS:
                 continue  # the lobby: seats, bots (no deal yet)
-            if state is not None and state.outcome is not None:
-                if type(e.public) in AFTER_GAME_EVENTS:
-                    continue  # after the end: a rematch offered
+            ended_now = state is not None and state.outcome is not None
+            if ended_now and type(e.public) in AFTER_GAME_EVENTS:
+                continue  # after the end: a rematch offered
             raise Mismatch(f"event {e.seq} ({_name(e.public)}) is not what the replay gives")
         _compare(e, pending.pop(0))
     if pending:

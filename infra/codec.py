@@ -28,7 +28,6 @@ from domain.game.cards import Card
 from domain.game.choice import Choice
 from domain.game.events import GAME_EVENTS, Event
 from domain.lobby import LOBBY_EVENTS
-from domain.rematch import AFTER_GAME_EVENTS
 from domain.log import Cause, GameStart, LoggedEvent, SeatCommand
 from domain.records import (
     BoosterRecord,
@@ -39,6 +38,7 @@ from domain.records import (
     Remembered,
     SealedToken,
 )
+from domain.rematch import AFTER_GAME_EVENTS
 from infra.db.command_codec import command_from_dict, command_to_dict
 
 Json = dict[str, Any]

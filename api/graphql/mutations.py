@@ -27,8 +27,8 @@ from domain.game.commands import (
     PlayCard,
     SendMessage,
 )
-from domain.records import MutationResult
 from domain.game.options import Format
+from domain.records import MutationResult
 from domain.services import boosters, games, play, players, queries
 from domain.services import quick_play as quick_plays
 from domain.services import rematch as rematches

@@ -7,11 +7,11 @@ from datetime import datetime
 
 from domain import lobby
 from domain import quick_play as qp
+from domain.errors import DomainError
 from domain.game.options import Format, GameOptions
 from domain.records import GameRecord, MutationResult
 from domain.services.deps import Deps
 from domain.services.games import starting, starting_if_full
-from domain.errors import DomainError
 from domain.services.transaction import Change, Request, Tx, change_game, no_load, steps, transact
 
 CANDIDATES = 8

@@ -126,9 +126,7 @@ OPS: dict[tuple[str, str], Op] = {
     ("mutation", "startGame"): mutation(
         "startGame", game_arg, False, other="FORBIDDEN", spectator="FORBIDDEN"
     ),
-    ("mutation", "quickPlay"): mutation(
-        "quickPlay", lambda t: {"seatCount": 3}, False, **PLAYERS
-    ),
+    ("mutation", "quickPlay"): mutation("quickPlay", lambda t: {"seatCount": 3}, False, **PLAYERS),
     # The game is running: a player is told it has not ended; others may not ask.
     ("mutation", "rematch"): mutation(
         "rematch", game_arg, True, other="ILLEGAL_ACTION", spectator="FORBIDDEN"

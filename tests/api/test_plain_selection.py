@@ -46,6 +46,7 @@ from domain.game.options import AbilityTrigger, Format, GameOptions
 from domain.game.state import MessageStatus, Termination
 from domain.lobby import BotSeated, GameCreated, SeatLeft, SeatTaken
 from domain.log import LoggedEvent
+from domain.rematch import RematchOffered
 from tests.property.budget import examples
 from tests.property.harness import Driver, GameSpec
 
@@ -179,6 +180,7 @@ def _real_events() -> list[LoggedEvent]:
         SeatTaken(1, "p2", "Bea"),
         SeatLeft(1, "p2"),
         BotSeated(2, Strategy.GREEDY),
+        RematchOffered("g2"),
     ]
     seats = 0
     for i, (fmt, trigger) in enumerate(

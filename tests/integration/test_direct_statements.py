@@ -58,6 +58,10 @@ def _game() -> dict[str, Any]:
         "bot_turn": False,
         "salt": "",
         "practice": False,
+        "quick_play": None,
+        "fill_bots_at": None,
+        "rematch_id": None,
+        "reserved": None,
     }
 
 

@@ -27,8 +27,13 @@ from tests.usecases.conftest import player, req
 from tests.usecases.test_verify import exported
 
 
-async def _quick(h: Harness, pid: str, seats: int = 3, fmt: Format = Format.SINGLETON,
-                 fill_after: int | None = None) -> str:
+async def _quick(
+    h: Harness,
+    pid: str,
+    seats: int = 3,
+    fmt: Format = Format.SINGLETON,
+    fill_after: int | None = None,
+) -> str:
     return (await quick_play(h.deps, req(pid, "quickPlay"), seats, fmt, fill_after)).game_id
 
 
@@ -139,8 +144,13 @@ async def test_a_filled_game_plays_out_and_verifies(h: Harness) -> None:
 
 @pytest.mark.parametrize(
     ("seats", "fmt", "fill_after"),
-    [(2, Format.SINGLETON, None), (9, Format.SEALED, None), (3, Format.FORMER_SEALED, None),
-     (3, Format.SINGLETON, -1), (3, Format.SINGLETON, 3601)],
+    [
+        (2, Format.SINGLETON, None),
+        (9, Format.SEALED, None),
+        (3, Format.FORMER_SEALED, None),
+        (3, Format.SINGLETON, -1),
+        (3, Format.SINGLETON, 3601),
+    ],
 )
 async def test_bad_quick_play_settings_are_refused_and_change_nothing(
     h: Harness, seats: int, fmt: Format, fill_after: int | None
@@ -171,9 +181,14 @@ async def test_racers_for_the_last_seat_never_both_get_it() -> None:
         if r not in winners:
             assert g != gid and h.store.games[g].seat_of(r) is not None
     # no one sits twice, no game is over-full
-    for g in h.store.games.values():
-        assert g.seats_taken <= g.seat_count
-        people = [o.player_id for o in g.seats if o is not None and o.player_id]
+    for each in h.store.games.values():
+        assert each.seats_taken <= each.seat_count
+        people = [o.player_id for o in each.seats if o is not None and o.player_id]
         assert len(people) == len(set(people))
-    seated = [g.id for g in h.store.games.values() for o in g.seats if o and o.player_id in racers]
+    seated = [
+        each.id
+        for each in h.store.games.values()
+        for o in each.seats
+        if o and o.player_id in racers
+    ]
     assert len(seated) == len(racers)

@@ -5,6 +5,7 @@ finished game, the same options, the old players' seats kept for them,
 from __future__ import annotations
 
 import asyncio
+from contextlib import AsyncExitStack
 
 import pytest
 
@@ -57,7 +58,8 @@ async def test_a_rematch_is_one_new_game_with_the_same_options_and_seats_kept(
     gid, ids = await _finished(h)
     old = h.store.games[gid]
     channels = [game_channel(gid, s) for s in (None, 0, 1, 2, 3)]
-    async with contextlib_all(h, channels) as subs:
+    async with AsyncExitStack() as stack:
+        subs = [await stack.enter_async_context(h.bus.subscribe(c)) for c in channels]
         result = await rematch(h.deps, req(ids[1], "rematch"), gid)
         heard = [await asyncio.wait_for(anext(aiter(s)), 2) for s in subs]
     new = h.store.games[result.game_id]
@@ -118,9 +120,7 @@ async def test_kept_seats_first_come_first_served(h: Harness) -> None:
     # a stranger can't take a kept seat, nor can the host's bot
     await _refused(ErrorCode.ILLEGAL_ACTION, join_game(h.deps, req(stranger), new, 2))
     await _refused(ErrorCode.ILLEGAL_ACTION, join_game(h.deps, req(stranger), new, None))
-    await _refused(
-        ErrorCode.ILLEGAL_ACTION, add_bot(h.deps, req(ids[0]), new, Strategy.GREEDY, 1)
-    )
+    await _refused(ErrorCode.ILLEGAL_ACTION, add_bot(h.deps, req(ids[0]), new, Strategy.GREEDY, 1))
     # the invited player gets their old seat without naming it
     await join_game(h.deps, req(ids[2]), new, None)
     assert h.store.games[new].seat_of(ids[2]) == 2
@@ -148,17 +148,3 @@ async def test_the_old_game_still_verifies_and_replays_its_offer(h: Harness) -> 
     assert verify(log).events == ended + 1
     tail = [e async for _a, e in game_events(h.deps, gid, ids[1], ended - 1)]
     assert [e.type for e in tail] == ["GameEnded", "RematchOffered"]
-
-
-class contextlib_all:
-    """Subscribed to every channel at once (entered together)."""
-
-    def __init__(self, h: Harness, channels: list[str]) -> None:
-        self._cms = [h.bus.subscribe(c) for c in channels]
-
-    async def __aenter__(self) -> list[object]:
-        return [await cm.__aenter__() for cm in self._cms]
-
-    async def __aexit__(self, *exc: object) -> None:
-        for cm in reversed(self._cms):
-            await cm.__aexit__(None, None, None)
