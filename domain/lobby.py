@@ -149,6 +149,8 @@ def leave(game: GameRecord, player_id: str) -> list[Event]:
     if s is None:
         raise IllegalAction("you hold no seat in this game")
     game.seats[s] = None
+    if not any(o is not None and o.player_id is not None for o in game.seats):
+        game.fill_bots_at = None  # no bot-only quick-play games (0048)
     return [SeatLeft(s, player_id)]
 
 

@@ -59,11 +59,13 @@ def bring_fill_forward(game: GameRecord, now: datetime, fill_after: int | None) 
 
 
 def fill_due(game: GameRecord, now: datetime) -> bool:
-    """Whether the game's empty seats are to be filled with bots now."""
+    """Whether the game's empty seats are to be filled with bots now (a
+    person still waits in it)."""
     return (
         game.status is GameStatus.LOBBY
         and game.fill_bots_at is not None
         and game.fill_bots_at <= now
+        and any(o is not None and o.player_id is not None for o in game.seats)
     )
 
 

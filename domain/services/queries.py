@@ -30,6 +30,7 @@ class SeatInfo:
     player_id: str | None
     name: str | None
     bot: Strategy | None
+    reserved_for: str | None = None  # a rematch's kept seat (0048)
 
 
 class GameSnapshot:
@@ -50,6 +51,8 @@ class GameSnapshot:
         self.viewer_seat = game.seat_of(player_id)
         self.seat_players = tuple(o.player_id if o is not None else None for o in game.seats)
         self.seat_bots = tuple(o.bot if o is not None else None for o in game.seats)
+        self.reserved = tuple(game.reserved_for(i) for i in range(game.seat_count))
+        self.rematch_id = game.rematch_id
         self.seed_commitment = commitment(game.seed, game.salt)  # public; the seed is not
 
     @cached_property
@@ -97,7 +100,8 @@ async def seats_of(deps: Deps, snap: GameSnapshot) -> tuple[SeatInfo, ...]:
             owners = zip(snap.seat_players, snap.seat_bots, strict=True)
             for i, (player_id, bot) in enumerate(owners):
                 p = uow.players.get(player_id) if player_id else None
-                seats.append(SeatInfo(i, p.id if p else None, p.name if p else None, bot))
+                name = p.name if p else None
+                seats.append(SeatInfo(i, p.id if p else None, name, bot, snap.reserved[i]))
             return tuple(seats)
 
     return await deps.run(tx)

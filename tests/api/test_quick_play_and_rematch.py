@@ -11,6 +11,9 @@ from tests.api.conftest import Client
 from tests.api.support import errors_of, game, mark, ok, play_to_end, players, refused, started
 from tests.api.test_queries import events_page
 
+KEPT = """query($id: ID!) { game(id: $id) { ... on Game {
+  rematchId seats { playerId reservedFor } } } }"""
+
 TYPED = """query($id: ID!, $after: Int!) {
   gameEvents(gameId: $id, afterSeq: $after, first: 10) {
     ... on GameEventPage { events { __typename gameId seq ... on RematchOffered { newGameId } } }
@@ -66,14 +69,22 @@ async def test_rematch_over_graphql(client: Client) -> None:
     assert mark(client, gid) == kept
     r = await ok(client, tokens[2], "rematch", gameId=gid)
     new = r["gameId"]
-    g = await game(client, tokens[2], new)
-    assert g["status"] == "LOBBY" and g["seats"][2]["playerId"] is not None
-    assert [s["playerId"] for s in g["seats"][:2]] == [None, None]
+    assert (await game(client, tokens[2], new))["status"] == "LOBBY"
+    people = [o.player_id if o else None for o in client.h.store.games[gid].seats]
+    g = (await client.run(KEPT, None, id=new))["game"]
+    assert g["seats"] == [
+        {"playerId": None, "reservedFor": people[0]},
+        {"playerId": None, "reservedFor": people[1]},
+        {"playerId": people[2], "reservedFor": None},
+    ]
+    assert (await client.run(KEPT, None, id=gid))["game"]["rematchId"] == new
+    assert g["rematchId"] is None
     assert (await ok(client, tokens[0], "rematch", gameId=gid))["gameId"] == new
     # seat 0 is kept for its old player: a stranger is refused it
     await refused(client, stranger, "joinGame", "ILLEGAL_ACTION", gameId=new, seat=0)
     await ok(client, tokens[0], "joinGame", gameId=new)
-    assert (await game(client, None, new))["seats"][0]["seat"] == 0
+    seats = (await client.run(KEPT, None, id=new))["game"]["seats"]
+    assert seats[0] == {"playerId": people[0], "reservedFor": None}
     page = await events_page(client, None, gid, ended, 10)
     assert [e["type"] for e in page["events"]] == ["RematchOffered"]
     assert page["events"][0]["data"] == {"newGameId": new}

@@ -18,7 +18,7 @@ from domain.game.options import Format
 from domain.log import GameStart
 from domain.records import GameStatus
 from domain.replay import replay_state
-from domain.services.games import NewGame, create_game, join_game
+from domain.services.games import NewGame, create_game, join_game, leave_game
 from domain.services.quick_play import fill_due_games, quick_play
 from domain.verify import verify
 from infra.game_export import export_from_json
@@ -106,6 +106,20 @@ async def test_bots_fill_the_empty_seats_when_due_once(h: Harness) -> None:
     assert await fill_due_games(h.deps) == 0  # once
     await h.drain()  # the bots play on
     assert replay_state(h.store.games[gid], h.store.log(gid)) == h.store.games[gid].state
+
+
+async def test_when_everyone_leaves_no_bot_only_game_is_started(h: Harness) -> None:
+    a, b = [await player(h, n) for n in "ab"]
+    gid = await _quick(h, a, 4, fill_after=10)
+    await leave_game(h.deps, req(a), gid)
+    assert h.store.games[gid].fill_bots_at is None
+    h.clock.advance(timedelta(seconds=11))
+    assert await fill_due_games(h.deps) == 0
+    # the open game is still found; the next caller sets its own fill time
+    assert await _quick(h, b, 4, fill_after=5) == gid
+    h.clock.advance(timedelta(seconds=5))
+    assert await fill_due_games(h.deps) == 1
+    assert h.store.games[gid].status is GameStatus.RUNNING
 
 
 async def test_a_nearer_fill_time_brings_the_fill_forward(h: Harness) -> None:

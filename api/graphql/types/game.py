@@ -54,6 +54,10 @@ class SeatSlot:
         description="The seated player's name; null for a bot or a free seat"
     )
     bot: Strategy | None = strawberry.field(description="The bot's strategy, for a bot's seat")
+    reserved_for: strawberry.ID | None = strawberry.field(
+        description="A free seat of a rematch kept for its player of the last game, until they "
+        "take a seat or the game starts (docs/decisions/0048); null otherwise"
+    )
 
     @classmethod
     def from_domain(cls, game_id: str, s: SeatInfo) -> SeatSlot:
@@ -63,6 +67,7 @@ class SeatSlot:
             player_id=strawberry.ID(s.player_id) if s.player_id else None,
             player_name=s.name,
             bot=s.bot,
+            reserved_for=strawberry.ID(s.reserved_for) if s.reserved_for else None,
         )
 
 
@@ -125,6 +130,10 @@ class Game:
         "`GameStarted` carries it and `GameEnded` reveals seed and salt (README "
         '"Fair deals")'
     )
+    rematch_id: strawberry.ID | None = strawberry.field(
+        description="This finished game's rematch, once a player asked for one (`rematch`, "
+        "docs/decisions/0048); null otherwise"
+    )
     snapshot: strawberry.Private[GameSnapshot]
 
     @strawberry.field(description="The public state, the same for everyone; null in the lobby")
@@ -158,5 +167,6 @@ class Game:
             created_at=g.created_at,
             practice=g.practice,
             seed_commitment=s.seed_commitment,
+            rematch_id=strawberry.ID(s.rematch_id) if s.rematch_id else None,
             snapshot=s,
         )
