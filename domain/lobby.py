@@ -98,17 +98,37 @@ def _in_lobby(game: GameRecord) -> None:
         raise IllegalAction("seats change only while the game is in the lobby")
 
 
-def _free_seat(game: GameRecord, seat: int | None) -> int:
+def _free_seat(game: GameRecord, seat: int | None, player_id: str | None = None) -> int:
+    """A free seat for ``player_id`` (None: a bot): the one reserved for them
+    if any, else the lowest free one nobody else holds a reservation for
+    (docs/decisions/0048); a named seat must be free and not kept for another."""
     if seat is None:
-        for i, o in enumerate(game.seats):
-            if o is None:
-                return i
+        mine = [i for i, o in enumerate(game.seats) if o is None and _kept_for(game, i, player_id)]
+        if player_id is not None:
+            for i in mine:
+                if game.reserved_for(i) == player_id:
+                    return i
+        if mine:
+            return mine[0]
         raise IllegalAction("every seat is taken")
     if not 0 <= seat < game.seat_count:
         raise BadRequest(f"seat {seat} is not a seat of this {game.seat_count}-seat game")
     if game.seats[seat] is not None:
         raise IllegalAction(f"seat {seat} is taken")
+    if not _kept_for(game, seat, player_id):
+        raise IllegalAction(f"seat {seat} is reserved for its player of the last game")
     return seat
+
+
+def _kept_for(game: GameRecord, seat: int, player_id: str | None) -> bool:
+    """Whether ``player_id`` may sit in ``seat``: it is reserved for no one, or for them."""
+    owner = game.reserved_for(seat)
+    return owner is None or owner == player_id
+
+
+def _unreserve(game: GameRecord, player_id: str) -> None:
+    """A player who takes a seat gives up their reservation (0048)."""
+    game.reserved = [None if r == player_id else r for r in game.reserved]
 
 
 def join(game: GameRecord, player_id: str, name: str, seat: int | None) -> list[Event]:
@@ -116,8 +136,9 @@ def join(game: GameRecord, player_id: str, name: str, seat: int | None) -> list[
     _in_lobby(game)
     if game.seat_of(player_id) is not None:
         raise IllegalAction("you already hold a seat in this game")
-    s = _free_seat(game, seat)
+    s = _free_seat(game, seat, player_id)
     game.seats[s] = Occupant(player_id=player_id)
+    _unreserve(game, player_id)
     return [SeatTaken(s, player_id, name)]
 
 
@@ -128,6 +149,8 @@ def leave(game: GameRecord, player_id: str) -> list[Event]:
     if s is None:
         raise IllegalAction("you hold no seat in this game")
     game.seats[s] = None
+    if not any(o is not None and o.player_id is not None for o in game.seats):
+        game.fill_bots_at = None  # no bot-only quick-play games (0048)
     return [SeatLeft(s, player_id)]
 
 
@@ -158,6 +181,7 @@ def start(
         raise IllegalAction(f"{empty} seat(s) still empty: join or add bots first")
     setup = new_game(game.seat_count, game.seed, game.options, game.rat_choice, collections)
     game.state, game.status = setup.state, GameStatus.RUNNING
+    game.reserved, game.fill_bots_at = [], None  # kept only until the start (0048)
     kept = None if collections is None else tuple(tuple(c) for c in collections)
     events = seal(setup.events, commitment(game.seed, game.salt), game.practice)
     return Started(setup, events, GameStart(kept))

@@ -88,6 +88,15 @@ class GameRepository(Protocol):
         """Games whose turn deadline is ``now`` or earlier, oldest first."""
         ...
 
+    def open_quick_play(self, key: str, limit: int) -> list[str]:
+        """Lobby games of quick-play match ``key``, oldest first (0048)."""
+        ...
+
+    def due_bot_fills(self, now: datetime, limit: int) -> list[str]:
+        """Lobby games whose empty seats are to be filled with bots by ``now``
+        (their fill time, oldest first; 0048)."""
+        ...
+
     def page(
         self, status: GameStatus | None, before: tuple[datetime, str] | None, limit: int
     ) -> Page:

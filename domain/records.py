@@ -77,6 +77,13 @@ class GameRecord:
     salt: str = ""  # "" for a game created before fair deals (docs/decisions/0040)
     practice: bool = False
     clock: TurnClock | None = None
+    # Quick play and rematch (docs/decisions/0048): the quick-play match key
+    # (None: not a quick-play game), when empty seats fill with bots, the
+    # rematch of a finished game, and each seat's reservation (a player id).
+    quick_play: str | None = None
+    fill_bots_at: datetime | None = None
+    rematch_id: str | None = None
+    reserved: list[str | None] = field(default_factory=list)
 
     @property
     def deadline(self) -> datetime | None:
@@ -96,13 +103,18 @@ class GameRecord:
     def seats_taken(self) -> int:
         return sum(o is not None for o in self.seats)
 
+    def reserved_for(self, seat: int) -> str | None:
+        """The player a seat is kept for (a rematch's invitation), if any."""
+        return self.reserved[seat] if seat < len(self.reserved) else None
+
     def record(
-        self, events: Sequence[Event], cause: Cause | None, at: datetime
+        self, events: Sequence[Event], cause: Cause | None, at: datetime, cause_at: int = 0
     ) -> list[LoggedEvent]:
         """One accepted change: its events get the next seqs (the cause goes
-        on the first) and the version goes up by one."""
+        on the event at index ``cause_at``, the first the engine made) and the
+        version goes up by one."""
         logged = [
-            LoggedEvent(self.id, self.last_seq + i, at, e, cause if i == 1 else None)
+            LoggedEvent(self.id, self.last_seq + i, at, e, cause if i == cause_at + 1 else None)
             for i, e in enumerate(events, start=1)
         ]
         self.last_seq += len(logged)
@@ -131,6 +143,10 @@ class GameRecord:
             self.salt,
             self.practice,
             self.clock,
+            self.quick_play,
+            self.fill_bots_at,
+            self.rematch_id,
+            list(self.reserved),
         )
 
 

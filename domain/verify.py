@@ -18,6 +18,7 @@ from domain.game.setup import new_game
 from domain.game.state import GameState
 from domain.lobby import LOBBY_EVENTS, GameCreated
 from domain.log import Cause, GameStart, LoggedEvent
+from domain.rematch import AFTER_GAME_EVENTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +67,10 @@ def _header(log: Sequence[ExportedEvent]) -> tuple[GameCreated, GameStarted, Gam
     for i, e in enumerate(log, start=1):
         if e.seq != i:
             raise Mismatch(f"event {i} has seq {e.seq}: the log is out of order or incomplete")
-    created, ended = log[0].public, log[-1].public
+    last = len(log)
+    while last > 1 and type(log[last - 1].public) in AFTER_GAME_EVENTS:
+        last -= 1  # a rematch offered after the end (docs/decisions/0048)
+    created, ended = log[0].public, log[last - 1].public
     if not isinstance(created, GameCreated):
         raise Mismatch(f"event 1 is {_name(created)}, not GameCreated")
     for e in log:
@@ -138,6 +142,9 @@ def verify(log: Sequence[ExportedEvent]) -> Verified:
         if not pending:
             if state is None and type(e.public) in LOBBY_EVENTS:
                 continue  # the lobby: seats, bots (no deal yet)
+            ended_now = state is not None and state.outcome is not None
+            if ended_now and type(e.public) in AFTER_GAME_EVENTS:
+                continue  # after the end: a rematch offered
             raise Mismatch(f"event {e.seq} ({_name(e.public)}) is not what the replay gives")
         _compare(e, pending.pop(0))
     if pending:

@@ -15,6 +15,7 @@ from domain.services.bots import drive_bots, resume_stalled_bots
 from domain.services.deps import Deps, KeyPolicy
 from domain.services.idempotency import expire_idempotency_records
 from domain.services.presence import review
+from domain.services.quick_play import fill_due_games
 from domain.services.timeouts import sweep_deadlines
 from infra.bot_scheduler import BotScheduler, DeadlineSweeper, StalledBotSweeper
 from infra.bus.memory import InProcessBus
@@ -136,7 +137,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         presence_grace=timedelta(seconds=settings.presence_grace),
     )
     bots.bind(lambda game_id: drive_bots(deps, game_id))
-    sweeper = StalledBotSweeper(lambda idle: resume_stalled_bots(deps, idle))
+    sweeper = StalledBotSweeper(lambda idle: due_work(deps, idle))
     checkpointer = None
     if engine.dialect.name == "sqlite" and not in_memory(engine.url):
         checkpointer = Checkpointer(str(engine.url.database))
@@ -168,6 +169,12 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         keeper,
         deadlines,
     )
+
+
+async def due_work(deps: Deps, idle: float) -> int:
+    """What every instance's sweep does: resume stalled bots, and fill the
+    quick-play games whose bot fill is due (docs/decisions/0048)."""
+    return await resume_stalled_bots(deps, idle) + await fill_due_games(deps)
 
 
 def key_policy(settings: Settings, engine: Engine) -> KeyPolicy:

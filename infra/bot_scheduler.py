@@ -62,7 +62,9 @@ class BotScheduler:
 
 class StalledBotSweeper(Periodic):
     """Every ``interval`` seconds, wakes the bots of games where a bot should
-    have moved ``idle`` seconds ago: so a game whose instance died goes on."""
+    have moved ``idle`` seconds ago: so a game whose instance died goes on;
+    and (``sweep`` permitting) does the other due work, such as quick play's
+    bot fills (docs/decisions/0048)."""
 
     def __init__(
         self, sweep: Callable[[float], Awaitable[int]], interval: float = 2.0, idle: float = 3.0
@@ -71,7 +73,7 @@ class StalledBotSweeper(Periodic):
             "stalled-bot sweep",
             lambda: sweep(idle),
             interval,
-            "resumed the bots of %d stalled game(s)",
+            "resumed the bots of %d game(s) with due work (stalled bots, bot fills)",
         )
 
 

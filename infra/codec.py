@@ -40,13 +40,14 @@ from domain.records import (
     Remembered,
     SealedToken,
 )
+from domain.rematch import AFTER_GAME_EVENTS
 from infra.db.command_codec import command_from_dict, command_to_dict
 
 Json = dict[str, Any]
 T = TypeVar("T")
 
 EVENT_KINDS: dict[str, type[Event]] = {
-    k.__name__: k for k in (*LOBBY_EVENTS, *GAME_EVENTS, *CLOCK_EVENTS)
+    k.__name__: k for k in (*LOBBY_EVENTS, *GAME_EVENTS, *CLOCK_EVENTS, *AFTER_GAME_EVENTS)
 }
 """Every event kind, by the name it is stored and sent under."""
 

@@ -5,6 +5,7 @@ an uncommitted change never leaks."""
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
@@ -48,6 +49,7 @@ class Store:
     keys: dict[tuple[str, str], IdempotencyRecord] = field(default_factory=dict)
     boosters: list[BoosterRecord] = field(default_factory=list)
     fail_before_commit: Callable[[], None] | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)  # commits are atomic
 
     def log(self, game_id: str) -> list[LoggedEvent]:
         """A game's whole log (every event as it happened), in order."""
@@ -87,14 +89,16 @@ class FakeUnitOfWork:
             self._checks.append(check)
 
     def commit(self) -> None:
-        """All checks first, then all writes: all or nothing."""
+        """All checks first, then all writes: all or nothing (atomic, should
+        transactions run in threads)."""
         try:
             if self.store.fail_before_commit is not None:
                 self.store.fail_before_commit()
-            for check in self._checks:
-                check()
-            for op in self._ops:
-                op()
+            with self.store.lock:
+                for check in self._checks:
+                    check()
+                for op in self._ops:
+                    op()
             self._news += [
                 NewEvents(g, tuple(e for e in self._appended if e.game_id == g.id))
                 for g in self._written
@@ -199,6 +203,30 @@ class _Games:
         due = sorted(
             (g for g in self.uow.store.games.values() if g.deadline and g.deadline <= now),
             key=lambda g: (g.deadline, g.id),
+        )
+        return [g.id for g in due[:limit]]
+
+    def open_quick_play(self, key: str, limit: int) -> list[str]:
+        found = sorted(
+            (
+                g
+                for g in self.uow.store.games.values()
+                if g.status is GameStatus.LOBBY and g.quick_play == key
+            ),
+            key=lambda g: (g.created_at, g.id),
+        )
+        return [g.id for g in found[:limit]]
+
+    def due_bot_fills(self, now: datetime, limit: int) -> list[str]:
+        due = sorted(
+            (
+                g
+                for g in self.uow.store.games.values()
+                if g.status is GameStatus.LOBBY
+                and g.fill_bots_at is not None
+                and g.fill_bots_at <= now
+            ),
+            key=lambda g: (g.fill_bots_at, g.id),
         )
         return [g.id for g in due[:limit]]
 

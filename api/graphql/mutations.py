@@ -27,8 +27,11 @@ from domain.game.commands import (
     PlayCard,
     SendMessage,
 )
+from domain.game.options import Format
 from domain.records import MutationResult
 from domain.services import boosters, games, play, players, queries, timeouts
+from domain.services import quick_play as quick_plays
+from domain.services import rematch as rematches
 from domain.services.transaction import Request
 
 
@@ -293,6 +296,53 @@ class Mutation:
         return await _change(
             info, "startGame", {"gameId": game_id}, idempotency_key, expected_version, run
         )
+
+    @strawberry.mutation(
+        description="Quick play (docs/decisions/0048): a seat in the oldest open quick-play game "
+        "of this seat count and format (other options at their defaults), or a new one, listed "
+        "in the lobby, that you host. It starts itself when full. With `fillWithBotsAfter`, its "
+        "empty seats are filled with GREEDY bots that many seconds after (the earliest any of "
+        "its players asked for), and it starts. If you already wait in such a game, you get it "
+        "back unchanged."
+    )
+    async def quick_play(
+        self,
+        info: Info,
+        seat_count: Annotated[int, strawberry.argument(description="3 to 8 seats (R2.1)")],
+        format: Annotated[
+            Format, strawberry.argument(description="SINGLETON or SEALED (R3; not FORMER_SEALED)")
+        ] = Format.SINGLETON,
+        fill_with_bots_after: Annotated[
+            int | None,
+            strawberry.argument(
+                description="Seconds (0 to 3600) until empty seats are filled with bots; null: "
+                "wait for people"
+            ),
+        ] = None,
+        idempotency_key: Key = None,
+    ) -> GameChangeResult:
+        async def run(req: Request) -> MutationResult:
+            return await quick_plays.quick_play(
+                info.context.deps, req, seat_count, format, fill_with_bots_after
+            )
+
+        args = {"seatCount": seat_count, "format": format.value, "fill": fill_with_bots_after}
+        return await _change(info, "quickPlay", args, idempotency_key, None, run)
+
+    @strawberry.mutation(
+        description="A finished game's rematch (docs/decisions/0048), for its players: one new "
+        "lobby game per finished game, with its options; you host it, seated in your old seat, "
+        "its bots in theirs, and each other player's old seat kept for them until they take it "
+        "or the game starts. `RematchOffered` is logged on the finished game. Asked again (by "
+        "anyone), it returns the same game, unchanged."
+    )
+    async def rematch(
+        self, info: Info, game_id: GameId, idempotency_key: Key = None
+    ) -> GameChangeResult:
+        async def run(req: Request) -> MutationResult:
+            return await rematches.rematch(info.context.deps, req, game_id)
+
+        return await _change(info, "rematch", {"gameId": game_id}, idempotency_key, None, run)
 
     @strawberry.mutation(description="R5.1: a message to another seat, through the Rat.")
     async def send_message(

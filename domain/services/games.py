@@ -67,7 +67,7 @@ async def join_game(deps: Deps, req: Request, game_id: str, seat: int | None) ->
 
     def join(tx: Tx, game: GameRecord) -> Change:
         player = tx.player(req.player_id)
-        return Change(lobby.join(game, player.id, player.name, seat))
+        return starting_if_full(tx, game, lobby.join(game, player.id, player.name, seat))
 
     return await change_game(deps, req, game_id, join)
 
@@ -90,7 +90,7 @@ async def add_bot(
     """The host seats a bot."""
 
     def seat_bot(tx: Tx, game: GameRecord) -> Change:
-        return Change(lobby.add_bot(game, req.player_id, strategy, seat))
+        return starting_if_full(tx, game, lobby.add_bot(game, req.player_id, strategy, seat))
 
     return await change_game(deps, req, game_id, seat_bot)
 
@@ -106,6 +106,23 @@ async def start_game(deps: Deps, req: Request, game_id: str) -> MutationResult:
         return Change(started.events, started.cause)
 
     return await change_game(deps, req, game_id, start)
+
+
+def starting_if_full(tx: Tx, game: GameRecord, events: list[Event]) -> Change:
+    """``events``, then, if they filled a quick-play game, its start: a
+    quick-play game starts itself when full (docs/decisions/0048)."""
+    if game.quick_play is None or game.seats_taken < game.seat_count:
+        return Change(events)
+    return starting(tx, game, events)
+
+
+def starting(tx: Tx, game: GameRecord, before: list[Event]) -> Change:
+    """``before`` (seats taken), then the start of the now full game, as
+    one change: the start's cause goes on its first event."""
+    started = lobby.start(game, game.host, _collections(tx, game))
+    for record in _kept_packs(tx, game, started.setup.packs):
+        tx.add_booster(record)
+    return Change([*before, *started.events], started.cause, len(before))
 
 
 def _collections(tx: Tx, game: GameRecord) -> list[list[Card]] | None:

@@ -32,6 +32,7 @@ class SeatInfo:
     bot: Strategy | None
     bank_seconds: float | None = None  # a timed running game's bank left
     left: bool = False  # its player left the running game (docs/decisions/0046)
+    reserved_for: str | None = None  # a rematch's kept seat (0048)
 
 
 class GameSnapshot:
@@ -52,6 +53,8 @@ class GameSnapshot:
         self.viewer_seat = game.seat_of(player_id)
         self.seat_players = tuple(o.player_id if o is not None else None for o in game.seats)
         self.seat_bots = tuple(o.bot if o is not None else None for o in game.seats)
+        self.reserved = tuple(game.reserved_for(i) for i in range(game.seat_count))
+        self.rematch_id = game.rematch_id
         self.seed_commitment = commitment(game.seed, game.salt)  # public; the seed is not
         self.clock = game.clock
         self.deadline = game.deadline
@@ -104,9 +107,9 @@ async def seats_of(deps: Deps, snap: GameSnapshot) -> tuple[SeatInfo, ...]:
                 clock = snap.clock
                 bank = clock.banks[i] if clock is not None and snap.summary.options.timed else None
                 left = clock is not None and i in clock.left
-                seats.append(
-                    SeatInfo(i, p.id if p else None, p.name if p else None, bot, bank, left)
-                )
+                name = p.name if p else None
+                pid = p.id if p else None
+                seats.append(SeatInfo(i, pid, name, bot, bank, left, snap.reserved[i]))
             return tuple(seats)
 
     return await deps.run(tx)

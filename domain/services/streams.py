@@ -87,7 +87,8 @@ async def game_events(
     The stream ends once it has yielded the game's ``GameEnded`` (the last
     event of a game), on every transport: a subscription to a finished game
     replays the tail after ``after_seq`` and ends; at its very end, it ends
-    at once."""
+    at once. The tail of a finished game runs through its last event: a
+    ``RematchOffered`` logged after ``GameEnded`` (docs/decisions/0048)."""
 
     def first_look() -> tuple[int | None, int | None]:
         """The caller's seat, and the last seq of a finished game (else None)."""
@@ -139,7 +140,9 @@ async def _game_events(
             async for heard in events:
                 yield heard
                 e = heard[1]
-                if isinstance(e.event, GameEnded) or (ended_at is not None and e.seq >= ended_at):
+                if (isinstance(e.event, GameEnded) and ended_at is None) or (
+                    ended_at is not None and e.seq >= ended_at
+                ):
                     return
                 if player_id is not None and _seat_change_of(e, player_id):
                     now = await deps.run(find_seat)

@@ -101,6 +101,7 @@ class Change:
 
     events: Sequence[Event]
     cause: Cause | None = None
+    cause_at: int = 0  # the index of the first event the cause made
 
 
 class Tx:
@@ -149,8 +150,8 @@ class Tx:
         first (domain/services/clocked.py). The result shows the events as
         the caller sees them (R11)."""
         now = self.now()
-        events = clocked(game, change.events, change.cause, now)
-        logged = game.record(events, change.cause, now)
+        events = clocked(game, change.events, change.cause, now)  # as many, stamped
+        logged = game.record(events, change.cause, now, change.cause_at)
         if game.id in self._loaded:
             self.uow.games.save(game, self._loaded[game.id])
         else:
@@ -231,6 +232,7 @@ class Steps(Generic[T, R]):
     keep: Callable[[R], Remembered]
     repeat: Callable[[Tx, Remembered], R]
     wakes_bots: bool = True
+    attempts: int = ATTEMPTS  # tries before CONFLICT (quick play: one per racer, 0048)
 
 
 def _once(deps: Deps, req: Request | None, steps: Steps[T, R]) -> tuple[R, list[NewEvents]]:
@@ -286,7 +288,7 @@ async def transact(deps: Deps, req: Request | None, steps: Steps[T, R]) -> R:
     module docstring); after the commit, publish what it logged. Under a
     key, a refusal is kept as the first result (decision 0042)."""
     lost: WriteConflict | None = None
-    for _ in range(ATTEMPTS):
+    for _ in range(steps.attempts):
         try:
             result, news = await deps.run(partial(_once, deps, req, steps))
         except WriteConflict as e:
@@ -348,6 +350,16 @@ async def add_game(
         return tx.record(game, change)
 
     return await transact(deps, req, Steps(no_load, add, _kept, _repeated))
+
+
+def steps(
+    load: Callable[[Tx], T],
+    decide: Callable[[Tx, T], MutationResult],
+    *,
+    attempts: int = ATTEMPTS,
+) -> Steps[T, MutationResult]:
+    """The steps of a change whose result is a :class:`MutationResult`."""
+    return Steps(load, decide, _kept, _repeated, attempts=attempts)
 
 
 def no_load(tx: Tx) -> None:

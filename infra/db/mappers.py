@@ -183,6 +183,10 @@ def game_to_row(game: GameRecord) -> dict[str, Any]:
         "practice": game.practice,
         "deadline": game.deadline,
         "clock": clock_to_json(game.clock),
+        "quick_play": game.quick_play,
+        "fill_bots_at": None if game.fill_bots_at is None else _aware(game.fill_bots_at),
+        "rematch_id": game.rematch_id,
+        "reserved": list(game.reserved) if any(r is not None for r in game.reserved) else None,
     }
 
 
@@ -204,7 +208,19 @@ def _game(r: Row) -> GameRecord:
         salt=r["salt"],
         practice=r["practice"],
         clock=clock_from_json(r["clock"]),
+        quick_play=r["quick_play"],
+        fill_bots_at=r["fill_bots_at"],
+        rematch_id=r["rematch_id"],
+        reserved=_reserved(r["reserved"], r["seat_count"]),
     )
+
+
+def _reserved(data: Any, seat_count: int) -> list[str | None]:
+    if data is None:
+        return []
+    if len(data) != seat_count or not all(p is None or isinstance(p, str) for p in data):
+        raise ValueError("reserved is not one player id or null per seat")
+    return list(data)
 
 
 def game_from_row(row: Row) -> GameRecord:

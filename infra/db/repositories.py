@@ -46,7 +46,18 @@ _GAME_VERSION = DirectStatement(sa.select(_G.version).where(_G.id == sa.bindpara
 # Set at creation, never changed: left out of the per-move UPDATE, so it
 # writes (and re-indexes) only what a move can change.
 _IMMUTABLE_GAME_COLUMNS = frozenset(
-    {"id", "created_at", "host", "seat_count", "options", "seed", "rat_choice", "salt", "practice"}
+    {
+        "id",
+        "created_at",
+        "host",
+        "seat_count",
+        "options",
+        "seed",
+        "rat_choice",
+        "salt",
+        "practice",
+        "quick_play",
+    }
 )
 _MOVE_COLUMNS = [c.key for c in games.columns if c.key not in _IMMUTABLE_GAME_COLUMNS]
 _SAVE_GAME = DirectStatement(
@@ -63,6 +74,18 @@ _DUE_DEADLINES = (
     sa.select(_G.id)
     .where(_G.deadline.is_not(None), _G.deadline <= sa.bindparam("now"))
     .order_by(_G.deadline)
+    .limit(sa.bindparam("n"))
+)
+_OPEN_QUICK_PLAY = (
+    sa.select(_G.id)
+    .where(_G.status == GameStatus.LOBBY.value, _G.quick_play == sa.bindparam("k"))
+    .order_by(_G.created_at, _G.id)
+    .limit(sa.bindparam("n"))
+)
+_DUE_FILLS = (
+    sa.select(_G.id)
+    .where(_G.fill_bots_at <= sa.bindparam("now"), _G.status == GameStatus.LOBBY.value)
+    .order_by(_G.fill_bots_at, _G.id)
     .limit(sa.bindparam("n"))
 )
 _GAME_NEWEST = sa.select(*(games.c[n] for n in m.SUMMARY_COLUMNS)).order_by(
@@ -186,6 +209,12 @@ class SqlGameRepository(_Repo):
     def due_deadlines(self, now: datetime, limit: int) -> list[str]:
         rows = self._c.execute(_DUE_DEADLINES, {"now": now, "n": limit})
         return [r[0] for r in rows]
+
+    def open_quick_play(self, key: str, limit: int) -> list[str]:
+        return [r[0] for r in self._c.execute(_OPEN_QUICK_PLAY, {"k": key, "n": limit})]
+
+    def due_bot_fills(self, now: datetime, limit: int) -> list[str]:
+        return [r[0] for r in self._c.execute(_DUE_FILLS, {"now": now, "n": limit})]
 
     def page(
         self, status: GameStatus | None, before: tuple[datetime, str] | None, limit: int

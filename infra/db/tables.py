@@ -65,6 +65,13 @@ class GameRow(SQLModel, table=True):
     # in a row, the wait, seats left); null before the start.
     deadline: datetime | None = _col(UtcDateTime(), nullable=True)
     clock: dict[str, Any] | None = _col(json_type(nullable=True), nullable=True)
+    # Quick play and rematch (migration 0006, docs/decisions/0048): the
+    # quick-play match key, when the empty seats fill with bots, a finished
+    # game's rematch, and the seats kept for a rematch's players.
+    quick_play: str | None = _col(sa.String(), nullable=True)
+    fill_bots_at: datetime | None = _col(UtcDateTime(), nullable=True)
+    rematch_id: str | None = _col(sa.String(), nullable=True)
+    reserved: list[Any] | None = _col(json_type(nullable=True), nullable=True)
 
     # Newest-first paging, with and without a status filter.
     __table_args__ = (
@@ -84,6 +91,20 @@ class GameRow(SQLModel, table=True):
             "deadline",
             sqlite_where=sa.text("deadline IS NOT NULL"),
             postgresql_where=sa.text("deadline IS NOT NULL"),
+        ),
+        # Partial: open quick-play games (oldest first) and due bot fills.
+        sa.Index(
+            "ix_games_quick_play",
+            "quick_play",
+            "created_at",
+            sqlite_where=sa.text("status = 'lobby' AND quick_play IS NOT NULL"),
+            postgresql_where=sa.text("status = 'lobby' AND quick_play IS NOT NULL"),
+        ),
+        sa.Index(
+            "ix_games_fill_bots_at",
+            "fill_bots_at",
+            sqlite_where=sa.text("fill_bots_at IS NOT NULL"),
+            postgresql_where=sa.text("fill_bots_at IS NOT NULL"),
         ),
     )
 

@@ -130,6 +130,11 @@ OPS: dict[tuple[str, str], Op] = {
     ("mutation", "startGame"): mutation(
         "startGame", game_arg, False, other="FORBIDDEN", spectator="FORBIDDEN"
     ),
+    ("mutation", "quickPlay"): mutation("quickPlay", lambda t: {"seatCount": 3}, False, **PLAYERS),
+    # The game is running: a player is told it has not ended; others may not ask.
+    ("mutation", "rematch"): mutation(
+        "rematch", game_arg, True, other="ILLEGAL_ACTION", spectator="FORBIDDEN"
+    ),
     ("mutation", "sendMessage"): mutation(
         "sendMessage",
         lambda t: {"gameId": t.game_id, "to": 0, "text": "hello"},

@@ -47,6 +47,7 @@ from domain.game.options import AbilityTrigger, Format, GameOptions
 from domain.game.state import MessageStatus, Termination
 from domain.lobby import BotSeated, GameCreated, SeatLeft, SeatTaken
 from domain.log import LoggedEvent
+from domain.rematch import RematchOffered
 from tests.property.budget import examples
 from tests.property.harness import Driver, GameSpec
 
@@ -184,6 +185,7 @@ def _real_events() -> list[LoggedEvent]:
         SeatTakenOver(1, Strategy.GREEDY),
         SeatTakenOver(2, Strategy.GREEDY, left=True),
         SeatReclaimed(1),
+        RematchOffered("g2"),
     ]
     seats = 0
     for i, (fmt, trigger) in enumerate(

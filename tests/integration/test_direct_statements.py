@@ -60,6 +60,10 @@ def _game() -> dict[str, Any]:
         "practice": False,
         "deadline": None,
         "clock": None,
+        "quick_play": None,
+        "fill_bots_at": None,
+        "rematch_id": None,
+        "reserved": None,
     }
 
 

@@ -20,7 +20,7 @@ from api.graphql.types.actions import ActionChoice, GiftOption
 from api.graphql.types.cards import Card
 from api.graphql.types.game import GameOptions
 from api.graphql.types.game_event import GameEvent, event_type
-from domain import clocks, lobby
+from domain import clocks, lobby, rematch
 from domain.bots.strategy import Strategy
 from domain.game import cards
 from domain.game import events as kinds
@@ -68,6 +68,18 @@ class SeatLeft(GameEvent):
 class BotSeated(GameEvent):
     seat: int = strawberry.field(description=SEAT)
     strategy: Strategy = strawberry.field(description="How the bot plays")
+
+
+@event_type(
+    "A finished game's rematch (logged after `GameEnded`, for everyone): the new lobby game, "
+    "where each player of this one has their old seat kept for them until they take it or the "
+    "game starts (docs/decisions/0048)."
+)
+class RematchOffered(GameEvent):
+    new_game_id: strawberry.ID = strawberry.field(
+        description="The new game (`gameId` is this, finished one): join it (`joinGame`) to "
+        "take your kept seat"
+    )
 
 
 # ---------------------------------------------------------------- the deal
@@ -346,6 +358,7 @@ KINDS: dict[type[Event], type[GameEvent]] = {
     clocks.TurnTimedOut: TurnTimedOut,
     clocks.SeatTakenOver: SeatTakenOver,
     clocks.SeatReclaimed: SeatReclaimed,
+    rematch.RematchOffered: RematchOffered,
 }
 """The GraphQL type of each domain event kind (every kind has one)."""
 

@@ -80,6 +80,10 @@ class SeatSlot:
     left: bool = strawberry.field(
         description="Its player left the running game: a bot plays it for good"
     )
+    reserved_for: strawberry.ID | None = strawberry.field(
+        description="A free seat of a rematch kept for its player of the last game, until they "
+        "take a seat or the game starts (docs/decisions/0048); null otherwise"
+    )
 
     @classmethod
     def from_domain(cls, game_id: str, s: SeatInfo) -> SeatSlot:
@@ -91,6 +95,7 @@ class SeatSlot:
             bot=s.bot,
             bank_seconds=s.bank_seconds,
             left=s.left,
+            reserved_for=strawberry.ID(s.reserved_for) if s.reserved_for else None,
         )
 
 
@@ -153,6 +158,10 @@ class Game:
         "`GameStarted` carries it and `GameEnded` reveals seed and salt (README "
         '"Fair deals")'
     )
+    rematch_id: strawberry.ID | None = strawberry.field(
+        description="This finished game's rematch, once a player asked for one (`rematch`, "
+        "docs/decisions/0048); null otherwise"
+    )
     snapshot: strawberry.Private[GameSnapshot]
 
     @strawberry.field(
@@ -197,5 +206,6 @@ class Game:
             created_at=g.created_at,
             practice=g.practice,
             seed_commitment=s.seed_commitment,
+            rematch_id=strawberry.ID(s.rematch_id) if s.rematch_id else None,
             snapshot=s,
         )

@@ -1,0 +1,150 @@
+"""Rematch (issue #15 part 6, docs/decisions/0048): one new lobby game per
+finished game, the same options, the old players' seats kept for them,
+``RematchOffered`` on the old game's every audience, idempotent, players only."""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import AsyncExitStack
+
+import pytest
+
+from domain.bots.strategy import Strategy
+from domain.channels import game_channel
+from domain.errors import DomainError, ErrorCode
+from domain.game.engine import to_act
+from domain.game.legal import legal_actions
+from domain.game.options import AbilityTrigger, Format, GameOptions
+from domain.log import LoggedEvent
+from domain.records import GameStatus
+from domain.rematch import RematchOffered
+from domain.services.games import add_bot, join_game, start_game
+from domain.services.play import act
+from domain.services.rematch import rematch
+from domain.services.streams import game_events
+from domain.verify import verify
+from infra.game_export import export_from_json
+from tests.fakes import Harness
+from tests.usecases.conftest import player, req, started_game
+from tests.usecases.test_verify import exported
+
+OPTIONS = GameOptions(Format.SEALED, AbilityTrigger.EVERY_CARD, refill_hands=False)
+
+
+async def _finished(h: Harness) -> tuple[str, list[str]]:
+    """A finished 4-seat game: three people at seats 0-2, a bot at seat 3."""
+    gid, ids = await started_game(h, people=3, seats=4, options=OPTIONS, rat_seat=1)
+    for _ in range(5_000):
+        await h.drain()
+        state = h.store.games[gid].state
+        assert state is not None
+        seat = to_act(state)
+        if seat is None:
+            break
+        await act(h.deps, req(ids[seat]), gid, legal_actions(state, seat)[0])
+    assert h.store.games[gid].status is GameStatus.FINISHED
+    return gid, ids
+
+
+async def _refused(code: ErrorCode, coro: object) -> None:
+    with pytest.raises(DomainError) as e:
+        await coro  # type: ignore[misc]
+    assert e.value.code is code, e.value.message
+
+
+async def test_a_rematch_is_one_new_game_with_the_same_options_and_seats_kept(
+    h: Harness,
+) -> None:
+    gid, ids = await _finished(h)
+    old = h.store.games[gid]
+    channels = [game_channel(gid, s) for s in (None, 0, 1, 2, 3)]
+    async with AsyncExitStack() as stack:
+        subs = [await stack.enter_async_context(h.bus.subscribe(c)) for c in channels]
+        result = await rematch(h.deps, req(ids[1], "rematch"), gid)
+        heard = [await asyncio.wait_for(anext(aiter(s)), 2) for s in subs]
+    new = h.store.games[result.game_id]
+    assert new.id != gid and new.status is GameStatus.LOBBY
+    assert (new.seat_count, new.options, new.rat_choice) == (4, OPTIONS, 1)
+    assert new.host == ids[1] and new.seat_of(ids[1]) == 1  # the caller, seated at once
+    assert new.seats[3] is not None and new.seats[3].bot is Strategy.RANDOM  # the bot is back
+    assert new.seats[0] is None and new.seats[2] is None
+    assert new.reserved == [ids[0], None, ids[2], None]
+    assert new.seed != old.seed and not new.practice and new.quick_play is None
+    assert [e.type for e in result.events] == ["GameCreated", "SeatTaken", "BotSeated"]
+    # announced on the old game's stream, for every audience
+    for e in heard:
+        assert isinstance(e, LoggedEvent) and e.event == RematchOffered(new.id)
+        assert e.seq == old.last_seq + 1
+    assert h.store.games[gid].rematch_id == new.id
+
+
+async def test_a_second_rematch_returns_the_same_game(h: Harness) -> None:
+    gid, ids = await _finished(h)
+    first = await rematch(h.deps, req(ids[0]), gid)
+    old_version = h.store.games[gid].version
+    again = await rematch(h.deps, req(ids[2]), gid)
+    assert again.game_id == first.game_id and again.events == ()
+    assert h.store.games[gid].version == old_version  # nothing logged twice
+    offers = [e for e in h.store.log(gid) if isinstance(e.event, RematchOffered)]
+    assert len(offers) == 1
+    assert sum(g.id != gid for g in h.store.games.values()) == 1
+
+
+async def test_racing_rematches_make_one_game() -> None:
+    import time
+
+    from tests.fakes import harness
+
+    h = harness(run=asyncio.to_thread)
+    gid, ids = await _finished(h)
+    h.store.fail_before_commit = lambda: time.sleep(0.02)
+    got = await asyncio.gather(*(rematch(h.deps, req(p), gid) for p in ids))
+    assert len({r.game_id for r in got}) == 1
+    assert len([g for g in h.store.games.values() if g.id != gid]) == 1
+
+
+async def test_a_non_player_or_an_unfinished_game_is_refused(h: Harness) -> None:
+    gid, ids = await _finished(h)
+    stranger = await player(h, "zed")
+    await _refused(ErrorCode.FORBIDDEN, rematch(h.deps, req(stranger), gid))
+    running, people = await started_game(h, people=3, seats=3)
+    await _refused(ErrorCode.ILLEGAL_ACTION, rematch(h.deps, req(people[0]), running))
+    await _refused(ErrorCode.NOT_FOUND, rematch(h.deps, req(ids[0]), "nope"))
+    assert h.store.games[gid].rematch_id is None and len(h.store.games) == 2
+
+
+async def test_kept_seats_first_come_first_served(h: Harness) -> None:
+    gid, ids = await _finished(h)
+    new = (await rematch(h.deps, req(ids[0]), gid)).game_id
+    stranger = await player(h, "zed")
+    # a stranger can't take a kept seat, nor can the host's bot
+    await _refused(ErrorCode.ILLEGAL_ACTION, join_game(h.deps, req(stranger), new, 2))
+    await _refused(ErrorCode.ILLEGAL_ACTION, join_game(h.deps, req(stranger), new, None))
+    await _refused(ErrorCode.ILLEGAL_ACTION, add_bot(h.deps, req(ids[0]), new, Strategy.GREEDY, 1))
+    # the invited player gets their old seat without naming it
+    await join_game(h.deps, req(ids[2]), new, None)
+    assert h.store.games[new].seat_of(ids[2]) == 2
+    await join_game(h.deps, req(ids[1]), new, None)
+    assert h.store.games[new].seat_of(ids[1]) == 1 and h.store.games[new].reserved == [None] * 4
+    await start_game(h.deps, req(ids[0]), new)
+    assert h.store.games[new].status is GameStatus.RUNNING
+
+
+async def test_an_invited_player_may_sit_elsewhere_and_frees_their_seat(h: Harness) -> None:
+    gid, ids = await _finished(h)
+    new = (await rematch(h.deps, req(ids[0]), gid)).game_id
+    # seat 1 is kept for ids[1]: ids[2] may not take it; ids[1] may name it
+    await _refused(ErrorCode.ILLEGAL_ACTION, join_game(h.deps, req(ids[2]), new, 1))
+    await join_game(h.deps, req(ids[1]), new, 1)
+    stranger = await player(h, "zed")
+    await _refused(ErrorCode.ILLEGAL_ACTION, join_game(h.deps, req(stranger), new, None))
+
+
+async def test_the_old_game_still_verifies_and_replays_its_offer(h: Harness) -> None:
+    gid, ids = await _finished(h)
+    ended = h.store.games[gid].last_seq
+    await rematch(h.deps, req(ids[0]), gid)
+    _, log = export_from_json(await exported(h, gid))
+    assert verify(log).events == ended + 1
+    tail = [e async for _a, e in game_events(h.deps, gid, ids[1], ended - 1)]
+    assert [e.type for e in tail] == ["GameEnded", "RematchOffered"]
