@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 from starlette.applications import Starlette
-from starlette.types import Message
+from starlette.types import ASGIApp, Message
 
 from api.app import create_app
 from infra.settings import Settings
@@ -125,8 +125,13 @@ async def eventually(check: Any, timeout: float = 5.0) -> None:
 class AsgiWebSocket:
     """A WebSocket client speaking ASGI to the app directly (no server)."""
 
-    def __init__(self, app: Starlette, subprotocol: str = "graphql-transport-ws") -> None:
-        self.app, self.subprotocol = app, subprotocol
+    def __init__(
+        self,
+        app: ASGIApp,
+        subprotocol: str = "graphql-transport-ws",
+        client: tuple[str, int] = ("test", 1),
+    ) -> None:
+        self.app, self.subprotocol, self.client = app, subprotocol, client
         self._to_app: asyncio.Queue[Message] = asyncio.Queue()
         self._from_app: asyncio.Queue[Message] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
@@ -143,10 +148,10 @@ class AsgiWebSocket:
             "query_string": b"",
             "headers": [(b"sec-websocket-protocol", self.subprotocol.encode())],
             "subprotocols": [self.subprotocol],
-            "client": ("test", 1),
+            "client": self.client,
             "server": ("test", 80),
         }
-        self._task = asyncio.create_task(self.app(scope, self._to_app.get, self._from_app.put))
+        self._task = asyncio.create_task(self._serve(scope))
         await self._to_app.put({"type": "websocket.connect"})
         self.accept = await self._next()
         assert self.accept["type"] == "websocket.accept", self.accept
@@ -160,7 +165,10 @@ class AsgiWebSocket:
     async def _next(self) -> Message:
         return await asyncio.wait_for(self._from_app.get(), 5)
 
-    async def send(self, message: dict[str, Any]) -> None:
+    async def _serve(self, scope: dict[str, Any]) -> None:
+        await self.app(scope, self._to_app.get, self._from_app.put)
+
+    async def send(self, message: object) -> None:
         await self._to_app.put({"type": "websocket.receive", "text": json.dumps(message)})
 
     async def receive(self) -> dict[str, Any]:

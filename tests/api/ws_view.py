@@ -8,66 +8,29 @@ import asyncio
 import json
 from typing import Any
 
-from starlette.types import Message
-
 from api.graphql.view import GameGraphQL
+from tests.adapters.app_support import AsgiWebSocket
 
 TIMEOUT = 5.0
 
 
-class ViewSocket:
-    """One client connection to ``view`` speaking ``subprotocol``."""
+class ViewSocket(AsgiWebSocket):
+    """One client connection to ``view`` speaking ``subprotocol``; the view
+    must accept that protocol."""
 
     def __init__(self, view: GameGraphQL, subprotocol: str) -> None:
-        self.view, self.subprotocol = view, subprotocol
-        self._to_view: asyncio.Queue[Message] = asyncio.Queue()
-        self._from_view: asyncio.Queue[Message] = asyncio.Queue()
-        self._task: asyncio.Task[None] | None = None
+        super().__init__(view, subprotocol, client=("127.0.0.1", 1))
 
     async def __aenter__(self) -> ViewSocket:
-        scope = {
-            "type": "websocket",
-            "asgi": {"version": "3.0"},
-            "scheme": "ws",
-            "path": "/graphql",
-            "raw_path": b"/graphql",
-            "root_path": "",
-            "query_string": b"",
-            "headers": [(b"sec-websocket-protocol", self.subprotocol.encode())],
-            "subprotocols": [self.subprotocol],
-            "client": ("127.0.0.1", 1),
-            "server": ("test", 80),
-        }
-        self._task = asyncio.create_task(self.view(scope, self._to_view.get, self._from_view.put))
-        await self._to_view.put({"type": "websocket.connect"})
-        accept = await self._next()
-        assert accept["type"] == "websocket.accept", accept
-        assert accept.get("subprotocol") == self.subprotocol, accept
+        await super().__aenter__()
+        assert self.accept.get("subprotocol") == self.subprotocol, self.accept
         return self
 
-    async def __aexit__(self, *exc: object) -> None:
-        await self._to_view.put({"type": "websocket.disconnect", "code": 1000})
-        assert self._task is not None
-        await asyncio.wait_for(self._task, TIMEOUT)  # re-raises what the view raised
-
-    async def _next(self) -> Message:
-        return await asyncio.wait_for(self._from_view.get(), TIMEOUT)
-
-    async def send(self, message: object) -> None:
-        await self.send_text(json.dumps(message))
-
     async def send_text(self, text: str) -> None:
-        await self._to_view.put({"type": "websocket.receive", "text": text})
+        await self._to_app.put({"type": "websocket.receive", "text": text})
 
     async def send_bytes(self, data: bytes) -> None:
-        await self._to_view.put({"type": "websocket.receive", "bytes": data})
-
-    async def receive(self) -> dict[str, Any]:
-        """The next message the view sends (fails on a close)."""
-        message = await self._next()
-        assert message["type"] == "websocket.send", message
-        received: dict[str, Any] = json.loads(message["text"])
-        return received
+        await self._to_app.put({"type": "websocket.receive", "bytes": data})
 
     async def init(self, payload: dict[str, Any] | None = None) -> None:
         """``connection_init``, acknowledged."""
