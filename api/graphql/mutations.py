@@ -32,6 +32,7 @@ from domain.records import MutationResult
 from domain.services import boosters, games, play, players, queries, timeouts
 from domain.services import quick_play as quick_plays
 from domain.services import rematch as rematches
+from domain.services.deps import Deps
 from domain.services.transaction import Request
 
 
@@ -119,6 +120,20 @@ async def _act(
         return await play.act(info.context.deps, req, game_id, command())
 
     return await _change(info, op, {"gameId": game_id, **args}, key, version, run)
+
+
+GameUseCase = Callable[[Deps, Request, str], Awaitable[MutationResult]]
+
+
+async def _on_game(
+    info: Info, op: str, game_id: str, key: str | None, version: int | None, use: GameUseCase
+) -> GameChange | Refusal:
+    """A change whose only argument is the game (leave, reclaim, start)."""
+
+    async def run(req: Request) -> MutationResult:
+        return await use(info.context.deps, req, game_id)
+
+    return await _change(info, op, {"gameId": game_id}, key, version, run)
 
 
 Key = Annotated[str | None, strawberry.argument(description="Repeat to replay the first result")]
@@ -238,11 +253,8 @@ class Mutation:
         idempotency_key: Key = None,
         expected_version: Version = None,
     ) -> GameChangeResult:
-        async def run(req: Request) -> MutationResult:
-            return await games.leave_game(info.context.deps, req, game_id)
-
-        return await _change(
-            info, "leaveGame", {"gameId": game_id}, idempotency_key, expected_version, run
+        return await _on_game(
+            info, "leaveGame", game_id, idempotency_key, expected_version, games.leave_game
         )
 
     @strawberry.mutation(
@@ -256,11 +268,8 @@ class Mutation:
         idempotency_key: Key = None,
         expected_version: Version = None,
     ) -> GameChangeResult:
-        async def run(req: Request) -> MutationResult:
-            return await timeouts.reclaim_seat(info.context.deps, req, game_id)
-
-        return await _change(
-            info, "reclaimSeat", {"gameId": game_id}, idempotency_key, expected_version, run
+        return await _on_game(
+            info, "reclaimSeat", game_id, idempotency_key, expected_version, timeouts.reclaim_seat
         )
 
     @strawberry.mutation(description="The host seats a bot.")
@@ -290,11 +299,8 @@ class Mutation:
         idempotency_key: Key = None,
         expected_version: Version = None,
     ) -> GameChangeResult:
-        async def run(req: Request) -> MutationResult:
-            return await games.start_game(info.context.deps, req, game_id)
-
-        return await _change(
-            info, "startGame", {"gameId": game_id}, idempotency_key, expected_version, run
+        return await _on_game(
+            info, "startGame", game_id, idempotency_key, expected_version, games.start_game
         )
 
     @strawberry.mutation(
