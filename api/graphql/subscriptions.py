@@ -7,6 +7,7 @@ from collections.abc import AsyncGenerator
 from typing import Annotated
 
 import strawberry
+from graphql import GraphQLError
 
 from api.graphql.context import Info
 from api.graphql.errors import from_domain, graphql_error
@@ -37,6 +38,11 @@ def _pushing() -> tuple[Pusher | None, streams.Push | None]:
         return True
 
     return pusher, push
+
+
+def dropped(e: SubscriptionClosed) -> GraphQLError:
+    """The error ending a stream the bus dropped (a slow subscriber)."""
+    return graphql_error(ErrorCode.RATE_LIMITED, f"subscription dropped ({e.reason})")
 
 
 @strawberry.type(
@@ -116,9 +122,7 @@ class Subscription:
         except DomainError as e:
             raise from_domain(e) from None
         except SubscriptionClosed as e:
-            raise graphql_error(
-                ErrorCode.RATE_LIMITED, f"subscription dropped ({e.reason})"
-            ) from None
+            raise dropped(e) from None
         finally:
             await stream.aclose()
 
@@ -130,8 +134,6 @@ class Subscription:
             async for update in stream:
                 yield LobbyUpdate.from_domain(update)
         except SubscriptionClosed as e:
-            raise graphql_error(
-                ErrorCode.RATE_LIMITED, f"subscription dropped ({e.reason})"
-            ) from None
+            raise dropped(e) from None
         finally:
             await stream.aclose()
