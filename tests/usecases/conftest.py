@@ -5,7 +5,11 @@ from __future__ import annotations
 import pytest
 
 from domain.bots.strategy import Strategy
+from domain.game.engine import to_act
+from domain.game.legal import legal_actions
+from domain.records import GameStatus
 from domain.services.games import NewGame, add_bot, create_game, join_game, start_game
+from domain.services.play import act
 from domain.services.players import create_player
 from domain.services.transaction import Request
 from tests.fakes import Harness, harness
@@ -36,3 +40,17 @@ async def started_game(
         await add_bot(h.deps, req(ids[0]), game.game_id, Strategy.RANDOM, None)
     await start_game(h.deps, req(ids[0]), game.game_id)
     return game.game_id, ids
+
+
+async def play_first_legal(h: Harness, game_id: str, player_at: dict[int, str]) -> None:
+    """Play the game to its end: each person (``player_at``: seat -> player)
+    sends the first legal action when it is their turn; bots move on their own."""
+    for _ in range(5_000):
+        await h.drain()
+        state = h.store.games[game_id].state
+        assert state is not None
+        seat = to_act(state)
+        if seat is None:
+            break
+        await act(h.deps, req(player_at[seat]), game_id, legal_actions(state, seat)[0])
+    assert h.store.games[game_id].status is GameStatus.FINISHED

@@ -23,7 +23,7 @@ from domain.services.quick_play import fill_due_games, quick_play
 from domain.verify import verify
 from infra.game_export import export_from_json
 from tests.fakes import Harness, harness
-from tests.usecases.conftest import player, req
+from tests.usecases.conftest import play_first_legal, player, req
 from tests.usecases.test_verify import exported
 
 
@@ -138,20 +138,7 @@ async def test_a_filled_game_plays_out_and_verifies(h: Harness) -> None:
     assert await fill_due_games(h.deps) == 1
     game = h.store.games[gid]
     assert game.seat_of(a) == 0
-    # a's moves: the first legal each time, until it ends
-    from domain.game.engine import to_act
-    from domain.game.legal import legal_actions
-    from domain.services.play import act
-
-    for _ in range(5_000):
-        await h.drain()
-        state = h.store.games[gid].state
-        assert state is not None
-        seat = to_act(state)
-        if seat is None:
-            break
-        await act(h.deps, req(a), gid, legal_actions(state, seat)[0])
-    assert h.store.games[gid].status is GameStatus.FINISHED
+    await play_first_legal(h, gid, {0: a})  # a's moves: the first legal each time
     _, log = export_from_json(await exported(h, gid))
     assert verify(log).events == h.store.games[gid].last_seq
 

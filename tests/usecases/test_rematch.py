@@ -12,20 +12,17 @@ import pytest
 from domain.bots.strategy import Strategy
 from domain.channels import game_channel
 from domain.errors import DomainError, ErrorCode
-from domain.game.engine import to_act
-from domain.game.legal import legal_actions
 from domain.game.options import AbilityTrigger, Format, GameOptions
 from domain.log import LoggedEvent
 from domain.records import GameStatus
 from domain.rematch import RematchOffered
 from domain.services.games import add_bot, join_game, start_game
-from domain.services.play import act
 from domain.services.rematch import rematch
 from domain.services.streams import game_events
 from domain.verify import verify
 from infra.game_export import export_from_json
 from tests.fakes import Harness
-from tests.usecases.conftest import player, req, started_game
+from tests.usecases.conftest import play_first_legal, player, req, started_game
 from tests.usecases.test_verify import exported
 
 OPTIONS = GameOptions(Format.SEALED, AbilityTrigger.EVERY_CARD, refill_hands=False)
@@ -34,15 +31,7 @@ OPTIONS = GameOptions(Format.SEALED, AbilityTrigger.EVERY_CARD, refill_hands=Fal
 async def _finished(h: Harness) -> tuple[str, list[str]]:
     """A finished 4-seat game: three people at seats 0-2, a bot at seat 3."""
     gid, ids = await started_game(h, people=3, seats=4, options=OPTIONS, rat_seat=1)
-    for _ in range(5_000):
-        await h.drain()
-        state = h.store.games[gid].state
-        assert state is not None
-        seat = to_act(state)
-        if seat is None:
-            break
-        await act(h.deps, req(ids[seat]), gid, legal_actions(state, seat)[0])
-    assert h.store.games[gid].status is GameStatus.FINISHED
+    await play_first_legal(h, gid, dict(enumerate(ids)))
     return gid, ids
 
 
