@@ -4,9 +4,11 @@ or failed under MMK_REQUIRE_SERVICES=1, when there is none)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import uuid
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
+import redis.asyncio as aioredis
 import sqlalchemy as sa
 
 from infra.db.engine import make_engine
@@ -55,3 +57,17 @@ def empty_db_url(
         return
     with fresh_postgres(request.getfixturevalue("database_url")) as url:
         yield url
+
+
+@pytest.fixture
+def prefix() -> str:
+    """A Redis key and channel prefix of this test's own."""
+    return f"test-{uuid.uuid4().hex}:"
+
+
+@pytest.fixture
+async def admin(redis_url: str) -> AsyncIterator[aioredis.Redis]:
+    """A plain Redis client, to look at what the adapters wrote."""
+    client = aioredis.from_url(redis_url, decode_responses=True)
+    yield client
+    await client.aclose()

@@ -68,11 +68,6 @@ async def no_stray_task_errors() -> AsyncIterator[None]:
 
 
 @pytest.fixture
-def prefix() -> str:
-    return f"test-{uuid.uuid4().hex}:"
-
-
-@pytest.fixture
 async def make_bus(prefix: str) -> AsyncIterator[BusFactory]:
     """Builds buses with this test's prefix; every one is closed afterwards."""
     buses: list[RedisBus] = []
@@ -85,13 +80,6 @@ async def make_bus(prefix: str) -> AsyncIterator[BusFactory]:
     yield make
     for bus in buses:
         await bus.aclose()
-
-
-@pytest.fixture
-async def admin(redis_url: str) -> AsyncIterator[aioredis.Redis]:
-    client = aioredis.from_url(redis_url, decode_responses=True)
-    yield client
-    await client.aclose()
 
 
 @pytest.fixture

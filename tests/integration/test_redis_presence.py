@@ -9,7 +9,6 @@ Every test uses its own key prefix, so runs on a shared Redis do not collide.
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 
@@ -34,11 +33,6 @@ Factory = Callable[..., RedisPresence]
 
 
 @pytest.fixture
-def prefix() -> str:
-    return f"test-{uuid.uuid4().hex}:"
-
-
-@pytest.fixture
 async def make(redis_url: str, prefix: str) -> AsyncIterator[Factory]:
     """Instances with this test's prefix; each closed afterwards."""
     made: list[RedisPresence] = []
@@ -51,13 +45,6 @@ async def make(redis_url: str, prefix: str) -> AsyncIterator[Factory]:
     yield build
     for p in made:
         await p.aclose()
-
-
-@pytest.fixture
-async def admin(redis_url: str) -> AsyncIterator[aioredis.Redis]:
-    client = aioredis.from_url(redis_url, decode_responses=True)
-    yield client
-    await client.aclose()
 
 
 async def test_a_player_is_online_while_any_instance_has_them(make: Factory) -> None:
