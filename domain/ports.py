@@ -88,6 +88,10 @@ class GameRepository(Protocol):
         """Games whose turn deadline is ``now`` or earlier, oldest first."""
         ...
 
+    def next_deadline(self, after: datetime) -> datetime | None:
+        """The earliest turn deadline later than ``after`` (None: none)."""
+        ...
+
     def open_quick_play(self, key: str, limit: int) -> list[str]:
         """Lobby games of quick-play match ``key``, oldest first (0048)."""
         ...

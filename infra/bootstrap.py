@@ -16,8 +16,8 @@ from domain.services.deps import Deps, KeyPolicy
 from domain.services.idempotency import expire_idempotency_records
 from domain.services.presence import review
 from domain.services.quick_play import fill_due_games
-from domain.services.timeouts import sweep_deadlines
-from infra.bot_scheduler import BotScheduler, DeadlineSweeper, StalledBotSweeper
+from domain.services.timeouts import deadline_round
+from infra.bot_scheduler import BotScheduler, StalledBotSweeper
 from infra.bus.memory import InProcessBus
 from infra.bus.redis import RedisBus
 from infra.clock import SystemClock
@@ -26,6 +26,7 @@ from infra.db.engine import in_memory, make_engine
 from infra.db.game_cache import GameCache
 from infra.db.migrate import upgrade
 from infra.db.uow import SqlUnitOfWorkFactory
+from infra.deadline_sweeper import DeadlineSweeper
 from infra.ids import RandomIds
 from infra.persisted_queries import PersistedQueries
 from infra.presence.memory import InProcessPresence
@@ -153,7 +154,9 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         settings.presence_heartbeat,
         settings.presence_grace,
     )
-    deadlines = DeadlineSweeper(lambda: sweep_deadlines(deps), settings.deadline_sweep_interval)
+    deadlines = DeadlineSweeper(
+        lambda: deadline_round(deps), deps.clock, settings.deadline_sweep_interval
+    )
     return Container(
         settings,
         deps,

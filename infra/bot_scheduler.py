@@ -75,11 +75,3 @@ class StalledBotSweeper(Periodic):
             interval,
             "resumed the bots of %d game(s) with due work (stalled bots, bot fills)",
         )
-
-
-class DeadlineSweeper(Periodic):
-    """Every ``interval`` seconds, fires the turn deadlines due (every
-    instance sweeps; each timeout commits once: docs/decisions/0046)."""
-
-    def __init__(self, sweep: Callable[[], Awaitable[int]], interval: float = 1.0) -> None:
-        super().__init__("deadline sweep", sweep, interval, "%d turn deadline(s) timed out")

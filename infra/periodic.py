@@ -28,18 +28,25 @@ class Periodic:
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._loop())
 
+    def pause(self) -> float:
+        """Seconds to the next round after one that went well (a subclass
+        may wake earlier for work it knows is coming)."""
+        return self._interval
+
     async def _loop(self) -> None:
         while True:
+            pause = self._interval
             try:
                 count = await self._work()
                 if count:
                     log.info(self._done, count)
+                pause = self.pause()
             except Exception as e:
                 if is_unavailable(e):  # expected while the database is away
                     log.warning("%s: database unavailable; trying again later", self._name)
                 else:
                     log.exception("%s failed; trying again later", self._name)
-            await asyncio.sleep(self._interval)
+            await asyncio.sleep(pause)
 
     async def aclose(self) -> None:
         if self._task is not None:

@@ -206,6 +206,12 @@ class _Games:
         )
         return [g.id for g in due[:limit]]
 
+    def next_deadline(self, after: datetime) -> datetime | None:
+        later = [
+            g.deadline for g in self.uow.store.games.values() if g.deadline and g.deadline > after
+        ]
+        return min(later, default=None)
+
     def open_quick_play(self, key: str, limit: int) -> list[str]:
         found = sorted(
             (

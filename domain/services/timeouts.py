@@ -6,7 +6,8 @@ reclaims it; a player who leaves a running game hands the seat over."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from datetime import datetime
 
 from domain.bots.strategy import bot_for
 from domain.clocks import TAKEOVER_BOT, SeatReclaimed, SeatTakenOver, TurnTimedOut
@@ -66,17 +67,30 @@ async def fire_deadline(deps: Deps, game_id: str) -> MutationResult:
     return await change_game(deps, None, game_id, time_out)
 
 
-async def sweep_deadlines(deps: Deps, limit: int = 100) -> int:
+@dataclass(frozen=True, slots=True)
+class DeadlineRound:
+    """One sweep: ``fired`` timeouts logged; ``again`` when the batch was
+    full and fired some (more may be due now: sweep again at once);
+    ``next_due``, the earliest deadline after the round's now (None: none),
+    for the sweeper to wake up at."""
+
+    fired: int
+    again: bool
+    next_due: datetime | None
+
+
+async def deadline_round(deps: Deps, limit: int = 100) -> DeadlineRound:
     """Fire the deadlines due now (every instance sweeps; each firing is one
-    versioned transaction). Returns the timeouts this sweep logged."""
+    versioned transaction) and find when the next one falls due."""
     now = deps.clock.now()
 
-    def due() -> list[str]:
+    def due() -> tuple[list[str], datetime | None]:
         with deps.uow() as uow:
-            return uow.games.due_deadlines(now, limit)
+            return uow.games.due_deadlines(now, limit), uow.games.next_deadline(now)
 
+    game_ids, next_due = await deps.run(due)
     fired = 0
-    for game_id in await deps.run(due):
+    for game_id in game_ids:
         try:
             done = await fire_deadline(deps, game_id)
         except Conflict:
@@ -84,7 +98,12 @@ async def sweep_deadlines(deps: Deps, limit: int = 100) -> int:
         except DomainError:
             continue  # a game that cannot time out must not hold up the others
         fired += bool(done.events)
-    return fired
+    return DeadlineRound(fired, len(game_ids) == limit and fired > 0, next_due)
+
+
+async def sweep_deadlines(deps: Deps, limit: int = 100) -> int:
+    """Fire the deadlines due now; returns the timeouts logged."""
+    return (await deadline_round(deps, limit)).fired
 
 
 async def reclaim_seat(deps: Deps, req: Request, game_id: str) -> MutationResult:

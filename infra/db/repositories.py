@@ -76,6 +76,12 @@ _DUE_DEADLINES = (
     .order_by(_G.deadline)
     .limit(sa.bindparam("n"))
 )
+_NEXT_DEADLINE = (
+    sa.select(_G.deadline)
+    .where(_G.deadline.is_not(None), _G.deadline > sa.bindparam("after"))
+    .order_by(_G.deadline)
+    .limit(1)
+)
 _OPEN_QUICK_PLAY = (
     sa.select(_G.id)
     .where(_G.status == GameStatus.LOBBY.value, _G.quick_play == sa.bindparam("k"))
@@ -209,6 +215,10 @@ class SqlGameRepository(_Repo):
     def due_deadlines(self, now: datetime, limit: int) -> list[str]:
         rows = self._c.execute(_DUE_DEADLINES, {"now": now, "n": limit})
         return [r[0] for r in rows]
+
+    def next_deadline(self, after: datetime) -> datetime | None:
+        found: datetime | None = self._c.execute(_NEXT_DEADLINE, {"after": after}).scalar()
+        return found
 
     def open_quick_play(self, key: str, limit: int) -> list[str]:
         return [r[0] for r in self._c.execute(_OPEN_QUICK_PLAY, {"k": key, "n": limit})]

@@ -77,6 +77,9 @@ async def test_a_due_deadline_is_found_and_fires_once_under_two_racing_sweeps(
         assert game is not None and game.deadline == T0 + timedelta(seconds=5)
         assert gid not in u.games.due_deadlines(T0 + timedelta(seconds=4), 10)
         assert gid in u.games.due_deadlines(T0 + timedelta(seconds=5), 10)
+        # where the sweeper wakes up: the earliest deadline after a time
+        assert u.games.next_deadline(T0) == T0 + timedelta(seconds=5)
+        assert u.games.next_deadline(T0 + timedelta(seconds=5)) is None
     clock.at = T0 + timedelta(seconds=6)
     if not db_url.startswith("sqlite"):
         clock.race()
