@@ -25,6 +25,7 @@ import os
 import statistics
 import time
 from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime
 
 import pytest
@@ -33,7 +34,7 @@ from domain.clocks import TurnTimedOut
 from domain.game.events import ActionRequired
 from domain.game.options import GameOptions
 from domain.log import LoggedEvent
-from domain.ports import BusMessage, EventBus
+from domain.ports import BusMessage, EventBus, Subscription
 from domain.services.deps import Deps
 from domain.services.games import NewGame, create_game, join_game, start_game
 from domain.services.players import create_player
@@ -65,7 +66,7 @@ class Stopwatch:
         self.late: list[float] | None = None  # the sweeper's, while measuring
         self.timer: list[float] | None = None  # the in-memory timer's
 
-    def subscribe(self, channel: str):  # type: ignore[no-untyped-def]
+    def subscribe(self, channel: str) -> AbstractAsyncContextManager[Subscription]:
         return self._bus.subscribe(channel)
 
     async def publish(self, messages: Sequence[tuple[str, BusMessage]]) -> None:
@@ -115,7 +116,7 @@ async def _measure(watch: Stopwatch, sweeper: Periodic) -> tuple[list[float], li
 async def _run(url: str) -> dict[str, tuple[list[float], list[float]]]:
     container = build(Settings.from_env({"DATABASE_URL": url, "MMK_LOG_LEVEL": "warning"}))
     watch = Stopwatch(container.deps.bus)
-    deps = dataclasses.replace(container.deps, bus=watch)  # type: ignore[arg-type]
+    deps = dataclasses.replace(container.deps, bus=watch)
     try:
         people = [(await create_player(deps, f"p{i}")).player.id for i in range(3)]
         games = await _lobby_games(deps, people)
