@@ -14,13 +14,17 @@ from datetime import timedelta
 import pytest
 
 from domain.channels import presence_channel
+from domain.clocks import SeatTakenOver
 from domain.errors import NotFound
+from domain.game.options import GameOptions
 from domain.presence import PresenceChange
+from domain.services.games import leave_game
 from domain.services.presence import attending, connected_seats, review, seated_players
 from domain.services.streams import game_events, presence_events
+from domain.services.timeouts import sweep_deadlines
 from infra.presence.memory import InProcessPresence
 from tests.fakes import Harness
-from tests.usecases.conftest import player, started_game
+from tests.usecases.conftest import player, req, started_game
 
 GRACE = timedelta(seconds=15)
 
@@ -220,3 +224,33 @@ async def test_without_presence_nothing_is_tracked(h: Harness) -> None:
     async with attending(h.deps, gid, ids[0]):
         assert await review(h.deps, gid) == []
     assert await seated_players(h.deps, gid) == (ids[0], ids[1], None)
+
+
+async def test_a_seat_a_bot_took_over_shows_its_players_presence(hp: Harness) -> None:
+    """[decision] 0047: presence is the player's, also while a bot plays
+    their seat (taken over, or left): the others see whether the player is
+    there to reclaim it, not the bot's constant presence."""
+    gid, ids = await started_game(
+        hp, people=3, seats=3, rat_seat=0, options=GameOptions(turn_seconds=10)
+    )
+    async with present(hp, gid, ids[2]):
+        await leave_game(hp.deps, req(ids[1]), gid)  # seat 1: a bot for good
+        while not any(
+            isinstance(e.event, SeatTakenOver) and not e.event.left for e in hp.store.log(gid)
+        ):
+            await hp.drain()  # the bots' turns
+            deadline = hp.store.games[gid].deadline
+            assert deadline is not None
+            hp.clock.advance(deadline - hp.clock.now() + timedelta(milliseconds=1))
+            await sweep_deadlines(hp.deps)
+        taken = [e.event.seat for e in hp.store.log(gid) if isinstance(e.event, SeatTakenOver)]
+        assert taken == [1, 0] or taken == [1, 2], taken
+        seats = hp.store.games[gid].seats
+        assert all(o is not None and o.is_bot and o.player_id for o in (seats[s] for s in taken))
+        assert await connected(hp, gid) == [False, False, True]  # seat 2's player watches
+        async with present(hp, gid, ids[taken[1]]), present(hp, gid, ids[1]):
+            expected = [True, True, True]
+            assert await connected(hp, gid) == expected
+            stream = presence_events(hp.deps, gid, ids[2])
+            assert [(await anext(stream)).connected for _ in range(3)] == expected
+            await stream.aclose()
