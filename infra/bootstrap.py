@@ -136,6 +136,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         keys=key_policy(settings, engine),
         presence=presence,
         presence_grace=timedelta(seconds=settings.presence_grace),
+        rematch_wait=timedelta(seconds=settings.rematch_wait),
     )
     bots.bind(lambda game_id: drive_bots(deps, game_id))
     sweeper = StalledBotSweeper(lambda idle: due_work(deps, idle))

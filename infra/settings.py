@@ -51,6 +51,7 @@ ENV_VARS: tuple[str, ...] = (
     "MMK_IDEMPOTENCY_RETENTION",
     "MMK_PRESENCE_GRACE",
     "MMK_PRESENCE_HEARTBEAT",
+    "MMK_REMATCH_WAIT",
 )
 MIN_SECRET_KEY = 32  # characters of MMK_SECRET_KEY (e.g. `openssl rand -hex 32`: 64)
 
@@ -207,6 +208,9 @@ class Settings:
     # heartbeats without one).
     presence_grace: int = 15
     presence_heartbeat: int = 5
+    # Seconds after its end that a game's stream asked to await the rematch
+    # stays open for the offer (docs/decisions/0048).
+    rematch_wait: int = 120
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -263,4 +267,5 @@ class Settings:
             ),
             presence_grace=_int(e, "MMK_PRESENCE_GRACE", 15, 0, 3600),
             presence_heartbeat=_int(e, "MMK_PRESENCE_HEARTBEAT", 5, 1, 600),
+            rematch_wait=_int(e, "MMK_REMATCH_WAIT", 120, 0, 3600),
         )

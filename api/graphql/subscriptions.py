@@ -64,6 +64,15 @@ class Subscription:
                 description="The last seq you saw (0: from the first); resume with it"
             ),
         ] = 0,
+        await_rematch: Annotated[
+            bool,
+            strawberry.argument(
+                description="After `GameEnded`, stay open for the rematch offer: the stream "
+                "then ends with `RematchOffered`, or once `MMK_REMATCH_WAIT` seconds (120 by "
+                "default) have passed since the game ended with no offer (`Game.rematchId` "
+                "tells of a later one). False: the stream ends with `GameEnded`."
+            ),
+        ] = False,
     ) -> AsyncGenerator[GameEvent, None]:
         if after_seq < 0:
             raise graphql_error(ErrorCode.BAD_INPUT, "afterSeq is 0 or more")
@@ -76,7 +85,12 @@ class Subscription:
 
         pusher, push = _pushing()
         stream = streams.game_events(
-            info.context.deps, game_id, player.id if player else None, after_seq, push
+            info.context.deps,
+            game_id,
+            player.id if player else None,
+            after_seq,
+            push,
+            await_rematch,
         )
         try:
             async for audience, event in stream:  # the log, or what push did not take

@@ -41,3 +41,6 @@ class Deps:
     # as not connected).
     presence: Presence | None = None
     presence_grace: timedelta = timedelta(seconds=15)
+    # How long after its end a game's stream, when asked to, stays open for
+    # the rematch offer (docs/decisions/0048).
+    rematch_wait: timedelta = timedelta(seconds=120)

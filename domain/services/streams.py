@@ -18,8 +18,10 @@ the game's end) is yielded, in its place in the order.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
+from datetime import datetime
 
 from domain.channels import LOBBY, game_channel, presence_channel
 from domain.errors import BadRequest
@@ -29,6 +31,7 @@ from domain.log import LoggedEvent
 from domain.ports import BusMessage, Resync
 from domain.presence import PresenceChange
 from domain.records import GameStatus, LobbyUpdate
+from domain.rematch import RematchOffered
 from domain.services import presence
 from domain.services.deps import Deps
 from domain.services.queries import MAX_PAGE, load_game, seat_in
@@ -76,6 +79,7 @@ async def game_events(
     player_id: str | None,
     after_seq: int,
     push: Push | None = None,
+    await_rematch: bool = False,
 ) -> AsyncGenerator[Heard, None]:
     """The caller's stream: a seat's own channel, or the public one (R11).
 
@@ -88,28 +92,72 @@ async def game_events(
     event of a game), on every transport: a subscription to a finished game
     replays the tail after ``after_seq`` and ends; at its very end, it ends
     at once. The tail of a finished game runs through its last event: a
-    ``RematchOffered`` logged after ``GameEnded`` (docs/decisions/0048)."""
+    ``RematchOffered`` logged after ``GameEnded`` (docs/decisions/0048).
+    With ``await_rematch``, a finished game's stream that has had no offer
+    yet stays open for it: it ends with the ``RematchOffered``, or
+    ``deps.rematch_wait`` after the game ended."""
 
-    def first_look() -> tuple[int | None, int | None]:
-        """The caller's seat, and the last seq of a finished game (else None)."""
+    def first_look() -> tuple[int | None, int | None, datetime | None]:
+        """The caller's seat; the last seq of a finished game (else None);
+        until when a finished game's stream waits for its offer (None: no)."""
         with deps.uow() as uow:
             game = load_game(uow, game_id)
             if after_seq > game.last_seq:
                 raise BadRequest(
                     f"afterSeq {after_seq} is past the game's last seq {game.last_seq}"
                 )
-            ended = game.last_seq if game.status is GameStatus.FINISHED else None
-            return game.seat_of(player_id), ended
+            if game.status is not GameStatus.FINISHED:
+                return game.seat_of(player_id), None, None
+            waits = await_rematch and game.rematch_id is None
+            until = game.updated_at + deps.rematch_wait if waits else None
+            return game.seat_of(player_id), game.last_seq, until
 
-    seat, ended_at = await deps.run(first_look)
+    seat, ended_at, offer_until = await deps.run(first_look)
     at = _Position(after_seq)
-    if ended_at is not None and at.seq >= ended_at:
+    if ended_at is not None and at.seq >= ended_at and offer_until is None:
         return
     # A live subscription of a player is their presence (docs/decisions/0047).
     events = _game_events(deps, game_id, player_id, seat, ended_at, at, push)
     async with presence.attending(deps, game_id, player_id), aclosing(events):
         async for heard in events:
             yield heard
+            if isinstance(heard[1].event, GameEnded) and await_rematch and ended_at is None:
+                offer_until = heard[1].at + deps.rematch_wait
+        if offer_until is not None:
+            seat = await deps.run(lambda: _seat_now(deps, game_id, player_id))
+            offer = _rematch_offer(deps, game_id, seat, at, offer_until)
+            async with aclosing(offer):
+                async for heard in offer:
+                    yield heard
+
+
+async def _rematch_offer(
+    deps: Deps, game_id: str, seat: int | None, at: _Position, until: datetime
+) -> AsyncGenerator[Heard, None]:
+    """After the end: what the log gets after ``at`` (a ``RematchOffered``,
+    the last event a game can get), if it comes before ``until``."""
+    audience = game_channel(game_id, seat)
+    async with deps.bus.subscribe(audience) as sub:
+        live = aiter(sub)
+        while True:
+            for e in await _backlog(deps, game_id, seat, at.seq):
+                at.seq = e.seq
+                yield audience, e
+                if isinstance(e.event, RematchOffered):
+                    return
+            left = (until - deps.clock.now()).total_seconds()
+            if left <= 0:
+                return
+            try:
+                async with asyncio.timeout(left):
+                    await anext(live)  # anything new (or a resync): read the log again
+            except TimeoutError:
+                return
+
+
+def _seat_now(deps: Deps, game_id: str, player_id: str | None) -> int | None:
+    with deps.uow() as uow:
+        return seat_in(uow, game_id, player_id)
 
 
 async def _game_events(
@@ -121,10 +169,6 @@ async def _game_events(
     at: _Position,
     push: Push | None,
 ) -> AsyncGenerator[Heard, None]:
-    def find_seat() -> int | None:
-        with deps.uow() as uow:
-            return seat_in(uow, game_id, player_id)
-
     def ordinary(e: LoggedEvent) -> bool:
         """Pushable: changes nothing in the stream itself."""
         return not (
@@ -133,6 +177,8 @@ async def _game_events(
             or (player_id is not None and _seat_change_of(e, player_id))
         )
 
+    if ended_at is not None and at.seq >= ended_at:
+        return
     while True:
         moved = False
         events = _audience_events(deps, game_id, seat, at, push, ordinary)
@@ -145,7 +191,7 @@ async def _game_events(
                 ):
                     return
                 if player_id is not None and _seat_change_of(e, player_id):
-                    now = await deps.run(find_seat)
+                    now = await deps.run(lambda: _seat_now(deps, game_id, player_id))
                     if now != seat:
                         seat, moved = now, True
                         break

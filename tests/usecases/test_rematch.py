@@ -5,7 +5,10 @@ finished game, the same options, the old players' seats kept for them,
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
+from dataclasses import replace
+from datetime import timedelta
 
 import pytest
 
@@ -137,3 +140,58 @@ async def test_the_old_game_still_verifies_and_replays_its_offer(h: Harness) -> 
     assert verify(log).events == ended + 1
     tail = [e async for _a, e in game_events(h.deps, gid, ids[1], ended - 1)]
     assert [e.type for e in tail] == ["GameEnded", "RematchOffered"]
+
+
+async def _collect(stream: AsyncIterator[tuple[str, LoggedEvent]]) -> list[str]:
+    return [e.type async for _a, e in stream]
+
+
+async def test_a_stream_awaiting_the_rematch_ends_with_the_offer(h: Harness) -> None:
+    """The offer reaches live streams that asked for it (``awaitRematch``);
+    others end with ``GameEnded`` as before."""
+    gid, ids = await started_game(h, people=3, seats=4, options=OPTIONS, rat_seat=1)
+    awaiting = asyncio.create_task(_collect(game_events(h.deps, gid, ids[2], 0, None, True)))
+    plain = asyncio.create_task(_collect(game_events(h.deps, gid, None, 0)))
+    await play_first_legal(h, gid, dict(enumerate(ids)))
+    assert (await asyncio.wait_for(plain, 2))[-1] == "GameEnded"
+    await asyncio.sleep(0.05)
+    assert not awaiting.done()  # still open after the end
+    await rematch(h.deps, req(ids[0]), gid)
+    heard = await asyncio.wait_for(awaiting, 2)
+    assert heard[-2:] == ["GameEnded", "RematchOffered"]
+    assert len(heard) == h.store.games[gid].last_seq
+
+
+async def test_a_stream_awaiting_the_rematch_ends_once_the_wait_is_over(h: Harness) -> None:
+    h.deps = replace(h.deps, rematch_wait=timedelta(seconds=0.2))
+    gid, ids = await started_game(h, people=3, seats=4, options=OPTIONS, rat_seat=1)
+    awaiting = asyncio.create_task(_collect(game_events(h.deps, gid, ids[0], 0, None, True)))
+    await play_first_legal(h, gid, dict(enumerate(ids)))
+    heard = await asyncio.wait_for(awaiting, 2)  # no offer: it ends by itself
+    assert heard[-1] == "GameEnded"
+    await rematch(h.deps, req(ids[0]), gid)  # a later offer: Game.rematchId, a new subscription
+    assert h.store.games[gid].rematch_id is not None
+
+
+async def test_a_finished_games_stream_awaits_its_offer_while_the_wait_lasts(
+    h: Harness,
+) -> None:
+    gid, ids = await _finished(h)
+    ended = h.store.games[gid].last_seq
+    waiting = asyncio.create_task(_collect(game_events(h.deps, gid, ids[1], ended - 1, None, True)))
+    at_the_end = asyncio.create_task(_collect(game_events(h.deps, gid, None, ended, None, True)))
+    await asyncio.sleep(0.05)
+    assert not waiting.done() and not at_the_end.done()
+    await rematch(h.deps, req(ids[2]), gid)
+    assert await asyncio.wait_for(waiting, 2) == ["GameEnded", "RematchOffered"]
+    assert await asyncio.wait_for(at_the_end, 2) == ["RematchOffered"]
+    # offered already: the tail through the offer, then the end, as before
+    assert await _collect(game_events(h.deps, gid, None, ended, None, True)) == ["RematchOffered"]
+
+
+async def test_a_finished_game_past_its_wait_ends_at_once(h: Harness) -> None:
+    gid, _ = await _finished(h)
+    ended = h.store.games[gid].last_seq
+    h.clock.advance(h.deps.rematch_wait)
+    stream = game_events(h.deps, gid, None, ended - 1, None, True)
+    assert await asyncio.wait_for(_collect(stream), 2) == ["GameEnded"]
