@@ -2,7 +2,8 @@
 refreshes this instance's presence entries and reviews the games it has
 live subscriptions to, and for a grace period longer those it had: so a
 ``disconnected`` is announced once the grace is over, and a player whose
-instance died is noticed by the instances of the others."""
+instance died is noticed by the instances of the others. With Redis away,
+a review that cannot read the marks waits for the next beat."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Protocol
+
+from infra.presence.redis import UNREACHABLE
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +58,8 @@ class PresenceKeeper:
         for game_id in live | set(self._lingering):
             try:
                 await self._review(game_id)
+            except UNREACHABLE as e:  # Redis away: a line, not a traceback; the next beat
+                log.warning("presence review of game %s: store unreachable (%s)", game_id, e)
             except Exception:
                 log.exception("presence review of game %s failed; trying again later", game_id)
 

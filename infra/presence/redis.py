@@ -18,12 +18,16 @@ from collections import Counter
 from datetime import datetime
 
 import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from domain.presence import Mark
 
 log = logging.getLogger("mmk.presence")
 DISCONNECTS = (RedisError, ConnectionError, OSError, TimeoutError)
+UNREACHABLE = (RedisConnectionError, RedisTimeoutError)
+"""What a read raises while Redis is away (not a bug, such as a script error)."""
 MARKS_TTL_MS = 86_400_000  # a game's marks outlive its last refresh by a day
 
 _NOW = "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000) "

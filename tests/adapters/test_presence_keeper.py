@@ -5,6 +5,10 @@ left lately until a grace later; then their marks are forgotten."""
 from __future__ import annotations
 
 import asyncio
+import logging
+
+import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from domain.presence import Mark
 from infra.presence.memory import InProcessPresence
@@ -58,6 +62,26 @@ async def test_a_failing_review_does_not_stop_the_others() -> None:
     await presence.join("good", "bob")
     await keeper.beat()
     assert reviewed == ["good"]
+
+
+async def test_redis_away_is_a_warning_line_and_a_bug_a_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    presence = Counted()
+
+    async def review(game_id: str) -> None:
+        if game_id == "away":
+            raise RedisConnectionError("Error 111 connecting to 127.0.0.1:6379")
+        raise RuntimeError("boom")
+
+    keeper = PresenceKeeper(presence, review, interval=0.01, grace=1)
+    await presence.join("away", "ann")
+    await presence.join("bug", "bob")
+    with caplog.at_level(logging.WARNING, "infra.presence_keeper"):
+        await keeper.beat()
+    logged = {g: r for r in caplog.records for g in ("away", "bug") if f" {g}" in r.getMessage()}
+    assert logged["away"].levelno == logging.WARNING and logged["away"].exc_info is None
+    assert logged["bug"].levelno == logging.ERROR and logged["bug"].exc_info is not None
 
 
 async def test_the_keeper_beats_by_itself_until_closed() -> None:

@@ -71,11 +71,12 @@ query($id: ID!) {
   }
 }"""
 
+EVENT_FIELDS = "gameId seq type data"
 EVENTS = """
 query($gameId: ID!, $afterSeq: Int!, $first: Int!) {
   gameEvents(gameId: $gameId, afterSeq: $afterSeq, first: $first) {
     __typename
-    ... on GameEventPage { hasMore lastSeq events { gameId seq type data } }
+    ... on GameEventPage { hasMore lastSeq events { %s } }
     ... on Refusal { code message }
   }
 }"""
@@ -194,13 +195,19 @@ class Api:
             "sendMessage", SEND_MESSAGE, {"gameId": game_id, "to": to, "text": text}, person.token
         )
 
-    async def events(self, game_id: str, token: str | None = None) -> list[dict[str, Any]]:
-        """The whole ``gameEvents`` log as this caller may see it, every page."""
+    async def events(
+        self, game_id: str, token: str | None = None, fields: str = EVENT_FIELDS
+    ) -> list[dict[str, Any]]:
+        """The whole ``gameEvents`` log as this caller may see it, every page;
+        ``fields``: each event's selection (``at`` too, say)."""
         out: list[dict[str, Any]] = []
         after = 0
         while True:
             page = await self.ok(
-                "gameEvents", EVENTS, {"gameId": game_id, "afterSeq": after, "first": 50}, token
+                "gameEvents",
+                EVENTS % fields,
+                {"gameId": game_id, "afterSeq": after, "first": 50},
+                token,
             )
             out.extend(page["events"])
             if not page["hasMore"]:
