@@ -34,6 +34,11 @@ class WriteConflict(Exception):
     (a stale version or a duplicate ``(game, seq)`` / key)."""
 
 
+class PresenceUnavailable(Exception):
+    """The presence store cannot be read now (its Redis is away): presence
+    is best effort, so callers carry on without it (docs/decisions/0047)."""
+
+
 class SubscriptionClosed(Exception):
     """The bus ended a subscription (e.g. a subscriber too slow to keep up);
     ``reason`` says why. The client may resume with ``afterSeq``."""
@@ -233,7 +238,8 @@ class Presence(Protocol):
         ...
 
     async def online(self, game_id: str) -> frozenset[str]:
-        """The players with a live subscription to the game, on any instance."""
+        """The players with a live subscription to the game, on any instance
+        (reads raise :class:`PresenceUnavailable` while the store is away)."""
         ...
 
     async def marks(self, game_id: str) -> dict[str, Mark]:

@@ -12,7 +12,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
-from infra.presence.redis import UNREACHABLE
+from domain.ports import PresenceUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ class PresenceKeeper:
         for game_id in live | set(self._lingering):
             try:
                 await self._review(game_id)
-            except UNREACHABLE as e:  # Redis away: a line, not a traceback; the next beat
+            except PresenceUnavailable as e:  # Redis away: a line, not a traceback; the next beat
                 log.warning("presence review of game %s: store unreachable (%s)", game_id, e)
             except Exception:
                 log.exception("presence review of game %s failed; trying again later", game_id)

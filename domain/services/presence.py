@@ -17,6 +17,7 @@ from contextlib import asynccontextmanager, suppress
 from datetime import datetime, timedelta
 
 from domain.channels import presence_channel
+from domain.ports import PresenceUnavailable
 from domain.presence import Mark, PresenceChange
 from domain.services.deps import Deps
 
@@ -82,15 +83,21 @@ async def review(deps: Deps, game_id: str) -> list[PresenceChange]:
 
 async def connected_seats(
     deps: Deps, game_id: str, players: Sequence[str | None], bots: Sequence[object | None]
-) -> list[bool]:
+) -> list[bool | None]:
     """Whether each seat counts as connected now: its player online, or away
     within the grace (not yet announced gone); a bot's seat always; a free
-    one never."""
+    one never. None: its player's presence cannot be read now (the store is
+    away)."""
     presence = deps.presence
     if presence is None or not any(players):
         return [b is not None for b in bots]
-    online = await presence.online(game_id)
-    marks = await presence.marks(game_id)
+    try:
+        online = await presence.online(game_id)
+        marks = await presence.marks(game_id)
+    except PresenceUnavailable:
+        return [
+            None if p is not None else b is not None for p, b in zip(players, bots, strict=True)
+        ]
     now = deps.clock.now()
 
     def one(player_id: str | None, bot: object | None) -> bool:

@@ -275,12 +275,15 @@ async def presence_events(
 
 
 async def _presence_now(deps: Deps, game_id: str) -> list[PresenceChange]:
+    """Each seated player's state now; none while presence cannot be read
+    (the store's Redis is the bus's: its return is a resync, which sends the
+    state again)."""
     seats = await presence.seated_players(deps, game_id)
     now = await presence.connected_seats(deps, game_id, seats, [None] * len(seats))
     return [
         PresenceChange(game_id, seat, connected)
         for seat, (player, connected) in enumerate(zip(seats, now, strict=True))
-        if player is not None
+        if player is not None and connected is not None
     ]
 
 

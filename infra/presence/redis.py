@@ -15,6 +15,8 @@ from __future__ import annotations
 import logging
 import secrets
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 
 import redis.asyncio as aioredis
@@ -22,6 +24,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from domain.ports import PresenceUnavailable
 from domain.presence import Mark
 
 log = logging.getLogger("mmk.presence")
@@ -80,6 +83,16 @@ def decode(text: str) -> Mark | None:
     return None  # not ours: as if unmarked
 
 
+@contextmanager
+def _reachable() -> Iterator[None]:
+    """Redis away is :class:`~domain.ports.PresenceUnavailable` (other
+    errors, such as a script's, stay what they are)."""
+    try:
+        yield
+    except UNREACHABLE as e:
+        raise PresenceUnavailable(str(e)) from e
+
+
 class RedisPresence:
     def __init__(self, url: str, prefix: str = "mmk:", ttl: float = 15.0) -> None:
         """``ttl``: seconds an entry lives without a heartbeat."""
@@ -128,11 +141,13 @@ class RedisPresence:
             log.warning("presence: leave not written (%s)", e)
 
     async def online(self, game_id: str) -> frozenset[str]:
-        members = await self._online(keys=[self._entries(game_id)])
+        with _reachable():
+            members = await self._online(keys=[self._entries(game_id)])
         return frozenset(m.split("|", 1)[1] for m in members if "|" in m)
 
     async def marks(self, game_id: str) -> dict[str, Mark]:
-        raw: dict[str, str] = await self._client.hgetall(self._marks(game_id))  # type: ignore[assignment]
+        with _reachable():
+            raw: dict[str, str] = await self._client.hgetall(self._marks(game_id))  # type: ignore[assignment]
         out = {}
         for player_id, text in raw.items():
             mark = decode(text)
@@ -141,9 +156,11 @@ class RedisPresence:
         return out
 
     async def swap(self, game_id: str, player_id: str, old: Mark | None, new: Mark) -> bool:
-        done = await self._swap(
-            keys=[self._marks(game_id)], args=[player_id, encode(old), encode(new), MARKS_TTL_MS]
-        )
+        with _reachable():
+            done = await self._swap(
+                keys=[self._marks(game_id)],
+                args=[player_id, encode(old), encode(new), MARKS_TTL_MS],
+            )
         return bool(done)
 
     def local_games(self) -> set[str]:

@@ -8,8 +8,8 @@ import asyncio
 import logging
 
 import pytest
-from redis.exceptions import ConnectionError as RedisConnectionError
 
+from domain.ports import PresenceUnavailable
 from domain.presence import Mark
 from infra.presence.memory import InProcessPresence
 from infra.presence_keeper import PresenceKeeper
@@ -71,7 +71,7 @@ async def test_redis_away_is_a_warning_line_and_a_bug_a_traceback(
 
     async def review(game_id: str) -> None:
         if game_id == "away":
-            raise RedisConnectionError("Error 111 connecting to 127.0.0.1:6379")
+            raise PresenceUnavailable("Error 111 connecting to the presence store")
         raise RuntimeError("boom")
 
     keeper = PresenceKeeper(presence, review, interval=0.01, grace=1)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from domain.ports import PresenceUnavailable
 from domain.services.presence import review
 from infra.presence.memory import InProcessPresence
 from tests.api.conftest import Client
@@ -98,3 +99,27 @@ async def test_seat_presence_of_an_unknown_game_is_refused(client: Client) -> No
     gen = await client.subscribe(PRESENCE, None, id="nope")
     result = await asyncio.wait_for(anext(gen), 2)
     assert result.errors and result.errors[0].extensions["code"] == "NOT_FOUND"
+
+
+class AwayStore(InProcessPresence):
+    """A presence store whose reads fail, as the Redis adapter's do while
+    Redis is away."""
+
+    async def online(self, game_id: str) -> frozenset[str]:
+        raise PresenceUnavailable("the presence store is away")
+
+
+async def test_presence_away_is_null_and_the_rest_is_served(client: Client) -> None:
+    """Presence is best effort (0047): with its store away a game query
+    still answers, each player's seat ``connected: null`` (unknown), a
+    bot's true; a game stream still runs."""
+    game_id, tokens = await started(client, 2, bots=["GREEDY"])
+    client.h.deps = replace(client.h.deps, presence=AwayStore())
+    query = SEATS.replace("... on Game {", "... on Game { status")
+    data = await client.run(query, tokens[0], id=game_id)
+    game = data["game"]
+    assert game["status"] == "RUNNING"
+    assert [s["connected"] for s in game["table"]["seats"]] == [None, None, True]
+    stream = await client.subscribe(EVENTS, tokens[1], id=game_id)
+    assert (await pull(stream))["gameEvents"]["seq"] == 1
+    await stream.aclose()

@@ -16,6 +16,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from domain.channels import presence_channel
+from domain.ports import PresenceUnavailable
 from domain.presence import Mark, PresenceChange
 from domain.services.deps import Deps
 from domain.services.games import NewGame, create_game, join_game, start_game
@@ -25,7 +26,7 @@ from domain.services.transaction import Request
 from infra.bus.redis import RedisBus
 from infra.presence.redis import RedisPresence, decode, encode
 from tests.fakes import FakeClock, FakeIds, FakeUnitOfWork, Store, run_inline
-from tests.integration.redis_support import Collector, eventually
+from tests.integration.redis_support import Collector, eventually, free_port
 
 pytestmark = [pytest.mark.services, pytest.mark.timeout(30)]
 
@@ -171,3 +172,17 @@ async def _new_game(deps: Deps) -> tuple[str, list[str]]:
         await join_game(deps, Request(pid, "joinGame", {}), game.game_id, None)
     await start_game(deps, Request(ids[0], "startGame", {}), game.game_id)
     return game.game_id, ids
+
+
+async def test_reads_with_redis_away_are_presence_unavailable() -> None:
+    """What the callers catch (presence is best effort): a read of a store
+    whose Redis does not answer says so, and writes log and carry on."""
+    away = RedisPresence(f"redis://127.0.0.1:{free_port()}/0")
+    try:
+        for read in (away.online("g"), away.marks("g"), away.swap("g", "p", None, Mark(True))):
+            with pytest.raises(PresenceUnavailable):
+                await read
+        await away.join("g", "p")  # logged; the next heartbeat writes it
+        await away.leave("g", "p")
+    finally:
+        await away.aclose()

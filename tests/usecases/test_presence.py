@@ -71,7 +71,7 @@ async def settle() -> None:
         await asyncio.sleep(0)
 
 
-async def connected(h: Harness, gid: str) -> list[bool]:
+async def connected(h: Harness, gid: str) -> list[bool | None]:
     game = h.store.games[gid]
     players = [o.player_id if o else None for o in game.seats]
     bots = [o.bot if o else None for o in game.seats]

@@ -115,9 +115,9 @@ class SeatPresence:
         self, game_id: str, players: Sequence[str | None], bots: Sequence[object | None]
     ) -> None:
         self._game_id, self._players, self._bots = game_id, players, bots
-        self._read: asyncio.Task[list[bool]] | None = None
+        self._read: asyncio.Task[list[bool | None]] | None = None
 
-    async def seat(self, deps: Deps, seat: int) -> bool:
+    async def seat(self, deps: Deps, seat: int) -> bool | None:
         if self._read is None:
             self._read = asyncio.ensure_future(
                 presence.connected_seats(deps, self._game_id, self._players, self._bots)
@@ -142,9 +142,11 @@ class TableSeat:
     @strawberry.field(
         description="Whether its player is connected: a live subscription to the game on any "
         "instance, or gone for less than the grace period (MMK_PRESENCE_GRACE); always true "
-        "for a bot. Changes come on the `seatPresence` subscription"
+        "for a bot (a seat a bot took over from its player: that player's). Null while "
+        "presence cannot be read (its store is away); the rest of the answer is served. "
+        "Changes come on the `seatPresence` subscription"
     )
-    async def connected(self, info: Info) -> bool:
+    async def connected(self, info: Info) -> bool | None:
         if self.presence is None:
             return False
         return await self.presence.seat(info.context.deps, self.seat)
