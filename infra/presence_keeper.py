@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from domain.ports import PresenceUnavailable
+from infra.db.errors import is_unavailable
 
 log = logging.getLogger(__name__)
 
@@ -60,8 +61,11 @@ class PresenceKeeper:
                 await self._review(game_id)
             except PresenceUnavailable as e:  # Redis away: a line, not a traceback; the next beat
                 log.warning("presence review of game %s: store unreachable (%s)", game_id, e)
-            except Exception:
-                log.exception("presence review of game %s failed; trying again later", game_id)
+            except Exception as e:
+                if is_unavailable(e):  # the database away: a line too
+                    log.warning("presence review of game %s: database unavailable", game_id)
+                else:
+                    log.exception("presence review of game %s failed; trying again later", game_id)
 
     async def _loop(self) -> None:
         while True:

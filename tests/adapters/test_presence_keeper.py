@@ -8,6 +8,7 @@ import asyncio
 import logging
 
 import pytest
+from sqlalchemy.exc import OperationalError
 
 from domain.ports import PresenceUnavailable
 from domain.presence import Mark
@@ -64,7 +65,7 @@ async def test_a_failing_review_does_not_stop_the_others() -> None:
     assert reviewed == ["good"]
 
 
-async def test_redis_away_is_a_warning_line_and_a_bug_a_traceback(
+async def test_redis_or_the_database_away_is_a_warning_line_and_a_bug_a_traceback(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     presence = Counted()
@@ -72,15 +73,19 @@ async def test_redis_away_is_a_warning_line_and_a_bug_a_traceback(
     async def review(game_id: str) -> None:
         if game_id == "away":
             raise PresenceUnavailable("Error 111 connecting to the presence store")
+        if game_id == "nodb":
+            raise OperationalError("SELECT", {}, Exception("connection refused"), True)
         raise RuntimeError("boom")
 
     keeper = PresenceKeeper(presence, review, interval=0.01, grace=1)
-    await presence.join("away", "ann")
-    await presence.join("bug", "bob")
+    games = ("away", "nodb", "bug")
+    for game_id in games:
+        await presence.join(game_id, "ann")
     with caplog.at_level(logging.WARNING, "infra.presence_keeper"):
         await keeper.beat()
-    logged = {g: r for r in caplog.records for g in ("away", "bug") if f" {g}" in r.getMessage()}
-    assert logged["away"].levelno == logging.WARNING and logged["away"].exc_info is None
+    logged = {g: r for r in caplog.records for g in games if f" {g}" in r.getMessage()}
+    for quiet in ("away", "nodb"):
+        assert logged[quiet].levelno == logging.WARNING and logged[quiet].exc_info is None
     assert logged["bug"].levelno == logging.ERROR and logged["bug"].exc_info is not None
 
 
