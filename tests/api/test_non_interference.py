@@ -11,14 +11,20 @@ each step, its own moves and refused probes, the ``gameEvents`` log, ``me``
 and every ``gameEvents`` subscription frame from afterSeq 0 — must be the
 same bytes in both worlds.
 
+In timed games, players also stop answering: deadlines fire (the fallback
+move), seats are taken over and reclaimed, players leave running games,
+apps close and open (``connected``), for the observer's own seat and for
+others (tests/api/worlds.py ``Plan``).
+
 The comparison can fail: sigma is checked to rename cards other seats hold, and
-deliberately leaky servers (a view, an event projection, a message route)
-are caught by the same comparison.
+deliberately leaky servers (a view, an event projection, a message route, a
+fallback move that reads other hands) are caught by the same comparison.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -27,14 +33,22 @@ import pytest
 
 import domain.game.events
 import domain.services.queries
+import domain.services.timeouts
+from domain.clocks import SeatReclaimed, SeatTakenOver, TurnTimedOut
 from domain.game.cards import Card
+from domain.game.commands import Command
 from domain.game.events import CardsDrawn
+from domain.game.legal import legal_actions
 from domain.game.options import AbilityTrigger, Format
 from domain.game.state import GameState
 from domain.game.views import PublicView
 from tests.api.worlds import (
+    LEAVE,
+    RECLAIM,
+    STALL,
     Frames,
     Observer,
+    Plan,
     Scenario,
     Script,
     choose_sigma,
@@ -48,13 +62,38 @@ from tests.property.budget import SCALE
 TRIGGERS = tuple(AbilityTrigger)
 
 
+def clock_plan(k: int, seats: int, observers: tuple[Observer, ...], n: int) -> tuple[Plan, ...]:
+    """What game ``k``'s players do to the clocks in its ``n`` steps (a timed
+    game: ``k % 4`` in 1-3; ``x``: a seat nobody observes). 1: the first
+    observed seat lets two deadlines pass (taken over), then reclaims. 2:
+    ``x`` closes its app, lets two deadlines pass (taken over), comes back
+    and reclaims; near the end the observed seat leaves. 3: ``x`` lets one
+    deadline pass, then the first observed seat; near the end the second
+    leaves."""
+    a, b = observers
+    unobserved = [s for s in range(seats) if s not in observers]
+    x = unobserved[k % len(unobserved)]
+    variant = k % 4
+    if variant == 1:
+        assert a is not None
+        return (Plan(0, a, STALL, 2), Plan(n // 2, a, RECLAIM))
+    if variant == 2:
+        assert b is not None
+        return (Plan(0, x, STALL, 2), Plan(n // 2, x, RECLAIM), Plan(n - 3, b, LEAVE))
+    if variant == 3:
+        assert a is not None and b is not None
+        return (Plan(0, x, STALL, 1), Plan(n // 3, a, STALL, 1), Plan(n - 3, b, LEAVE))
+    return ()
+
+
 def scenarios(per_table: int) -> list[Scenario]:
     """``per_table`` games for each seat count and format. Game ``k`` with
     ``k % 4 == 0`` runs to the end at 3 seats (at any seat count under the
     ``long`` profile: a whole 5- or 8-seat game costs seconds); the others
     stop after 16-34 moves. Observers rotate: the spectator and a seat, or
     two seats; with ``k % 4`` in 1-2 the first observed seat is also the Rat
-    (every message text is its to read, R5.4)."""
+    (every message text is its to read, R5.4). Games with ``k % 4`` in 1-3
+    are timed, and their players stop answering (:func:`clock_plan`)."""
     out = []
     for seats in (3, 5, 8):
         for fmt in (Format.SINGLETON, Format.SEALED):
@@ -64,6 +103,8 @@ def scenarios(per_table: int) -> list[Scenario]:
                     (None, seat) if k % 2 == 0 else (seat, (seat + seats // 2) % seats)
                 )
                 whole = k % 4 == 0 and (seats == 3 or SCALE > 1)
+                steps = 16 + (k * 6) % 19
+                timed = k % 4 != 0
                 out.append(
                     Scenario(
                         seats=seats,
@@ -72,10 +113,12 @@ def scenarios(per_table: int) -> list[Scenario]:
                         driver_seed=1000 * seats + k,
                         trigger=TRIGGERS[(k + seats) % len(TRIGGERS)],
                         refill=k % 4 != 3,
-                        max_steps=None if whole else 16 + (k * 6) % 19,
+                        max_steps=None if whole else steps,
                         observers=observers,
                         rat_seat=seat if k % 4 in (1, 2) else None,
-                        turn_seconds=30 if k % 2 else 0,  # deadlines and banks in play
+                        turn_seconds=30 if timed else 0,  # deadlines and banks in play
+                        plan=clock_plan(k, seats, observers, steps) if timed else (),
+                        presence=timed,
                     )
                 )
     return out
@@ -109,6 +152,8 @@ async def check_observer(
 async def test_an_observer_cannot_tell_two_consistent_worlds_apart(sc: Scenario) -> None:
     script, frames = await play_world_one(sc)
     assert len(script.moves) > 10
+    happened, planned = clock_events(script), planned_clock_events(sc)
+    assert happened == planned, f"{sc.name}: the plan went otherwise: {happened} / {planned}"
     changed = [await check_observer(script, frames[o], sc, o) for o in sc.observers]
     # Not vacuous: world 2 deals other seats other cards. (In a whole game
     # nearly every card is played, so public, at the end: there at least
@@ -117,6 +162,33 @@ async def test_an_observer_cannot_tell_two_consistent_worlds_apart(sc: Scenario)
         assert max(cards for cards, _ in changed) > 0, f"{sc.name}: sigma renamed no held card"
     else:
         assert max(cards + texts for cards, texts in changed) > 0, f"{sc.name}: nothing hidden"
+
+
+def planned_clock_events(sc: Scenario) -> Counter[tuple[str, int]]:
+    """The clock events the plan makes: each deadline let pass times out
+    (``takeover_after`` in a row: the seat is taken over), each reclaim and
+    leave is logged."""
+    out: Counter[tuple[str, int]] = Counter()
+    for p in sc.plan:
+        if p.act == STALL:
+            out[TurnTimedOut.__name__, p.seat] += p.count
+            out[SeatTakenOver.__name__, p.seat] += p.count >= sc.takeover_after
+        elif p.act == RECLAIM:
+            out[SeatReclaimed.__name__, p.seat] += 1
+        else:
+            out["left", p.seat] += 1
+    return +out
+
+
+def clock_events(script: Script) -> Counter[tuple[str, int]]:
+    """The clock events world 1 logged (a leave: "left")."""
+    out: Counter[tuple[str, int]] = Counter()
+    for e in script.log:
+        if isinstance(e, SeatTakenOver) and e.left:
+            out["left", e.seat] += 1
+        elif isinstance(e, TurnTimedOut | SeatTakenOver | SeatReclaimed):
+            out[type(e).__name__, e.seat] += 1
+    return out
 
 
 def test_scenarios_cover_seats_formats_roles_and_whole_games() -> None:
@@ -129,6 +201,27 @@ def test_scenarios_cover_seats_formats_roles_and_whole_games() -> None:
     assert {sc.trigger for sc in SCENARIOS} == set(AbilityTrigger)
     assert {sc.refill for sc in SCENARIOS} == {True, False}
     assert {sc.turn_seconds > 0 for sc in SCENARIOS} == {True, False}
+    assert all(sc.turn_seconds > 0 for sc in SCENARIOS if sc.plan)
+
+
+def test_scenarios_cover_timeouts_takeovers_reclaims_and_leaves() -> None:
+    """Each clock path (0046) for the observer's own seat and for another
+    seat, watched by a seat and by the spectator, and a player who closes
+    its app (0047). (The main test checks that each plan happened.)"""
+    seen: set[tuple[str, str]] = set()
+    for sc in SCENARIOS:
+        for p in sc.plan:
+            kind = p.act
+            if p.act == STALL:
+                kind = "takeover" if p.count >= sc.takeover_after else "timeout"
+            for o in sc.observers:
+                seen.add((kind, "own" if o == p.seat else "spectator" if o is None else "other"))
+    assert seen >= {
+        (kind, whose)
+        for kind in ("timeout", "takeover", RECLAIM, LEAVE)
+        for whose in ("own", "other")
+    } | {("takeover", "spectator"), (LEAVE, "spectator")}, seen
+    assert any(sc.apps and sc.presence for sc in SCENARIOS), "nobody closes an app"
 
 
 async def test_sigma_also_moves_cards_across_houses() -> None:
@@ -156,11 +249,16 @@ LEAK_SCENARIO = Scenario(
 )
 
 
-async def leaked(sc: Scenario, o: Observer) -> str | None:
+async def played(sc: Scenario, o: Observer) -> tuple[Script, str | None]:
+    """World 1, and where world 2 for ``o`` parts from it (None: nowhere)."""
     script, frames = await play_world_one(sc)
     sigma, _ = choose_sigma(script, o, seed=3)
     other = (await play_world_two(sc, script, o, sigma, other_texts(script, o)))[o]
-    return first_difference(frames[o], other)
+    return script, first_difference(frames[o], other)
+
+
+async def leaked(sc: Scenario, o: Observer) -> str | None:
+    return (await played(sc, o))[1]
 
 
 @contextmanager
@@ -236,6 +334,45 @@ async def test_a_deliberate_leak_is_caught(
     with patched(target, name, make(getattr(target, name))):
         problem = await leaked(LEAK_SCENARIO, observer)
     assert problem is not None, f"the leak through {name} went unnoticed"
+
+
+TIMEOUT_LEAK = Scenario(
+    3,
+    Format.SINGLETON,
+    "ni-timeout-leak",
+    13,
+    max_steps=8,  # and on until the plan is done
+    observers=(1,),
+    turn_seconds=30,
+    plan=(Plan(0, 1, STALL, 3),),
+    takeover_after=4,
+)
+
+
+def leaky_fallback(real: Callable[[GameState, int], list[Command]]) -> Callable[..., Any]:
+    """The fallback reads the whole state: of the seat's legal actions it may
+    only take the one the values in the next seat's hand point at."""
+
+    def legal(state: GameState, seat: int) -> list[Command]:
+        options = real(state, seat)
+        points = sum(c.value for c in state.seats[(seat + 1) % state.n].hand)
+        return [options[points % len(options)]]
+
+    return legal
+
+
+async def test_a_fallback_that_reads_hidden_cards_is_caught() -> None:
+    """A timed-out seat's fallback move that depends on cards its player may
+    not see (here: the next seat's hand) shows in the player's own
+    responses: world 2 moves otherwise. Without the leak the worlds agree."""
+    o = TIMEOUT_LEAK.observers[0]
+    script, problem = await played(TIMEOUT_LEAK, o)
+    assert problem is None, problem
+    assert clock_events(script) == planned_clock_events(TIMEOUT_LEAK), "no timeouts fired"
+    with patched(domain.services.timeouts, "legal_actions", leaky_fallback(legal_actions)):
+        problem = await leaked(TIMEOUT_LEAK, o)
+    assert problem is not None, "the leak through the fallback move went unnoticed"
+    assert "the server's moves" not in problem, f"only the script saw it: {problem}"
 
 
 @pytest.mark.parametrize("transport", ["subscription", "multipart", "sse"])

@@ -22,6 +22,19 @@ commutes with it. Texts of messages the observer may never read (R5.4) are
 replaced too. A non-leaking server gives the observer byte-identical
 responses in both worlds.
 
+Clocks (docs/decisions/0046) and presence (0047): in a scenario with a
+:class:`Plan`, a seat's player stops answering (the harness advances the fake
+clock past the deadline and runs the deadline sweep: ``TurnTimedOut`` and the
+GREEDY fallback; ``timeoutsToTakeover`` in a row, ``SeatTakenOver``, and the
+bot plays the seat, driven inline by the fake scheduler's ``drain()`` until
+a person must act), comes back (``reclaimSeat``) or leaves the running game
+(``leaveGame``); a player nobody observes closes its app meanwhile, and the
+observers' look includes ``Table.seats[].connected``. A fallback or bot move
+is chosen from its seat's hand: for another seat than the observer's that
+choice is part of the hidden world, so world 2's bot plays world 1's moves
+through sigma (:class:`ScriptedBots`); the observer's own seat keeps the real
+strategy, whose choice may depend on nothing it cannot see.
+
 Sigma must keep world 2 consistent with what the observer may infer from the
 rules: a seat that did not follow suit holds no lead-suit card (R6.3, R7.7).
 So sigma first permutes hidden cards within each house (follow rules look at
@@ -37,11 +50,19 @@ import asyncio
 import contextlib
 import dataclasses
 import json
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections import deque
+from collections.abc import AsyncGenerator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
+import pytest
+
+import domain.services.bots
+import domain.services.timeouts
 from api.graphql.types.actions import mutation_and_arguments
+from domain.bots.strategy import Bot, Strategy, bot_for
+from domain.errors import DomainError
 from domain.fairness import commitment, seal
 from domain.game.cards import PRIZE_CARDS, Card
 from domain.game.commands import Command, Gift, GiveCards, ReorderTop, SendMessage
@@ -55,10 +76,17 @@ from domain.game.rng import Rng
 from domain.game.setup import _started, new_game
 from domain.game.state import DecisionKind, GameState, Phase
 from domain.game.turns import trick_started
+from domain.game.views import PlayerView
+from domain.log import SeatCommand
+from domain.records import GameRecord
+from domain.services.clocked import clock_of
+from domain.services.presence import review
+from domain.services.timeouts import sweep_deadlines
 from infra.db.state_codec import encode
+from infra.presence.memory import InProcessPresence
 from tests.api.conftest import Client
 from tests.api.http_view import HTTP_TRANSPORTS, http_stream, next_result, view_of
-from tests.api.support import EVENT, GAME, call, mutation_text
+from tests.api.support import EVENT, GAME, GAME_FIELDS, call, mutation_text
 from tests.fakes import harness
 from tests.property.harness import Facts, step_allowed
 
@@ -84,8 +112,37 @@ NOT_CARDS = ("crazy-99", "sassy-7#9", "needy-prize-4", "rat", "nothing")
 """Ids the probes name besides the game's cards: cards no seat holds in hand
 (refused like any card not in hand) and ids of no card (refused as BAD_INPUT)."""
 
+CONNECTED = "presence: table { seats { seat connected } }"
+GAME_AND_PRESENCE = (
+    "query($id: ID!) { game(id: $id) { __typename ... on Refusal { code message } "
+    f"... on Game {{ {GAME_FIELDS} {CONNECTED} }} }} }}"
+)
+PRESENCE = f"query($id: ID!) {{ game(id: $id) {{ ... on Game {{ {CONNECTED} }} }} }}"
+"""The observers' look at the game, with presence: each reading of
+``connected`` reads the clock once (the fake clock's readings show in every
+time), so a world that records fewer observers still reads it for the
+others (:data:`PRESENCE`)."""
+
 MESSAGE_BUDGET = 4  # messenger commands per trick at most
 SUBSCRIPTION_DRAIN_EVERY = 9  # steps between reads of the live subscription
+PLAN_STEPS = 40  # steps a game may run past max_steps until its plan is done
+
+STALL, RECLAIM, LEAVE = "stall", "reclaim", "leave"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one seat's player does to the clocks (docs/decisions/0046), from
+    step ``step`` on. ``STALL``: it lets its next ``count`` deadlines pass
+    (``timeoutsToTakeover`` in a row: a bot takes the seat over); a player
+    who is not an observer also closes its app then (0047). ``RECLAIM``: it
+    takes its seat back once a bot plays it (reopening its app first).
+    ``LEAVE``: it leaves the running game (a bot plays the seat for good)."""
+
+    step: int
+    seat: int
+    act: str
+    count: int = 1
 
 
 @dataclass(frozen=True)
@@ -98,17 +155,32 @@ class Scenario:
     driver_seed: int
     trigger: AbilityTrigger = AbilityTrigger.LEAD_AND_RARE
     refill: bool = True
-    max_steps: int | None = None  # None: to the end of the game
+    max_steps: int | None = None  # None: to the end of the game (a plan may add steps)
     chatter: int = 30  # percent: a messenger command at a step of an open window
     probe_percent: int = 25  # percent of steps at which an observing seat probes
     observers: tuple[Observer, ...] = (None, 0)
     rat_seat: int | None = None  # None: the seed chooses (R4.1)
     turn_seconds: int = 0  # a timed game: deadlines in every world's frames (0046)
+    plan: tuple[Plan, ...] = ()  # timeouts, takeovers, reclaims, leaves (needs turn_seconds)
+    takeover_after: int = 2  # timeoutsToTakeover
+    presence: bool = False  # seat presence tracked; every observer reads it each step
 
     @property
     def name(self) -> str:
         cut = "end" if self.max_steps is None else f"{self.max_steps}steps"
         return f"{self.seats}seats-{self.fmt.name.lower()}-{self.seed}-{cut}"
+
+    @property
+    def bank_seconds(self) -> int:
+        return 60 if self.turn_seconds else 0
+
+    @property
+    def apps(self) -> list[int]:
+        """The seats whose player keeps an app open (a subscription nobody
+        records) until it stalls: stalling players that are not observers."""
+        if not self.presence:
+            return []
+        return sorted({p.seat for p in self.plan if p.act == STALL} - set(self.observers))
 
 
 @dataclass(frozen=True)
@@ -126,15 +198,46 @@ class Probe:
     args: dict[str, Any]
 
 
+MOVE, TIMEOUT, AWAY, BACK = "move", "timeout", "away", "back"
+RECLAIM_SEAT, LEAVE_GAME = "reclaimSeat", "leaveGame"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One thing world 1 did, each followed by a look: ``MOVE`` (the seat's
+    command ``cmd``), ``TIMEOUT`` (the seat's deadline passed and the sweep
+    fired it), ``RECLAIM_SEAT`` / ``LEAVE_GAME`` (the player's mutation),
+    ``AWAY`` / ``BACK`` (the player's app closes / opens its subscription).
+    ``moves``: the engine moves it made (its own, the fallback, then the
+    bots' until a person must act)."""
+
+    kind: str
+    seat: int
+    cmd: Command | None = None
+    moves: int = 0
+
+
 @dataclass
 class Script:
-    """World 1 as played: the dealt state, the moves, the probes after each
-    step (index 0: right after the deal) and the state after each move."""
+    """World 1 as played: the dealt state, its steps, every engine move (the
+    players', the fallbacks' and the bots', in order), the probes before each
+    step (index 0: right after the deal), the state after each move and
+    the whole log."""
 
     initial: GameState
+    steps: list[Step] = field(default_factory=list)
     moves: list[Move] = field(default_factory=list)
     probes: dict[int, list[Probe]] = field(default_factory=dict)
     states: list[GameState] = field(default_factory=list)
+    log: list[Event] = field(default_factory=list)  # every event world 1 logged
+
+    def record(self, made: Sequence[Move]) -> None:
+        """Add the moves of a step and the state after each (the pure engine)."""
+        for m in made:
+            state = (self.states[-1] if self.states else self.initial).clone()
+            apply(state, m.seat, m.cmd)
+            self.moves.append(m)
+            self.states.append(state)
 
 
 Sigma = Mapping[Card, Card]
@@ -289,15 +392,27 @@ def world_one_text(k: int, rng: Rng) -> str:
 
 
 class World:
-    """One world on fresh fakes: the same players, ids and clock as any other."""
+    """One world on fresh fakes: the same players, ids and clock as any other.
 
-    def __init__(self, sc: Scenario, observers: Sequence[Observer]) -> None:
+    ``recorded``: the observers whose responses are kept. ``present``, with
+    presence tracked: the callers subscribed to the game, the same in both
+    worlds (``connected`` and the fake clock's readings count them): world 2
+    records one observer, the others attend unread."""
+
+    def __init__(
+        self, sc: Scenario, recorded: Sequence[Observer], present: Sequence[Observer] = ()
+    ) -> None:
         self.sc = sc
-        self.client = Client(harness())
-        self.observers = list(observers)
-        self.frames: dict[Observer, Frames] = {o: [] for o in observers}
+        h = harness()
+        if sc.presence:
+            h.deps = dataclasses.replace(h.deps, presence=InProcessPresence())
+        self.client = Client(h)
+        self.present = list(dict.fromkeys([*present, *recorded] if sc.presence else recorded))
+        self.frames: dict[Observer, Frames] = {o: [] for o in recorded}
         self.streams: dict[Observer, AsyncGenerator[Any, None]] = {}
         self.http_streams: dict[tuple[Observer, str], AsyncGenerator[Any, None]] = {}
+        self.apps: dict[int, AsyncGenerator[Any, None]] = {}
+        self.unread: list[AsyncGenerator[Any, None]] = []
         self.closing = contextlib.AsyncExitStack()
         # A schema of this world's own (the view's): shared frames are cached
         # per schema by (audience channel, seq), and both worlds' fake ids give
@@ -310,10 +425,18 @@ class World:
         self.game_id = ""
 
     @property
+    def game(self) -> GameRecord:
+        return self.client.h.store.games[self.game_id]
+
+    @property
     def store_state(self) -> GameState:
-        state = self.client.h.store.games[self.game_id].state
+        state = self.game.state
         assert state is not None
         return state
+
+    @property
+    def last_seq(self) -> int:
+        return self.game.last_seq
 
     def token(self, o: Observer) -> str:
         return self.spectator if o is None else self.tokens[o]
@@ -335,7 +458,8 @@ class World:
             "refillHands": self.sc.refill,
             "ratSeat": self.sc.rat_seat,
             "turnSeconds": self.sc.turn_seconds,
-            "bankSeconds": 60 if self.sc.turn_seconds else 0,
+            "bankSeconds": self.sc.bank_seconds,
+            "timeoutsToTakeover": self.sc.takeover_after,
         }
         r = await call(c, self.tokens[0], "createGame", input=game_input)
         self.record(0, "createGame", r)
@@ -365,19 +489,28 @@ class World:
             if key[0] == self.game_id and e.type in fresh:
                 store.events[key] = dataclasses.replace(e, event=fresh[e.type])
 
+    async def _subscribe(self, o: Observer) -> AsyncGenerator[Any, None]:
+        """A ``gameEvents`` subscription, live once its first frame is read."""
+        context = self.client.context(self.token(o), websocket=True)
+        stream: Any = await self.view.schema.subscribe(
+            EVENTS_SUB, variable_values={"id": self.game_id}, context_value=context
+        )
+        assert not hasattr(stream, "errors"), stream
+        return stream  # type: ignore[no-any-return]
+
     async def subscribe_all(self) -> None:
-        view = self.view
-        for o in self.observers:
-            context = self.client.context(self.token(o), websocket=True)
-            stream: Any = await view.schema.subscribe(
-                EVENTS_SUB, variable_values={"id": self.game_id}, context_value=context
-            )
-            assert not hasattr(stream, "errors"), stream
-            self.streams[o] = stream
+        for o in self.present:
+            if o not in self.frames:
+                # Attending as in the world that records it (0047: a
+                # subscription per transport), unread: presence and the
+                # clock see it, nothing computes its frames.
+                self.unread += [await self._live(o) for _ in range(1 + len(HTTP_TRANSPORTS))]
+                continue
+            self.streams[o] = await self._subscribe(o)
             for transport in HTTP_TRANSPORTS:
                 self.http_streams[o, transport] = await self.closing.enter_async_context(
                     http_stream(
-                        view,
+                        self.view,
                         transport,
                         EVENTS_SUB,
                         {"id": self.game_id},
@@ -386,9 +519,24 @@ class World:
                 )
             self.seen_seq[o] = 0
             await self.drain(o, upto=1)  # subscribed now: later events arrive live
+        for seat in self.sc.apps:
+            await self.open_app(seat)
+
+    async def _live(self, o: Observer) -> AsyncGenerator[Any, None]:
+        """A subscription that attends the game (its first frame read), unread."""
+        stream = await self._subscribe(o)
+        await asyncio.wait_for(stream.__anext__(), 5)
+        return stream
+
+    async def open_app(self, seat: int) -> None:
+        """The seat's player opens its app: a live subscription (0047)."""
+        self.apps[seat] = await self._live(seat)
+
+    async def close_app(self, seat: int) -> None:
+        await self.apps.pop(seat).aclose()
 
     async def drain(self, o: Observer, upto: int | None = None) -> None:
-        last = self.client.h.store.games[self.game_id].last_seq if upto is None else upto
+        last = self.last_seq if upto is None else upto
         stream = self.streams[o]
         while self.seen_seq[o] < last:
             result = await asyncio.wait_for(stream.__anext__(), 5)
@@ -406,10 +554,20 @@ class World:
                 assert got["data"] == result.data, (transport, got, result.data)
                 self.record(o, f"{transport} seq {seq}", got["data"])
 
+    async def drain_recorded(self) -> None:
+        for o in self.frames:
+            await self.drain(o)
+
     async def look(self, label: str) -> None:
-        for o in self.observers:
-            data = await self.client.run(GAME, self.token(o), id=self.game_id)
-            self.record(o, f"{label} game", data)
+        """Each observer reads the game (with presence: ``connected`` too, and
+        every present caller reads that, so both worlds read the clock alike)."""
+        for o in self.present:
+            if o in self.frames:
+                query = GAME_AND_PRESENCE if self.sc.presence else GAME
+                data = await self.client.run(query, self.token(o), id=self.game_id)
+                self.record(o, f"{label} game", data)
+            elif self.sc.presence:
+                await self.client.run(PRESENCE, self.token(o), id=self.game_id)
 
     async def send(self, seat: int, cmd: Command, label: str) -> None:
         name, args = mutation_and_arguments(cmd)
@@ -429,8 +587,42 @@ class World:
         assert r["r"]["__typename"] == "Refusal", ("a probe was accepted", p, r)
         self.record(p.seat, f"{label} probe {p.mutation}", r)
 
+    async def time_out(self) -> None:
+        """Time passes beyond any deadline (the turn time and a whole bank),
+        the deadline sweep runs, then the presence keeper's review."""
+        passed = self.sc.turn_seconds + self.sc.bank_seconds + 1
+        self.client.h.clock.advance(timedelta(seconds=passed))
+        await sweep_deadlines(self.client.h.deps)
+        await review(self.client.h.deps, self.game_id)
+
+    async def take(self, step: Step, cmd: Command | None, label: str) -> list[Move]:
+        """Do ``step`` (``cmd``: the command of a ``MOVE``), then let the bots
+        move until a person must act (the fake scheduler, driven inline);
+        the engine moves made, read from the causes in the log."""
+        seq = self.last_seq
+        if step.kind == MOVE:
+            assert cmd is not None
+            await self.send(step.seat, cmd, label)
+        elif step.kind == TIMEOUT:
+            await self.time_out()
+        elif step.kind in (RECLAIM_SEAT, LEAVE_GAME):
+            r = await call(self.client, self.tokens[step.seat], step.kind, gameId=self.game_id)
+            assert r["__typename"] == "GameChange", (label, step, r)
+            self.record(step.seat, f"{label} {step.kind}", r)
+        elif step.kind == AWAY:
+            await self.close_app(step.seat)
+        else:
+            assert step.kind == BACK, step
+            await self.open_app(step.seat)
+        await self.client.h.drain()
+        return [
+            Move(e.cause.seat, e.cause.command)
+            for e in self.client.h.store.log(self.game_id)
+            if e.seq > seq and isinstance(e.cause, SeatCommand)
+        ]
+
     async def finish(self) -> None:
-        for o in self.observers:
+        for o in self.frames:
             after, page = 0, 0
             while True:
                 data = await self.client.run(
@@ -444,7 +636,8 @@ class World:
                     break
             self.record(o, "me", await self.client.run(ME, self.token(o)))
             await self.drain(o)
-            await self.streams[o].aclose()
+        for stream in [*self.streams.values(), *self.unread, *self.apps.values()]:
+            await stream.aclose()
         await self.closing.aclose()
 
 
@@ -506,8 +699,10 @@ _SHAPE_OF = {
 
 
 class Chooser:
-    """World 1's moves: random legal commands, and messenger traffic while the
-    window is open (bounded per trick, so every game ends)."""
+    """World 1's steps: random legal commands, messenger traffic while the
+    window is open (bounded per trick, so every game ends), and the
+    scenario's :class:`Plan`: stalling players' deadlines let pass, seats
+    reclaimed, games left."""
 
     def __init__(self, sc: Scenario) -> None:
         self.sc = sc
@@ -515,25 +710,77 @@ class Chooser:
         self.trick = -1
         self.budget = 0
         self.sent = 0
+        self.plan = list(sc.plan)
+        self.stalling: dict[int, int] = {}  # seat -> deadlines it still lets pass
+        self.away: set[int] = set()  # players whose app is closed
 
-    def next(self, state: GameState) -> Move | None:
+    @property
+    def planning(self) -> bool:
+        """Whether some of the plan is still to happen."""
+        return bool(self.plan) or any(self.stalling.values())
+
+    def _planned(self, game: GameRecord, step: int) -> Step | None:
+        """The plan's next step now, if any."""
+        for p in list(self.plan):
+            if p.step > step:
+                continue
+            occupant = game.seats[p.seat]
+            assert occupant is not None
+            if p.act == STALL:
+                self.plan.remove(p)
+                self.stalling[p.seat] = p.count
+                if p.seat in self.sc.apps:
+                    self.away.add(p.seat)
+                    return Step(AWAY, p.seat)
+            elif p.act == LEAVE:
+                self.plan.remove(p)
+                return Step(LEAVE_GAME, p.seat)
+            elif occupant.is_bot and p.seat not in clock_of(game).left:
+                if p.seat in self.away:
+                    self.away.remove(p.seat)
+                    return Step(BACK, p.seat)
+                self.plan.remove(p)
+                self.stalling.pop(p.seat, None)
+                return Step(RECLAIM_SEAT, p.seat)
+        return None
+
+    def next(self, game: GameRecord, step: int) -> Step | None:
+        state = game.state
+        assert state is not None
         actor = to_act(state)
         if actor is None:
             return None
+        planned = self._planned(game, step)
+        if planned is not None:
+            return planned
+        if self.stalling.get(actor, 0) > 0:  # a person must act (the bots have moved)
+            self.stalling[actor] -= 1
+            return Step(TIMEOUT, actor)
         if state.phase is Phase.LEAD and state.trick is not None:
             if state.trick.number != self.trick:
                 self.trick, self.budget = state.trick.number, MESSAGE_BUDGET
             if self.budget > 0 and self.rng.below(100) < self.sc.chatter:
-                senders = [s for s in range(state.n) if message_targets(state, s)]
+                senders = [
+                    s
+                    for s in range(state.n)
+                    if message_targets(state, s) and self._answers(game, s)
+                ]
                 if senders:
                     self.budget -= 1
                     seat = senders[self.rng.below(len(senders))]
                     targets = message_targets(state, seat)
                     self.sent += 1
                     to = targets[self.rng.below(len(targets))]
-                    return Move(seat, SendMessage(to, world_one_text(self.sent, self.rng)))
+                    cmd: Command = SendMessage(to, world_one_text(self.sent, self.rng))
+                    return Step(MOVE, seat, cmd)
         legal = legal_actions(state, actor)
-        return Move(actor, legal[self.rng.below(len(legal))])
+        return Step(MOVE, actor, legal[self.rng.below(len(legal))])
+
+    def _answers(self, game: GameRecord, seat: int) -> bool:
+        """Whether the seat's player plays now: no bot plays it, and it does
+        not stall."""
+        occupant = game.seats[seat]
+        return occupant is not None and not occupant.is_bot and not self.stalling.get(seat, 0)
 
     def probes(self, state: GameState, observers: Sequence[Observer]) -> list[Probe]:
         out = []
@@ -544,31 +791,81 @@ class Chooser:
         return out
 
 
+class Diverged(Exception):
+    """World 2's server moved otherwise than world 1's script."""
+
+
+class ScriptedBots:
+    """World 2's fallback and takeover bot (``bot_for``, docs/decisions/0046).
+
+    Another seat's fallback or bot move is chosen from that seat's hand,
+    which sigma renamed: world 2 plays world 1's move through sigma
+    (``expected``, in order), as its own consistent hidden world. The
+    observer's own seat keeps the real strategy: its view is the same in
+    both worlds, so its choice must be too."""
+
+    def __init__(self, observer: Observer) -> None:
+        self.observer = observer
+        self.expected: deque[Move] = deque()
+
+    def bot_for(self, strategy: Strategy) -> Bot:
+        real = bot_for(strategy)
+
+        def bot(view: PlayerView, legal: Sequence[Command], rng: Rng) -> Command:
+            if view.seat == self.observer:
+                return real(view, legal, rng)
+            if not self.expected or self.expected[0].seat != view.seat:
+                raise Diverged(f"seat {view.seat} moves, world 1 expected {list(self.expected)}")
+            return self.expected.popleft().cmd
+
+        return bot
+
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[None]:
+        with pytest.MonkeyPatch.context() as mp:
+            for module in (domain.services.timeouts, domain.services.bots):
+                mp.setattr(module, "bot_for", self.bot_for)
+            yield
+
+
 async def play_world_one(sc: Scenario) -> tuple[Script, dict[Observer, Frames]]:
-    """World 1, watched by every observer of the scenario."""
-    w = World(sc, sc.observers)
+    """World 1, watched by every observer of the scenario, for its
+    ``max_steps`` or until its plan is done, whichever comes later (the
+    seats' turns come at the game's pace)."""
+    w = World(sc, sc.observers, sc.observers)
     await w.start()
     script = Script(initial=w.store_state.clone())
     await w.subscribe_all()
     chooser = Chooser(sc)
     await w.look("dealt")
     step = 0
-    while sc.max_steps is None or step < sc.max_steps:
+    while (
+        sc.max_steps is None
+        or step < sc.max_steps
+        or (chooser.planning and step < sc.max_steps + PLAN_STEPS)
+    ):
         probes = chooser.probes(w.store_state, sc.observers)
         script.probes[step] = probes
         for p in probes:
             await w.probe(p, f"step {step}")
-        move = chooser.next(w.store_state)
-        if move is None:
+        action = chooser.next(w.game, step)
+        if action is None:
             break
         step += 1
-        script.moves.append(move)
-        await w.send(move.seat, move.cmd, f"step {step}")
-        script.states.append(w.store_state.clone())
+        made = await w.take(action, action.cmd, f"step {step}")
+        if action.kind == MOVE:
+            assert made[0].seat == action.seat and made[0].cmd == action.cmd, (action, made)
+        if action.kind == TIMEOUT:
+            assert made[:1] and made[0].seat == action.seat, f"step {step}: no fallback move"
+        script.steps.append(dataclasses.replace(action, moves=len(made)))
+        script.record(made)
+        assert encode(script.states[-1] if script.states else script.initial) == encode(
+            w.store_state
+        ), "the pure engine replays the step's moves"
         await w.look(f"step {step}")
         if step % SUBSCRIPTION_DRAIN_EVERY == 0:
-            for o in sc.observers:
-                await w.drain(o)
+            await w.drain_recorded()
+    script.log = [e.event for e in w.client.h.store.log(w.game_id)]
     await w.finish()
     return script, w.frames
 
@@ -582,34 +879,60 @@ async def play_world_two(
     bystanders: Sequence[Observer] = (),
 ) -> dict[Observer, Frames]:
     """World 2 for ``observer``: the sigma re-deal, the script mapped through
-    sigma. ``bystanders`` are recorded too (their own probes are not sent)."""
-    w = World(sc, [observer, *bystanders])
+    sigma. ``bystanders`` are recorded too (their own probes are not sent).
+    If the server moves otherwise than world 1's script (a fallback of the
+    observer's own seat that read what it may not see), the replay stops
+    after that step's look, with a response world 1 never got."""
+    w = World(sc, [observer, *bystanders], sc.observers)
     await w.start()
     w.inject(sigma)
     await w.subscribe_all()
     await w.look("dealt")
-    k = 0
-    for step, move in enumerate(script.moves):
-        for p in script.probes.get(step, []):
-            if p.seat == observer:
-                await w.probe(p, f"step {step}")
-        text = None
-        if isinstance(move.cmd, SendMessage):
-            k += 1
-            text = texts.get(k)
-        cmd = map_command(move.cmd, sigma, text)
-        if move.seat == observer:
-            assert cmd == move.cmd, "sigma renames nothing the observer itself names"
-        await w.send(move.seat, cmd, f"step {step + 1}")
-        await w.look(f"step {step + 1}")
-        if (step + 1) % SUBSCRIPTION_DRAIN_EVERY == 0:
-            for o in w.observers:
-                await w.drain(o)
-    for p in script.probes.get(len(script.moves), []):
-        if p.seat == observer:
-            await w.probe(p, f"step {len(script.moves)}")
+    mapped = _mapped_moves(script, sigma, texts)
+    bots = ScriptedBots(observer)
+    done = 0
+    with bots.installed():
+        for i, step in enumerate(script.steps):
+            for p in script.probes.get(i, []):
+                if p.seat == observer:
+                    await w.probe(p, f"step {i}")
+            expected = mapped[done : done + step.moves]
+            done += step.moves
+            own = expected[0].cmd if step.kind == MOVE else None
+            if step.seat == observer and own is not None:
+                assert own == step.cmd, "sigma renames nothing the observer itself names"
+            server = expected[1:] if step.kind == MOVE else expected
+            bots.expected = deque(m for m in server if m.seat != observer)
+            try:
+                made: list[Move] | None = await w.take(step, own, f"step {i + 1}")
+            except (Diverged, DomainError):
+                made = None  # a scripted move the engine refused, or one not scripted
+            await w.look(f"step {i + 1}")
+            if made != expected or bots.expected:
+                w.record(observer, f"step {i + 1} the server's moves", "not world 1's")
+                break
+            if (i + 1) % SUBSCRIPTION_DRAIN_EVERY == 0:
+                await w.drain_recorded()
+        else:
+            for p in script.probes.get(len(script.steps), []):
+                if p.seat == observer:
+                    await w.probe(p, f"step {len(script.steps)}")
     await w.finish()
     return w.frames
+
+
+def _mapped_moves(script: Script, sigma: Sigma, texts: Mapping[int, str]) -> list[Move]:
+    """Every engine move of the script in world 2: card ids through sigma,
+    the texts ``observer`` may not read replaced (k-th message: ``texts[k]``)."""
+    out = []
+    k = 0
+    for m in script.moves:
+        text = None
+        if isinstance(m.cmd, SendMessage):
+            k += 1
+            text = texts.get(k)
+        out.append(Move(m.seat, map_command(m.cmd, sigma, text)))
+    return out
 
 
 def first_difference(one: Frames, two: Frames) -> str | None:
