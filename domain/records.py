@@ -38,7 +38,9 @@ class Player:
 
 @dataclass(frozen=True, slots=True)
 class Occupant:
-    """Who sits in a seat: a player, or a bot (exactly one of the two)."""
+    """Who sits in a seat: a player, a bot, or both: a player whose seat a
+    bot took over (timeouts or a leave, docs/decisions/0046) keeps it while
+    the bot plays it."""
 
     player_id: str | None = None
     bot: Strategy | None = None
