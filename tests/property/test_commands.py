@@ -338,7 +338,7 @@ SHARDS = 2
 
 
 @shards(SHARDS)
-@settings(max_examples=examples(200, SHARDS))
+@settings(max_examples=examples(120, SHARDS))
 @given(game_specs(chatter=(25, 50, 80)))
 def test_commands_are_accepted_iff_legal(shard: int, spec: GameSpec) -> None:
     show(spec)

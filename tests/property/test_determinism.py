@@ -132,7 +132,7 @@ SHARDS = 2
 
 
 @shards(SHARDS)
-@settings(max_examples=examples(200, SHARDS))
+@settings(max_examples=examples(120, SHARDS))
 @given(game_specs())
 def test_games_are_deterministic_and_round_trip(shard: int, spec: GameSpec) -> None:
     show(spec)

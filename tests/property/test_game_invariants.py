@@ -211,7 +211,7 @@ SHARDS = 4
 
 
 @shards(SHARDS)
-@settings(max_examples=examples(1000, SHARDS))
+@settings(max_examples=examples(600, SHARDS))
 @given(game_specs())
 def test_every_game_is_sound_live_and_ends(shard: int, spec: GameSpec) -> None:
     show(spec)

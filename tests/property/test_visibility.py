@@ -207,7 +207,7 @@ SHARDS = 4
 
 
 @shards(SHARDS)
-@settings(max_examples=examples(200, SHARDS))
+@settings(max_examples=examples(120, SHARDS))
 @given(game_specs(chatter=(25, 50, 80)))
 def test_nobody_sees_what_r11_hides(shard: int, spec: GameSpec) -> None:
     show(spec)
