@@ -71,7 +71,8 @@ def new_game(
     for i, o in enumerate(old.seats):
         if o is None:
             continue
-        if o.bot is not None:
+        if o.player_id is None:  # a bot's seat (a seat a bot took over is its player's)
+            assert o.bot is not None
             game.seats[i] = Occupant(bot=o.bot)
             events.append(BotSeated(i, o.bot))
         elif i == seat:

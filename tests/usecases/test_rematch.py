@@ -19,7 +19,7 @@ from domain.game.options import AbilityTrigger, Format, GameOptions
 from domain.log import LoggedEvent
 from domain.records import GameStatus
 from domain.rematch import RematchOffered
-from domain.services.games import add_bot, join_game, start_game
+from domain.services.games import add_bot, join_game, leave_game, start_game
 from domain.services.rematch import rematch
 from domain.services.streams import game_events
 from domain.verify import verify
@@ -195,3 +195,21 @@ async def test_a_finished_game_past_its_wait_ends_at_once(h: Harness) -> None:
     h.clock.advance(h.deps.rematch_wait)
     stream = game_events(h.deps, gid, None, ended - 1, None, True)
     assert await asyncio.wait_for(_collect(stream), 2) == ["GameEnded"]
+
+
+async def test_seats_bots_took_over_come_back_to_their_players(h: Harness) -> None:
+    """A taken-over seat (0046) is still its player's: the rematch seats the
+    caller there and keeps the others' seats for them; only a lobby bot's
+    seat gets a bot again."""
+    gid, ids = await started_game(h, people=3, seats=4, options=OPTIONS, rat_seat=1)
+    for pid in ids:  # every person leaves the running game: bots play all seats
+        await leave_game(h.deps, req(pid), gid)
+    await h.drain()
+    old = h.store.games[gid]
+    assert old.status is GameStatus.FINISHED
+    assert all(o is not None and o.is_bot for o in old.seats)
+    new = h.store.games[(await rematch(h.deps, req(ids[2]), gid)).game_id]
+    assert new.seat_of(ids[2]) == 2 and new.host == ids[2]
+    assert new.reserved == [ids[0], ids[1], None, None]
+    assert new.seats[0] is None and new.seats[1] is None
+    assert new.seats[3] is not None and new.seats[3].bot is Strategy.RANDOM
