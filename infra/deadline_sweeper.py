@@ -6,6 +6,7 @@ round are seen within ``interval``."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 
 from domain.ports import Clock
@@ -14,6 +15,10 @@ from infra.periodic import Periodic
 
 
 class DeadlineSweeper(Periodic):
+    # A round per deadline: a line per timeout would flood the log under
+    # load (each timeout is in its game's event log).
+    done_level = logging.DEBUG
+
     def __init__(
         self, sweep: Callable[[], Awaitable[DeadlineRound]], clock: Clock, interval: float = 1.0
     ) -> None:

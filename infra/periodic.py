@@ -1,6 +1,7 @@
 """A piece of work run on every instance at start and then every
-``interval`` seconds (the due-work sweeps: stalled bots, expired
-idempotency records). Each round's failure is logged and the next round
+``interval`` seconds, or sooner when a subclass's ``pause`` says so (the
+due-work sweeps: stalled bots, expired idempotency records, turn
+deadlines). Each round's failure is logged and the next round
 tries again; a database outage is one warning line, not a traceback."""
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ log = logging.getLogger(__name__)
 
 class Periodic:
     """``work`` returns how many things it did; a count is logged with
-    ``done`` (``%d`` in it) when not zero."""
+    ``done`` (``%d`` in it) when not zero, at ``done_level``."""
+
+    done_level = logging.INFO
 
     def __init__(
         self, name: str, work: Callable[[], Awaitable[int]], interval: float, done: str
@@ -39,7 +42,7 @@ class Periodic:
             try:
                 count = await self._work()
                 if count:
-                    log.info(self._done, count)
+                    log.log(self.done_level, self._done, count)
                 pause = self.pause()
             except Exception as e:
                 if is_unavailable(e):  # expected while the database is away

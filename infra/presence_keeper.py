@@ -56,11 +56,17 @@ class PresenceKeeper:
             elif now > until:
                 del self._lingering[game_id]
                 self._presence.forget(game_id)
-        for game_id in live | set(self._lingering):
+        games = live | set(self._lingering)
+        for done, game_id in enumerate(games):
             try:
                 await self._review(game_id)
-            except PresenceUnavailable as e:  # Redis away: a line, not a traceback; the next beat
-                log.warning("presence review of game %s: store unreachable (%s)", game_id, e)
+            except PresenceUnavailable as e:  # Redis away: one line, and the rest waits a beat
+                log.warning(
+                    "presence store unreachable (%s): %d game review(s) put off to the next beat",
+                    e,
+                    len(games) - done,
+                )
+                return
             except Exception as e:
                 if is_unavailable(e):  # the database away: a line too
                     log.warning("presence review of game %s: database unavailable", game_id)

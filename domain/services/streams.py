@@ -108,9 +108,9 @@ async def game_events(
                 )
             if game.status is not GameStatus.FINISHED:
                 return game.seat_of(player_id), None, None
-            waits = await_rematch and game.rematch_id is None
-            until = game.updated_at + deps.rematch_wait if waits else None
-            return game.seat_of(player_id), game.last_seq, until
+            until = game.updated_at + deps.rematch_wait
+            waits = await_rematch and game.rematch_id is None and deps.clock.now() < until
+            return game.seat_of(player_id), game.last_seq, until if waits else None
 
     seat, ended_at, offer_until = await deps.run(first_look)
     at = _Position(after_seq)

@@ -65,28 +65,46 @@ async def test_a_failing_review_does_not_stop_the_others() -> None:
     assert reviewed == ["good"]
 
 
-async def test_redis_or_the_database_away_is_a_warning_line_and_a_bug_a_traceback(
+async def test_the_database_away_is_a_warning_line_and_a_bug_a_traceback(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     presence = Counted()
 
     async def review(game_id: str) -> None:
-        if game_id == "away":
-            raise PresenceUnavailable("Error 111 connecting to the presence store")
         if game_id == "nodb":
             raise OperationalError("SELECT", {}, Exception("connection refused"), True)
         raise RuntimeError("boom")
 
     keeper = PresenceKeeper(presence, review, interval=0.01, grace=1)
-    games = ("away", "nodb", "bug")
-    for game_id in games:
+    for game_id in ("nodb", "bug"):
         await presence.join(game_id, "ann")
     with caplog.at_level(logging.WARNING, "infra.presence_keeper"):
         await keeper.beat()
-    logged = {g: r for r in caplog.records for g in games if f" {g}" in r.getMessage()}
-    for quiet in ("away", "nodb"):
-        assert logged[quiet].levelno == logging.WARNING and logged[quiet].exc_info is None
+    logged = {g: r for r in caplog.records for g in ("nodb", "bug") if f" {g}" in r.getMessage()}
+    assert logged["nodb"].levelno == logging.WARNING and logged["nodb"].exc_info is None
     assert logged["bug"].levelno == logging.ERROR and logged["bug"].exc_info is not None
+
+
+async def test_the_store_away_is_one_line_a_beat_and_the_reviews_wait(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Every review needs the store: the first that finds it away puts the
+    others off to the next beat, with one warning line (no traceback)."""
+    presence, tried = Counted(), []
+
+    async def review(game_id: str) -> None:
+        tried.append(game_id)
+        raise PresenceUnavailable("Error 111 connecting to the presence store")
+
+    keeper = PresenceKeeper(presence, review, interval=0.01, grace=1)
+    for game_id in ("g1", "g2", "g3"):
+        await presence.join(game_id, "ann")
+    with caplog.at_level(logging.WARNING, "infra.presence_keeper"):
+        await keeper.beat()
+    assert len(tried) == 1
+    (line,) = caplog.records
+    assert line.levelno == logging.WARNING and line.exc_info is None
+    assert "3 game review(s) put off" in line.getMessage()
 
 
 async def test_the_keeper_beats_by_itself_until_closed() -> None:
