@@ -19,7 +19,7 @@ the game's end) is yielded, in its place in the order.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from datetime import datetime
 
@@ -258,33 +258,55 @@ async def presence_events(
     """A game's seat presence (docs/decisions/0047): each seated player's
     state now, then every change announced, on any instance (a change may
     repeat a state just given). Public; a live subscription of a player
-    here is their presence too."""
+    here is their presence too. While the presence store cannot be read,
+    the seats it could not tell are left out and read again every
+    ``STATE_RETRY`` seconds until they are sent."""
     await deps.run(lambda: _exists(deps, game_id))
     async with (
         deps.bus.subscribe(presence_channel(game_id)) as sub,
         presence.attending(deps, game_id, player_id),
     ):
-        for change in await _presence_now(deps, game_id):
-            yield change
-        async for msg in sub:
+        live, pending = aiter(sub), True
+        while True:
+            if pending:
+                changes, pending = await _presence_now(deps, game_id)
+                for change in changes:
+                    yield change
+            msg = await _next_within(live, STATE_RETRY if pending else None)
             if isinstance(msg, PresenceChange):
                 yield msg
             elif isinstance(msg, Resync):  # changes may be lost: the state again
-                for change in await _presence_now(deps, game_id):
-                    yield change
+                pending = True
 
 
-async def _presence_now(deps: Deps, game_id: str) -> list[PresenceChange]:
-    """Each seated player's state now; none while presence cannot be read
-    (the store's Redis is the bus's: its return is a resync, which sends the
-    state again)."""
+STATE_RETRY = 2.0
+"""Seconds between two reads of a presence state that could not be read."""
+
+
+async def _next_within(
+    live: AsyncIterator[BusMessage | Resync], seconds: float | None
+) -> BusMessage | Resync | None:
+    """The next message; None if ``seconds`` pass first."""
+    if seconds is None:
+        return await anext(live)
+    try:
+        async with asyncio.timeout(seconds):
+            return await anext(live)
+    except TimeoutError:
+        return None
+
+
+async def _presence_now(deps: Deps, game_id: str) -> tuple[list[PresenceChange], bool]:
+    """Each seated player's state now, and whether some could not be read
+    (the presence store is away): those are left out."""
     seats = await presence.seated_players(deps, game_id)
     now = await presence.connected_seats(deps, game_id, seats, [None] * len(seats))
-    return [
+    known = [
         PresenceChange(game_id, seat, connected)
         for seat, (player, connected) in enumerate(zip(seats, now, strict=True))
         if player is not None and connected is not None
     ]
+    return known, None in now
 
 
 def _exists(deps: Deps, game_id: str) -> None:

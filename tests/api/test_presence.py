@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from domain.ports import PresenceUnavailable
+from domain.services import streams
 from domain.services.presence import review
 from infra.presence.memory import InProcessPresence
 from tests.api.conftest import Client
@@ -102,11 +103,15 @@ async def test_seat_presence_of_an_unknown_game_is_refused(client: Client) -> No
 
 
 class AwayStore(InProcessPresence):
-    """A presence store whose reads fail, as the Redis adapter's do while
-    Redis is away."""
+    """A presence store whose reads fail while ``away``, as the Redis
+    adapter's do while Redis is away."""
+
+    away = True
 
     async def online(self, game_id: str) -> frozenset[str]:
-        raise PresenceUnavailable("the presence store is away")
+        if self.away:
+            raise PresenceUnavailable("the presence store is away")
+        return await super().online(game_id)
 
 
 async def test_presence_away_is_null_and_the_rest_is_served(client: Client) -> None:
@@ -123,3 +128,23 @@ async def test_presence_away_is_null_and_the_rest_is_served(client: Client) -> N
     stream = await client.subscribe(EVENTS, tokens[1], id=game_id)
     assert (await pull(stream))["gameEvents"]["seq"] == 1
     await stream.aclose()
+
+
+async def test_seat_presence_sends_the_state_once_the_store_is_back(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No resync needs to come (the bus may be fine): the state it could not
+    read is read again until it is sent."""
+    monkeypatch.setattr(streams, "STATE_RETRY", 0.05)
+    game_id, _ = await started(client, 2, bots=["GREEDY"])
+    store = AwayStore()
+    client.h.deps = replace(client.h.deps, presence=store)
+    watching = await client.subscribe(PRESENCE, None, id=game_id)
+    first = asyncio.ensure_future(pull(watching))
+    await asyncio.sleep(0.2)  # a few retries while the store is away
+    assert not first.done()  # nothing it cannot tell
+    store.away = False
+    states = [(await first)["seatPresence"], (await pull(watching))["seatPresence"]]
+    assert [(s["seat"], s["connected"]) for s in states] == [(0, False), (1, False)]
+    await quiet(watching)  # sent once: no more reads
+    await watching.aclose()
