@@ -11,7 +11,7 @@ trusts a stored text blindly: a text whose hash is not its key is ignored.
 missing from it (expired, evicted, Redis away) costs the client one round
 trip (``PersistedQueryNotFound``, then it sends the text again). So Redis
 failures are logged once as warnings and served as misses; registrations
-wait at most ``REDIS_TIMEOUT`` seconds.
+wait at most ``infra.redis_client.REDIS_TIMEOUT`` seconds.
 """
 
 from __future__ import annotations
@@ -22,17 +22,15 @@ import logging
 import time
 
 import redis.asyncio as aioredis
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
 from infra.lru import LRU
+from infra.redis_client import fail_fast
 
 log = logging.getLogger("mmk.apq")
 
 KEPT = 512
 """Texts kept per process: a client app has tens of operations."""
-REDIS_TIMEOUT = 0.5  # seconds for one Redis command before it counts as failed
 QUIET_SECONDS = 30.0  # after a Redis failure, the next one is not logged for this long
 
 
@@ -56,12 +54,7 @@ class PersistedQueries:
         self._key = f"{prefix}apq:"
         self._client: aioredis.Redis | None = None
         if redis_url:
-            self._client = aioredis.from_url(
-                redis_url,
-                socket_timeout=REDIS_TIMEOUT,
-                socket_connect_timeout=REDIS_TIMEOUT,
-                retry=Retry(NoBackoff(), 0),
-            )
+            self._client = fail_fast(redis_url)
         self._writes: set[asyncio.Task[None]] = set()
         self._quiet_until = 0.0
 

@@ -34,15 +34,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, Protocol
 
-import redis.asyncio as aioredis
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
+
+from infra.redis_client import fail_fast
 
 log = logging.getLogger("mmk.rate_limit")
 
 PERIOD = 60.0  # seconds: limits are set per minute
-REDIS_TIMEOUT = 0.5  # seconds for one check before Redis counts as down
 FALLBACK_SECONDS = 5.0  # per-process limits this long after a Redis failure
 
 
@@ -228,12 +226,7 @@ class RedisLimiter:
     ) -> None:
         self.limits = limits
         self._prefix = f"{prefix}rl:"
-        self._client = aioredis.from_url(
-            url,
-            socket_timeout=REDIS_TIMEOUT,
-            socket_connect_timeout=REDIS_TIMEOUT,
-            retry=Retry(NoBackoff(), 0),
-        )
+        self._client = fail_fast(url)
         self._script = self._client.register_script(_GCRA)
         self._period_us = str(int(PERIOD * 1_000_000))
         self.fallback = LocalLimiter(limits, clock)

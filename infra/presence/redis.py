@@ -19,19 +19,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 
-import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from domain.ports import PresenceUnavailable
 from domain.presence import Mark
+from infra.redis_client import fail_fast
 
 log = logging.getLogger("mmk.presence")
 DISCONNECTS = (RedisError, ConnectionError, OSError, TimeoutError)
 UNREACHABLE = (RedisConnectionError, RedisTimeoutError)
 """What a read raises while Redis is away (not a bug, such as a script error)."""
-REDIS_TIMEOUT = 0.5  # seconds for one command: a Redis that hangs is away, not slow
 MARKS_TTL_MS = 86_400_000  # a game's marks outlive its last refresh by a day
 
 _NOW = "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000) "
@@ -97,12 +96,7 @@ def _reachable() -> Iterator[None]:
 class RedisPresence:
     def __init__(self, url: str, prefix: str = "mmk:", ttl: float = 15.0) -> None:
         """``ttl``: seconds an entry lives without a heartbeat."""
-        self._client = aioredis.from_url(
-            url,
-            decode_responses=True,
-            socket_timeout=REDIS_TIMEOUT,
-            socket_connect_timeout=REDIS_TIMEOUT,
-        )
+        self._client = fail_fast(url, decode_responses=True)
         self._prefix = prefix
         self._ttl_ms = max(1, int(ttl * 1000))
         self.instance = secrets.token_hex(8)
