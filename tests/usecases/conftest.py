@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from domain.bots.strategy import Strategy
@@ -11,6 +13,7 @@ from domain.records import GameStatus
 from domain.services.games import NewGame, add_bot, create_game, join_game, start_game
 from domain.services.play import act
 from domain.services.players import create_player
+from domain.services.timeouts import sweep_deadlines
 from domain.services.transaction import Request
 from tests.fakes import Harness, harness
 
@@ -54,3 +57,12 @@ async def play_first_legal(h: Harness, game_id: str, player_at: dict[int, str]) 
             break
         await act(h.deps, req(player_at[seat]), game_id, legal_actions(state, seat)[0])
     assert h.store.games[game_id].status is GameStatus.FINISHED
+
+
+async def expire(h: Harness, game_id: str) -> int:
+    """Let the game's running wait pass its deadline (the fake clock), then
+    sweep; the timeouts logged (docs/decisions/0046)."""
+    deadline = h.store.games[game_id].deadline
+    assert deadline is not None
+    h.clock.advance(deadline - h.clock.now() + timedelta(milliseconds=1))
+    return await sweep_deadlines(h.deps)

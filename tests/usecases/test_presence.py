@@ -21,10 +21,9 @@ from domain.presence import PresenceChange
 from domain.services.games import leave_game
 from domain.services.presence import attending, connected_seats, review, seated_players
 from domain.services.streams import game_events, presence_events
-from domain.services.timeouts import sweep_deadlines
 from infra.presence.memory import InProcessPresence
 from tests.fakes import Harness
-from tests.usecases.conftest import player, req, started_game
+from tests.usecases.conftest import expire, player, req, started_game
 
 GRACE = timedelta(seconds=15)
 
@@ -239,10 +238,7 @@ async def test_a_seat_a_bot_took_over_shows_its_players_presence(hp: Harness) ->
             isinstance(e.event, SeatTakenOver) and not e.event.left for e in hp.store.log(gid)
         ):
             await hp.drain()  # the bots' turns
-            deadline = hp.store.games[gid].deadline
-            assert deadline is not None
-            hp.clock.advance(deadline - hp.clock.now() + timedelta(milliseconds=1))
-            await sweep_deadlines(hp.deps)
+            await expire(hp, gid)
         taken = [e.event.seat for e in hp.store.log(gid) if isinstance(e.event, SeatTakenOver)]
         assert taken == [1, 0] or taken == [1, 2], taken
         seats = hp.store.games[gid].seats

@@ -30,7 +30,7 @@ from domain.verify import verify
 from infra.db.state_codec import encode
 from infra.game_export import export_from_json, export_to_json
 from tests.fakes import FakeUnitOfWork, Harness
-from tests.usecases.conftest import player, req, started_game
+from tests.usecases.conftest import expire, player, req, started_game
 
 TURN = 10
 
@@ -75,14 +75,6 @@ async def _play_once(h: Harness, gid: str) -> None:
 def _last_action_required(h: Harness, gid: str) -> ActionRequired:
     events = [e.event for e in h.store.log(gid) if isinstance(e.event, ActionRequired)]
     return events[-1]
-
-
-async def _expire(h: Harness, gid: str) -> int:
-    """Let the running wait's deadline pass, then sweep."""
-    clock = _game(h, gid).clock
-    assert clock is not None and clock.deadline is not None
-    h.clock.advance(clock.deadline - h.clock.now() + timedelta(milliseconds=1))
-    return await sweep_deadlines(h.deps)
 
 
 async def test_every_wait_has_a_deadline_carried_by_its_action_required(h: Harness) -> None:
@@ -137,7 +129,7 @@ async def test_a_deadline_fires_once_with_the_greedy_move_from_the_seats_view(h:
     assert await sweep_deadlines(h.deps) == 0  # not due yet
     before = _game(h, gid).clone()
     last = before.last_seq
-    assert await _expire(h, gid) == 1
+    assert await expire(h, gid) == 1
     assert await sweep_deadlines(h.deps) == 0  # fired already: the next wait is not due
     new = [e for e in h.store.log(gid) if e.seq > last]
     assert new[0].event == TurnTimedOut(seat)
@@ -157,7 +149,7 @@ async def _timeouts_until_takeover(h: Harness, gid: str, seat: int) -> int:
     n = 0
     while not any(isinstance(e.event, SeatTakenOver) for e in h.store.log(gid)):
         if _waiting(h, gid)[0] == seat:
-            assert await _expire(h, gid) == 1
+            assert await expire(h, gid) == 1
             n += 1
         else:
             await _play_once(h, gid)
@@ -195,7 +187,7 @@ async def test_n_timeouts_in_a_row_hand_the_seat_to_a_bot_and_its_player_reclaim
 async def test_a_seat_taken_over_is_played_by_its_bot(h: Harness) -> None:
     gid, _ = await _timed(h, takeover=1)
     seat, _ = _waiting(h, gid)
-    assert await _expire(h, gid) == 1
+    assert await expire(h, gid) == 1
     assert _game(h, gid).seats[seat].bot is Strategy.GREEDY  # type: ignore[union-attr]
     while _game(h, gid).status is GameStatus.RUNNING:
         if _waiting_or_none(h, gid) == seat:
