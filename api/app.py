@@ -21,6 +21,7 @@ from api.cors import GraphQLCors
 from api.graphql import playground
 from api.graphql.view import GameGraphQL
 from api.middleware import RequestContext
+from infra import work_meter
 from infra.bootstrap import Container, build
 from infra.gc_pacing import GcPacer
 from infra.metrics import Metrics
@@ -100,6 +101,8 @@ def create_app(settings: Settings | None = None, container: Container | None = N
         # failed accepts (out of descriptors): one line an interval (docs/decisions/0044)
         accept_errors.install(asyncio.get_running_loop(), s.connection_log_interval)
         c.start()
+        if c.settler is not None:  # every task's steps timed for its caller (0049)
+            work_meter.install(asyncio.get_running_loop())
         # What exists now lives as long as the process: keep it out of the
         # collector's full passes, which otherwise stall requests. Requests
         # make no reference cycles (their garbage goes by reference
@@ -117,6 +120,7 @@ def create_app(settings: Settings | None = None, container: Container | None = N
         finally:
             metrics.runtime.stop()
             pacer.stop()
+            work_meter.uninstall(asyncio.get_running_loop())
             if container is None:
                 await c.aclose()
 

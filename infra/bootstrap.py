@@ -36,13 +36,15 @@ from infra.rate_limit import Limits, RateLimiter, build_limiter
 from infra.record_sweeper import RecordSweeper
 from infra.secret_key import server_secret
 from infra.settings import Settings
+from infra.settlement import Settler
+from infra.work_meter import in_thread
 
 T = TypeVar("T")
 
 
 async def run_in_thread(fn: Callable[[], T]) -> T:
     """One hop to a worker thread per transaction (domain.ports.BlockingRunner)."""
-    return await asyncio.to_thread(fn)
+    return await asyncio.to_thread(in_thread(fn))
 
 
 async def run_inline(fn: Callable[[], T]) -> T:
@@ -78,6 +80,7 @@ class Container:
     presence: InProcessPresence | RedisPresence | None = None
     keeper: PresenceKeeper | None = None  # presence heartbeats
     deadlines: DeadlineSweeper | None = None  # turn clocks' timeouts
+    settler: Settler | None = None  # measured costs, charged after the fact
 
     def start(self) -> None:
         """Background work of a running server (call inside its event loop)."""
@@ -100,6 +103,8 @@ class Container:
         if self.records is not None:
             await self.records.aclose()
         await self.bots.aclose()
+        if self.settler is not None:
+            await self.settler.aclose()
         if self.limiter is not None:
             await self.limiter.aclose()
         await self.persisted.aclose()
@@ -172,6 +177,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         presence,
         keeper,
         deadlines,
+        Settler(limiter) if limiter is not None and limiter.limits.queries_limited else None,
     )
 
 

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 
 from infra.db.errors import is_unavailable
 from infra.periodic import Periodic
+from infra.work_meter import detached
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +31,7 @@ class BotScheduler:
         if game_id in self._tasks:
             self._again.add(game_id)
             return
-        self._tasks[game_id] = asyncio.get_running_loop().create_task(self._run(game_id))
+        self._tasks[game_id] = detached(self._run(game_id))
 
     async def _run(self, game_id: str) -> None:
         assert self._drive is not None, "BotScheduler.bind() first"

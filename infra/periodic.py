@@ -11,6 +11,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from infra.db.errors import is_unavailable
+from infra.work_meter import detached
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +30,7 @@ class Periodic:
 
     def start(self) -> None:
         if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._loop())
+            self._task = detached(self._loop())
 
     def pause(self) -> float:
         """Seconds to the next round after one that went well (a subclass

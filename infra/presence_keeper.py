@@ -14,6 +14,7 @@ from typing import Protocol
 
 from domain.ports import PresenceUnavailable
 from infra.db.errors import is_unavailable
+from infra.work_meter import detached
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +41,7 @@ class PresenceKeeper:
 
     def start(self) -> None:
         if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._loop())
+            self._task = detached(self._loop())
 
     async def beat(self) -> None:
         """One round: refresh, then review what is (or was lately) live here."""

@@ -42,6 +42,12 @@ log = logging.getLogger("mmk.rate_limit")
 
 PERIOD = 60.0  # seconds: limits are set per minute
 FALLBACK_SECONDS = 5.0  # per-process limits this long after a Redis failure
+SLACK = 1e-6
+"""Seconds of float rounding a budget's check forgives (a request that fits
+exactly was refused now and then: ``now + 60 - now - 60`` is not 0.0)."""
+MAX_DEBT = PERIOD
+"""Work charged after the fact may run a budget this far into debt (a caller
+then waits up to this long past a full period); more is forgiven."""
 
 
 Kind = Literal["m", "s", "q"]
@@ -87,15 +93,24 @@ class Limits:
         return self.subscriptions_per_ip, self.subscriptions_per_token
 
 
+Settlement = tuple[Kind, str | None, str | None, int]
+"""Work measured after the fact: kind, IP, token and the units to charge
+(negative: a refund of what was reserved and not used)."""
+
+
 class RateLimiter(Protocol):
     """Checks and charges one request; returns 0.0 when it may go, else the
-    seconds to wait before it would be allowed."""
+    seconds to wait before it would be allowed. ``settle`` charges measured
+    work whatever the budgets hold (docs/decisions/0049) and returns, per
+    settlement, the seconds until its budgets have room again."""
 
     limits: Limits
 
     async def check(
         self, kind: Kind, ip: str | None, token: str | None, cost: int = 1
     ) -> float: ...
+
+    async def settle(self, items: Sequence[Settlement]) -> list[float]: ...
 
     async def aclose(self) -> None: ...
 
@@ -164,13 +179,43 @@ class LocalLimiter:
             if tat - now - PERIOD > wait:
                 wait = tat - now - PERIOD
             new.append(tat)
-        if wait > 0:
+        if wait > SLACK:
             return wait
         for (key, _), tat in zip(keys, new, strict=True):
             tats[key] = tat
         if len(tats) > self._sweep_at:
             self._sweep(now)
         return 0.0
+
+    def settle_now(self, items: Sequence[Settlement]) -> list[float]:
+        """:meth:`settle` without a coroutine."""
+        return [
+            self.force(budgets(self.limits, kind, ip, token, digest=False), units)
+            for kind, ip, token, units in items
+        ]
+
+    async def settle(self, items: Sequence[Settlement]) -> list[float]:
+        return self.settle_now(items)
+
+    def force(self, keys: Sequence[Budget], units: int) -> float:
+        """Charge ``units`` to every key whatever it holds (a debt of at most
+        :data:`MAX_DEBT`; negative units give back, down to a full budget);
+        the seconds until the dearest key has room again."""
+        now = self._clock()
+        tats = self._tats
+        wait = 0.0
+        for key, limit in keys:
+            tat = tats.get(key, now)
+            if tat < now:
+                tat = now
+            tat = min(tat + units * PERIOD / limit, now + PERIOD + MAX_DEBT)
+            if tat <= now:
+                tats.pop(key, None)
+                continue
+            tats[key] = tat
+            if tat - now - PERIOD > wait:
+                wait = tat - now - PERIOD
+        return wait if wait > SLACK else 0.0
 
     def _sweep(self, now: float) -> None:
         """Drop keys whose TAT has passed (they act as new ones)."""
@@ -203,11 +248,39 @@ for i, key in ipairs(KEYS) do
   if tat - now - period > wait then wait = tat - now - period end
   tats[i] = tat
 end
-if wait > 0 then return math.ceil(wait) end
+if wait > 1 then return math.ceil(wait) end  -- 1 us: float rounding
 for i, key in ipairs(KEYS) do
   redis.call('SET', key, string.format('%.0f', tats[i]), 'PX', math.ceil((tats[i] - now) / 1000))
 end
 return 0
+"""
+
+
+# KEYS: the budgets' keys. ARGV[1]: the period, ARGV[2]: the most a TAT may
+# lie ahead of now; then per key its units (negative: a refund) and its
+# limit. Times in microseconds, Redis' clock; returns per key the
+# microseconds until it has room again (0: it has).
+_SETTLE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local period = tonumber(ARGV[1])
+local cap = tonumber(ARGV[2])
+local out = {}
+for i, key in ipairs(KEYS) do
+  local units = tonumber(ARGV[1 + 2 * i])
+  local limit = tonumber(ARGV[2 + 2 * i])
+  local tat = tonumber(redis.call('GET', key) or now)
+  if tat < now then tat = now end
+  tat = math.min(tat + units * period / limit, now + cap)
+  if tat <= now then
+    redis.call('DEL', key)
+    out[i] = 0
+  else
+    redis.call('SET', key, string.format('%.0f', tat), 'PX', math.ceil((tat - now) / 1000))
+    out[i] = math.max(0, math.ceil(tat - now - period))
+  end
+end
+return out
 """
 
 
@@ -228,6 +301,7 @@ class RedisLimiter:
         self._prefix = f"{prefix}rl:"
         self._client = fail_fast(url)
         self._script = self._client.register_script(_GCRA)
+        self._settle = self._client.register_script(_SETTLE)
         self._period_us = str(int(PERIOD * 1_000_000))
         self.fallback = LocalLimiter(limits, clock)
         self._clock = clock
@@ -251,6 +325,38 @@ class RedisLimiter:
             log.info("rate limits: Redis is back")
             self._down_until = 0.0
         return int(wait_us) / 1_000_000
+
+    async def settle(self, items: Sequence[Settlement]) -> list[float]:
+        """Every settlement in one script call (one round trip)."""
+        keyed = [budgets(self.limits, kind, ip, token) for kind, ip, token, _ in items]
+        if not any(keyed):
+            return [0.0] * len(items)
+        if self._down_until and self._clock() < self._down_until:
+            return [
+                self.fallback.force(keys, item[3]) for keys, item in zip(keyed, items, strict=True)
+            ]
+        names: list[str] = []
+        args = [self._period_us, str(int((PERIOD + MAX_DEBT) * 1_000_000))]
+        for keys, (_, _, _, units) in zip(keyed, items, strict=True):
+            for key, limit in keys:
+                names.append(self._prefix + key)
+                args += [str(units), str(limit)]
+        try:
+            waits_us = await self._settle(keys=names, args=args)
+        except (RedisError, OSError) as e:
+            if not self._down_until:
+                log.warning("rate limits: Redis failed (%s); per-process limits for now", e)
+            self._down_until = self._clock() + FALLBACK_SECONDS
+            return [
+                self.fallback.force(keys, item[3]) for keys, item in zip(keyed, items, strict=True)
+            ]
+        out: list[float] = []
+        at = 0
+        for keys in keyed:
+            waits = waits_us[at : at + len(keys)]
+            at += len(keys)
+            out.append(max((int(w) for w in waits), default=0) / 1_000_000)
+        return out
 
     async def aclose(self) -> None:
         await self._client.aclose()

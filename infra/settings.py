@@ -52,6 +52,9 @@ ENV_VARS: tuple[str, ...] = (
     "MMK_PRESENCE_GRACE",
     "MMK_PRESENCE_HEARTBEAT",
     "MMK_REMATCH_WAIT",
+    "MMK_MAX_SUBSCRIPTIONS_PER_TOKEN",
+    "MMK_MAX_SUBSCRIPTIONS_PER_IP",
+    "MMK_REPLAY_RATE",
 )
 MIN_SECRET_KEY = 32  # characters of MMK_SECRET_KEY (e.g. `openssl rand -hex 32`: 64)
 
@@ -154,10 +157,12 @@ class Settings:
     rate_mutations_ip: int = 3000
     rate_subscriptions_token: int = 120
     rate_subscriptions_ip: int = 600
-    # Cost units per minute (~0.5 us of work each, docs/decisions/0045):
-    # every operation 500, an unseen document 2 a character, a query also
-    # its cost (api/graphql/cost.py: values completed). A seat's turn query
-    # is ~530; a budget of 3,000,000 is ~100 requests a second.
+    # Cost units per minute (0.5 us of the server's work each): the estimate
+    # is reserved before an operation runs (every operation 500, an unseen
+    # document 2 a character, a query also its estimated cost:
+    # docs/decisions/0045), then the work measured is charged instead, streams'
+    # events included (docs/decisions/0049). A seat's turn query is ~500; a
+    # budget of 3,000,000 is 1.5 s of work a minute.
     rate_query_cost_token: int = 3_000_000
     rate_query_cost_ip: int = 6_000_000
     # The most one request may cost (BAD_INPUT above it).
@@ -211,6 +216,13 @@ class Settings:
     # Seconds after its end that a game's stream asked to await the rematch
     # stays open for the offer (docs/decisions/0048).
     rematch_wait: int = 120
+    # Open subscriptions (every stream, every transport) per token and per
+    # client IP in one process; more are refused (RATE_LIMITED). 0 = off.
+    max_subscriptions_per_token: int = 20
+    max_subscriptions_per_ip: int = 200
+    # Events a second a connection's streams may send from the log (a replay
+    # after `afterSeq`); more wait their turn. 0 = off.
+    replay_rate: int = 500
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -268,4 +280,7 @@ class Settings:
             presence_grace=_int(e, "MMK_PRESENCE_GRACE", 15, 0, 3600),
             presence_heartbeat=_int(e, "MMK_PRESENCE_HEARTBEAT", 5, 1, 600),
             rematch_wait=_int(e, "MMK_REMATCH_WAIT", 120, 0, 3600),
+            max_subscriptions_per_token=_int(e, "MMK_MAX_SUBSCRIPTIONS_PER_TOKEN", 20, 0, 10**6),
+            max_subscriptions_per_ip=_int(e, "MMK_MAX_SUBSCRIPTIONS_PER_IP", 200, 0, 10**6),
+            replay_rate=_int(e, "MMK_REPLAY_RATE", 500, 0, 10**6),
         )

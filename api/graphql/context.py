@@ -14,6 +14,7 @@ from strawberry.types import Info as StrawberryInfo
 
 from api.graphql.errors import from_domain, graphql_error
 from api.graphql.player_cache import TTL, PlayerCache, monotonic
+from api.graphql.stream_limits import Pace, Slots
 from domain.errors import DomainError, ErrorCode, Unauthenticated
 from domain.records import Player
 from domain.services.auth import bearer_token
@@ -110,6 +111,10 @@ class Context:
     # Called once the operation's document is parsed and valid (a request
     # that registers an automatic persisted query: api/graphql/persisted.py).
     on_valid: Callable[[], None] | None = None
+    # Open subscriptions per token and IP in this process (the view's), and
+    # the connection's pace of events sent from the log (api/graphql/stream_limits.py).
+    slots: Slots | None = None
+    _pace: Pace | None = field(default=None, repr=False)
     _player: Player | None = field(default=None, repr=False)
     _known: bool = field(default=False, repr=False)
     _checked: float = field(default=0.0, repr=False)
@@ -136,6 +141,12 @@ class Context:
                 raise from_domain(e) from None
             self._known, self._checked = True, monotonic()
         return self._player
+
+    def pace(self) -> Pace | None:
+        """This connection's (or HTTP stream's) pace of replayed events."""
+        if self._pace is None and self.settings.replay_rate:
+            self._pace = Pace(self.settings.replay_rate)
+        return self._pace
 
     def token(self) -> str | None:
         """The caller's bearer token, if any."""

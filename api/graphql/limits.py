@@ -41,6 +41,7 @@ from api.graphql.shape import MAX_SPREAD_DEPTH, FragmentCycle, TooDeep, shape_of
 from domain.errors import ErrorCode
 from infra.admission_cache import AdmissionCache
 from infra.rate_limit import QUERY, LocalLimiter, RateLimiter
+from infra.work_meter import METER, Meter, units_so_far
 
 MAX_DEPTH = 12
 MAX_ALIASES = 15
@@ -136,6 +137,7 @@ def paid_now(context: object, query: str | None, limiter: LocalLimiter | None) -
     wait = 0.0
     if charge and limiter is not None:
         wait = limiter.check_now(QUERY, *who_of(context), charge)
+        _reserved(wait, charge)
     _PAID.set(wait)
     return wait
 
@@ -148,8 +150,17 @@ async def pay_for_parse(context: object, query: str | None, limiter: RateLimiter
     if made:
         return _PAID.get() or 0.0
     wait = await limiter.check(QUERY, *who_of(context), charge) if charge else 0.0
+    _reserved(wait, charge)
     _PAID.set(wait)
     return wait
+
+
+def _reserved(wait: float, charge: int) -> None:
+    """A charge the budgets took before the work: the caller's meter knows,
+    so that the settlement charges only what the measurement adds."""
+    meter = METER.get()
+    if meter is not None and charge and not wait:
+        meter.reserve(charge)
 
 
 def operation_type(query: str | None, operation_name: str | None) -> OperationType | None:
@@ -202,6 +213,13 @@ def _shape_refusal(document: DocumentNode) -> GraphQLError | None:
             f"{shape.overlap:,} pairs of fields; the limit is {MAX_OVERLAP:,}"
         )
     return None
+
+
+def _subscribes(ctx: ExecutionContext) -> bool:
+    try:
+        return ctx.operation_type.value == OperationType.SUBSCRIPTION.value
+    except Exception:  # no document (it did not parse), or no such operation
+        return False
 
 
 class Checks:
@@ -265,13 +283,30 @@ class CodedParserCache(SchemaExtension):
         self._checks = checks
         self._limiter = limiter
         self._refusal: GraphQLError | None = None
+        self._requested = 0
+        self._meter: Meter | None = None
 
     def on_operation(self) -> Iterator[None]:
         ctx = self.execution_context
         ctx.parse_options["max_tokens"] = MAX_TOKENS
         ctx.validation_rules = (*ctx.validation_rules, *RULES)
+        parent = METER.get()
+        if parent is not None:  # this operation's own work, for extensions.cost
+            self._meter = Meter(parent=parent)
+            METER.set(self._meter)
         yield
+        if parent is not None:
+            METER.set(parent)
         _PAID.set(None)  # the next operation in this task pays its own way
+
+    def get_results(self) -> dict[str, Any]:
+        """``extensions.cost`` of a query or mutation: the estimate charged
+        before it ran (``requested``) and the work measured until its result
+        (``actual``), in cost units (docs/decisions/0049)."""
+        meter = self._meter
+        if meter is None or _subscribes(self.execution_context):
+            return {}
+        return {"cost": {"requested": self._requested, "actual": units_so_far(meter)}}
 
     def _parse(self, wait: float = 0.0) -> None:
         ctx = self.execution_context
@@ -320,10 +355,12 @@ class CodedParserCache(SchemaExtension):
         query = ctx.operation_type.value == OperationType.QUERY.value
         return checked, BASE_COST + (cost if query else 0)
 
-    def _over_budget(self, wait: float, checked: _Checked | None) -> _Checked | None:
+    def _over_budget(self, wait: float, checked: _Checked | None, charge: int) -> _Checked | None:
+        self._requested = charge
         if wait > 0:
             self._refusal = refuse(self.execution_context, wait)
             return None
+        _reserved(wait, charge)
         return checked
 
     def _validate(self, checked: _Checked | None) -> None:
@@ -346,7 +383,7 @@ class CodedParserCache(SchemaExtension):
         checked, charge = self._before_validation()
         if charge and self._limiter is not None:
             wait = self._limiter.check_now(QUERY, *who(self.execution_context), charge)
-            checked = self._over_budget(wait, checked)
+            checked = self._over_budget(wait, checked, charge)
         self._validate(checked)
         yield
 
@@ -368,7 +405,7 @@ class SharedBudgetParserCache(CodedParserCache):
         checked, charge = self._before_validation()
         if charge:
             wait = await self._shared.check(QUERY, *who(self.execution_context), charge)
-            checked = self._over_budget(wait, checked)
+            checked = self._over_budget(wait, checked, charge)
         self._validate(checked)
         yield
 

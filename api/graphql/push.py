@@ -26,6 +26,7 @@ failed send in the operation's own task did.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections import deque
 from collections.abc import Callable
 from contextvars import ContextVar
@@ -57,6 +58,9 @@ class Outbox:
         self._writer: asyncio.Task[None] | None = None
         self._idle: asyncio.Event | None = None
         self.broken = False
+        # The connection's context (its caller's meter): a write is the
+        # subscriber's work, whoever's task published the event.
+        self._context = contextvars.copy_context()
 
     def put(self, pusher: Pusher, text: str) -> None:
         if self.broken:
@@ -69,7 +73,9 @@ class Outbox:
             raise SubscriptionClosed(f"slow subscriber: more than {self._limit} messages behind")
         frames.append((pusher, text))
         if self._writer is None:
-            self._writer = asyncio.get_running_loop().create_task(self._write())
+            self._writer = asyncio.get_running_loop().create_task(
+                self._write(), context=self._context.copy()
+            )
 
     def __len__(self) -> int:
         return 0 if self._frames is None else len(self._frames)

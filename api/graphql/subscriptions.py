@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
+from time import perf_counter
 from typing import Annotated
 
 import strawberry
@@ -13,29 +14,41 @@ from api.graphql.context import Info
 from api.graphql.errors import from_domain, graphql_error
 from api.graphql.frames import SUBSCRIBING
 from api.graphql.push import OUTLET, Pusher
+from api.graphql.rate_limits import who_of
+from api.graphql.stream_limits import Pace, gate, slot
 from api.graphql.types.events import GameEvent, LobbyUpdate, typed
 from api.graphql.types.presence import PresenceChanged
 from domain.errors import DomainError, ErrorCode
 from domain.log import LoggedEvent
 from domain.ports import SubscriptionClosed
 from domain.services import streams
+from infra.work_meter import METER, Meter, moved
 
 
-def _pushing() -> tuple[Pusher | None, streams.Push | None]:
+def _pushing(meter: Meter | None) -> tuple[Pusher | None, streams.Push | None]:
     """This operation's pusher and the stream's ``push``, when its transport
-    can push (a WebSocket: api/graphql/push.py); else (None, None)."""
+    can push (a WebSocket: api/graphql/push.py); else (None, None). A push
+    runs in the publisher's task (or the bus reader's): its time is moved to
+    the subscriber's ``meter``. A caller whose budgets are dry is not pushed
+    to: the event goes the usual way, which ends the stream."""
     pusher, executor = OUTLET.get(), SUBSCRIBING.get()
     if pusher is None or executor is None:
         return None, None
     send = pusher.send
 
     def push(audience: str, e: LoggedEvent) -> bool:
-        key = (audience, e.seq)
-        text = executor.pushed_frame(key, lambda: typed(e, key))
-        if text is None:
+        if meter is not None and meter.dry():
             return False
-        send(text)
-        return True
+        start = perf_counter()
+        try:
+            key = (audience, e.seq)
+            text = executor.pushed_frame(key, lambda: typed(e, key))
+            if text is None:
+                return False
+            send(text)
+            return True
+        finally:
+            moved(meter, perf_counter() - start)
 
     return pusher, push
 
@@ -76,47 +89,27 @@ class Subscription:
     ) -> AsyncGenerator[GameEvent, None]:
         if after_seq < 0:
             raise graphql_error(ErrorCode.BAD_INPUT, "afterSeq is 0 or more")
-        player = await info.context.player()
+        context = info.context
+        player = await context.player()
         frames = info.schema.frames  # type: ignore[attr-defined]
 
         def payload(e: LoggedEvent, key: tuple[str, int]) -> GameEvent:
             """The same object for all of the audience."""
             return frames.payload(key, lambda: typed(e, key))  # type: ignore[no-any-return]
 
-        pusher, push = _pushing()
-        stream = streams.game_events(
-            info.context.deps,
-            game_id,
-            player.id if player else None,
-            after_seq,
-            push,
-            await_rematch,
-        )
-        try:
-            async for audience, event in stream:  # the log, or what push did not take
-                if pusher is not None and push is not None:
-                    if push(audience, event):
-                        await pusher.caught_up()
-                        continue
-                    await pusher.flushed()  # what was pushed goes first
-                yield payload(event, (audience, event.seq))
-            if pusher is not None:
-                await pusher.flushed()  # then "complete"
-        except Exception as e:
-            if pusher is not None:  # the error comes last: what is not written yet is not sent
-                pusher.discard()
-                await pusher.flushed()
-            if isinstance(e, DomainError):
-                raise from_domain(e) from None
-            if not isinstance(e, SubscriptionClosed):
-                raise
-            raise graphql_error(
-                ErrorCode.RATE_LIMITED,
-                f"subscription dropped ({e.reason}); resubscribe with "
-                "afterSeq = the last seq you got",
-            ) from None
-        finally:
-            await stream.aclose()
+        meter, pace = METER.get(), context.pace()
+        with slot(context.slots, *who_of(context)):
+            pusher, push = _pushing(meter)
+            stream = streams.game_events(
+                context.deps,
+                game_id,
+                player.id if player else None,
+                after_seq,
+                push,
+                await_rematch,
+            )
+            async for event in _sent(stream, payload, pusher, push, meter, pace):
+                yield event
 
     @strawberry.subscription(
         description="Seat presence (public): first each seated player's state now, then "
@@ -128,26 +121,72 @@ class Subscription:
         info: Info,
         game_id: Annotated[strawberry.ID, strawberry.argument(description="The game's id")],
     ) -> AsyncGenerator[PresenceChanged, None]:
-        player = await info.context.player()
-        stream = streams.presence_events(info.context.deps, game_id, player.id if player else None)
-        try:
-            async for change in stream:
-                yield PresenceChanged.from_domain(change)
-        except DomainError as e:
-            raise from_domain(e) from None
-        except SubscriptionClosed as e:
-            raise dropped(e) from None
-        finally:
-            await stream.aclose()
+        context = info.context
+        player = await context.player()
+        meter = METER.get()
+        with slot(context.slots, *who_of(context)):
+            stream = streams.presence_events(context.deps, game_id, player.id if player else None)
+            try:
+                async for change in stream:
+                    await gate(meter)
+                    yield PresenceChanged.from_domain(change)
+            except DomainError as e:
+                raise from_domain(e) from None
+            except SubscriptionClosed as e:
+                raise dropped(e) from None
+            finally:
+                await stream.aclose()
 
     @strawberry.subscription(description="Games created, filling, started and finished.")
     async def lobby(self, info: Info) -> AsyncGenerator[LobbyUpdate, None]:
-        await info.context.player()  # a bad token is refused on every operation
-        stream = streams.lobby_events(info.context.deps)
-        try:
-            async for update in stream:
-                yield LobbyUpdate.from_domain(update)
-        except SubscriptionClosed as e:
-            raise dropped(e) from None
-        finally:
-            await stream.aclose()
+        context = info.context
+        await context.player()  # a bad token is refused on every operation
+        meter = METER.get()
+        with slot(context.slots, *who_of(context)):
+            stream = streams.lobby_events(context.deps)
+            try:
+                async for update in stream:
+                    await gate(meter)
+                    yield LobbyUpdate.from_domain(update)
+            except SubscriptionClosed as e:
+                raise dropped(e) from None
+            finally:
+                await stream.aclose()
+
+
+async def _sent(
+    stream: AsyncGenerator[tuple[str, LoggedEvent], None],
+    payload: Callable[[LoggedEvent, tuple[str, int]], GameEvent],
+    pusher: Pusher | None,
+    push: streams.Push | None,
+    meter: Meter | None,
+    pace: Pace | None,
+) -> AsyncGenerator[GameEvent, None]:
+    """The events of a ``gameEvents`` stream the executor is to send: the
+    log's (each at the connection's pace, while the caller's budgets have
+    room), or the live ones the pusher did not take."""
+    try:
+        async for audience, event in stream:  # the log, or what push did not take
+            await gate(meter, pace)
+            if pusher is not None and push is not None:
+                if push(audience, event):
+                    await pusher.caught_up()
+                    continue
+                await pusher.flushed()  # what was pushed goes first
+            yield payload(event, (audience, event.seq))
+        if pusher is not None:
+            await pusher.flushed()  # then "complete"
+    except Exception as e:
+        if pusher is not None:  # the error comes last: what is not written yet is not sent
+            pusher.discard()
+            await pusher.flushed()
+        if isinstance(e, DomainError):
+            raise from_domain(e) from None
+        if not isinstance(e, SubscriptionClosed):
+            raise
+        raise graphql_error(
+            ErrorCode.RATE_LIMITED,
+            f"subscription dropped ({e.reason}); resubscribe with afterSeq = the last seq you got",
+        ) from None
+    finally:
+        await stream.aclose()

@@ -59,6 +59,7 @@ from api.graphql.persisted import not_found, persisted_hash, registration
 from api.graphql.player_cache import PlayerCache
 from api.graphql.push import OUTLET, TransportWSHandler, legacy_pusher, outbox_of
 from api.graphql.schema import build_schema
+from api.graphql.stream_limits import Slots
 from api.graphql.ws_messages import (
     MALFORMED,
     NOT_JSON,
@@ -67,10 +68,12 @@ from api.graphql.ws_messages import (
     TOO_MANY_INITS_REASON,
     legacy_problem,
 )
-from domain.errors import ErrorCode
+from domain.errors import DomainError, ErrorCode
+from domain.services.auth import bearer_token
 from infra.bootstrap import Container
 from infra.metrics import Metrics
 from infra.persisted_queries import sha256_of
+from infra.work_meter import METER, Meter
 
 log = logging.getLogger("mmk.api")
 MAX_SUBSCRIPTIONS_PER_CONNECTION = 20
@@ -235,9 +238,27 @@ class GameGraphQL(GraphQL[Context, None]):
         self.metrics = metrics
         self.persisted = container.persisted
         self.players = PlayerCache()
+        self.slots = Slots(s.max_subscriptions_per_token, s.max_subscriptions_per_ip)
 
     # ------------------------------------------------------------ HTTP
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serves the request, its work measured for its caller when the cost
+        budgets are on (docs/decisions/0049): a request, or a WebSocket's
+        whole connection, is one caller (its IP, and its token once known)."""
+        settler = self.container.settler
+        if settler is None:
+            await self._serve(scope, receive, send)
+            return
+        meter = Meter(_client_ip(scope), _header_token(scope) if scope["type"] == "http" else None)
+        reset = METER.set(meter)
+        settler.open(meter)
+        try:
+            await self._serve(scope, receive, send)
+        finally:
+            settler.close(meter)
+            METER.reset(reset)
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await super().__call__(scope, receive, send)
             return
@@ -441,7 +462,12 @@ class GameGraphQL(GraphQL[Context, None]):
         self, request: Request | WebSocket, response: Response | WebSocket
     ) -> Context:
         return Context(
-            self.container.deps, self.container.settings, request, response, players=self.players
+            self.container.deps,
+            self.container.settings,
+            request,
+            response,
+            players=self.players,
+            slots=self.slots,
         )
 
     def is_websocket_origin_allowed(self, request: WebSocket, origin: str) -> bool:
@@ -465,7 +491,26 @@ class GameGraphQL(GraphQL[Context, None]):
         except GraphQLError as e:
             context.request.state.refusal = e.message
             raise ConnectionRejectionError({"message": e.message}) from None
+        meter = METER.get()
+        if meter is not None:  # the connection's caller, from now on
+            meter.root.token = context.token()
         return None
+
+
+def _client_ip(scope: Scope) -> str | None:
+    client = scope.get("client")
+    return client[0] if client else None
+
+
+def _header_token(scope: Scope) -> str | None:
+    """The bearer token of a request's ``Authorization`` header, if sane."""
+    for name, value in scope.get("headers", ()):
+        if name == b"authorization":
+            try:
+                return bearer_token(value.decode("latin-1"))
+            except DomainError:
+                return None  # refused as UNAUTHENTICATED by the operation
+    return None
 
 
 def _media_type(content_type: str | None) -> str:

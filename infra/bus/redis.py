@@ -30,6 +30,7 @@ from redis.exceptions import RedisError
 from domain.ports import RESYNC, BusMessage, Resync
 from infra import codec
 from infra.bus.memory import LocalSubscribers, QueueSubscription
+from infra.work_meter import detached
 
 log = logging.getLogger("mmk.bus")
 OUTBOX_LIMIT = 10_000
@@ -84,7 +85,7 @@ class RedisBus(LocalSubscribers):
             log.warning("bus: outbox full; %d oldest message(s) dropped", overflow)
         self._outbox.extend(batch)
         if self._flusher is None or self._flusher.done():
-            self._flusher = asyncio.get_running_loop().create_task(self._flush_later())
+            self._flusher = detached(self._flush_later())
 
     async def _flush_later(self) -> None:
         """Send the outbox once Redis answers again, also in a process that
@@ -134,7 +135,7 @@ class RedisBus(LocalSubscribers):
     def _emptied(self, channel: str) -> None:
         self._ready.pop(channel, None)
         if self._pubsub is not None and self.connected:
-            task = asyncio.get_running_loop().create_task(self._redis_unsubscribe(channel))
+            task = detached(self._redis_unsubscribe(channel))
             self._unsubscribing.add(task)  # a reference until it ends
             task.add_done_callback(self._unsubscribing.discard)
 
@@ -167,7 +168,7 @@ class RedisBus(LocalSubscribers):
     # ------------------------------------------------------------ the reader
     def _ensure_reader(self) -> None:
         if self._reader is None or self._reader.done():
-            self._reader = asyncio.get_running_loop().create_task(self._read_forever())
+            self._reader = detached(self._read_forever())
 
     async def _connect(self) -> None:
         """Subscribe every channel wanted, including those first wanted while

@@ -31,7 +31,11 @@ ACCEPT = {MULTIPART: MULTIPART_ACCEPT, SSE: SSE_ACCEPT}
 def view_of(h: Harness, settings: Settings | None = None) -> GameGraphQL:
     """The view as the app builds it, over the harness's fakes (no limits)."""
     container = SimpleNamespace(
-        settings=settings or Settings(), deps=h.deps, limiter=None, persisted=PersistedQueries()
+        settings=settings or Settings(),
+        deps=h.deps,
+        limiter=None,
+        settler=None,
+        persisted=PersistedQueries(),
     )
     return GameGraphQL(cast(Container, container))
 

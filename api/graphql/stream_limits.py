@@ -1,0 +1,131 @@
+"""What a stream may take (issue #22 item 3, docs/decisions/0049): open
+subscriptions per token and per IP in this process (:class:`Slots`), events
+a second a connection's streams send from the log (:class:`Pace`), and the
+caller's cost budgets (a stream whose caller ran them dry ends with
+``RATE_LIMITED`` and ``retryAfter``: the client resumes later with
+``afterSeq``). Every subscription, every transport: ``gameEvents``,
+``seatPresence``, ``lobby``."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+
+from graphql import GraphQLError
+
+from domain.errors import ErrorCode
+from infra.rate_limit import ip_key, token_key
+from infra.work_meter import Meter
+
+
+class Slots:
+    """Open subscriptions per token and per client IP (0: no cap)."""
+
+    def __init__(self, per_token: int, per_ip: int) -> None:
+        self.per_token, self.per_ip = per_token, per_ip
+        self._tokens: Counter[str] = Counter()
+        self._ips: Counter[str] = Counter()
+
+    @contextmanager
+    def held(self, ip: str | None, token: str | None) -> Iterator[None]:
+        """One subscription's slot while it runs; over a cap, ``RATE_LIMITED``
+        and nothing held."""
+        tk = token_key(token) if token else None
+        address = ip_key(ip) if ip else None
+        if tk is not None and 0 < self.per_token <= self._tokens[tk]:
+            raise _too_many(f"{self.per_token} open subscriptions per token")
+        if address is not None and 0 < self.per_ip <= self._ips[address]:
+            raise _too_many(f"{self.per_ip} open subscriptions per address")
+        if tk is not None:
+            self._tokens[tk] += 1
+        if address is not None:
+            self._ips[address] += 1
+        try:
+            yield
+        finally:
+            if tk is not None:
+                _drop(self._tokens, tk)
+            if address is not None:
+                _drop(self._ips, address)
+
+    def __len__(self) -> int:
+        return sum(self._ips.values())
+
+
+def _drop(counts: Counter[str], key: str) -> None:
+    counts[key] -= 1
+    if counts[key] <= 0:
+        del counts[key]
+
+
+def _refusal(message: str, wait: float) -> GraphQLError:
+    """``RATE_LIMITED`` with ``retryAfter`` (the seconds, to the millisecond)."""
+    seconds = math.ceil(wait * 1000) / 1000
+    return GraphQLError(
+        message.format(seconds=seconds),
+        extensions={"code": ErrorCode.RATE_LIMITED.value, "retryAfter": seconds},
+    )
+
+
+def _too_many(what: str) -> GraphQLError:
+    return _refusal(f"too many subscriptions: at most {what}; end one first", 1.0)
+
+
+class Pace:
+    """Events a second a connection's streams send from the log: a bucket of
+    ``rate`` tokens refilled at ``rate`` a second (0: no pace)."""
+
+    __slots__ = ("_at", "_clock", "_level", "rate")
+
+    def __init__(self, rate: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate = rate
+        self._clock = clock
+        self._level = float(rate)
+        self._at = clock()
+
+    def delay(self) -> float:
+        """Takes one event's token; the seconds to wait before sending it."""
+        if not self.rate:
+            return 0.0
+        now = self._clock()
+        self._level = min(float(self.rate), self._level + (now - self._at) * self.rate) - 1
+        self._at = now
+        return 0.0 if self._level >= 0 else -self._level / self.rate
+
+
+def over_budget(wait: float) -> GraphQLError:
+    """The error ending a stream whose caller ran its cost budgets dry."""
+    return _refusal(
+        "the cost budget ran dry: resubscribe in {seconds:g} s "
+        "(gameEvents: with afterSeq = the last seq you got)",
+        wait,
+    )
+
+
+async def gate(meter: Meter | None, pace: Pace | None = None) -> None:
+    """Before a stream sends an event: its caller's budgets must have room
+    (else ``RATE_LIMITED``), and a replay keeps the connection's pace."""
+    if meter is not None:
+        wait = meter.dry()
+        if wait:
+            raise over_budget(wait)
+    if pace is not None:
+        delay = pace.delay()
+        if delay:
+            await asyncio.sleep(delay)
+
+
+def slot(slots: Slots | None, ip: str | None, token: str | None) -> AbstractContextManager[None]:
+    """``slots.held(...)``, or nothing held when there are no caps."""
+    if slots is None:
+        return _nothing()
+    return slots.held(ip, token)
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield

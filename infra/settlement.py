@@ -1,0 +1,109 @@
+"""Measured work charged to the cost budgets after the fact (issue #22,
+docs/decisions/0049).
+
+A request's estimate is reserved before it runs (api/graphql/limits.py);
+what its :class:`~infra.work_meter.Meter` then measured is settled here: the
+difference is charged to the caller's token and IP budgets, or given back.
+A request is settled when it ends; a WebSocket connection or an HTTP stream
+every :data:`INTERVAL` while it is open, and when it ends. Settling marks
+the callers whose budgets ran dry (``Meter.dry_until``), so that their
+streams stop before the next event.
+
+With the in-process limiter a request is settled at once; with Redis, the
+settlements of an interval go in one script call (one round trip).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+
+from infra.rate_limit import QUERY, LocalLimiter, RateLimiter, Settlement
+from infra.work_meter import Meter, detached
+
+log = logging.getLogger("mmk.rate_limit")
+
+INTERVAL = 0.25
+"""Seconds between settlements of open connections and streams."""
+
+
+class Settler:
+    """Settles meters against one limiter's cost budgets."""
+
+    def __init__(
+        self,
+        limiter: RateLimiter,
+        interval: float = INTERVAL,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.limiter = limiter
+        self.interval = interval
+        self._clock = clock
+        self._open: set[Meter] = set()
+        self._ended: list[Meter] = []
+        self._task: asyncio.Task[None] | None = None
+        self._local = limiter if isinstance(limiter, LocalLimiter) else None
+
+    def __len__(self) -> int:
+        return len(self._open)
+
+    def open(self, meter: Meter) -> None:
+        """A caller's request or connection starts (settled while it lasts)."""
+        self._open.add(meter)
+        if self._task is None:
+            self._task = detached(self._run())
+
+    def close(self, meter: Meter) -> None:
+        """It ended: settled now (in process) or with the next round."""
+        self._open.discard(meter)
+        if self._local is not None:
+            self._settle_local([meter])
+        else:
+            self._ended.append(meter)
+
+    def _due(self, meters: list[Meter]) -> tuple[list[Settlement], list[Meter]]:
+        items: list[Settlement] = []
+        charged: list[Meter] = []
+        for meter in meters:
+            units = meter.units - meter.charged
+            if units:
+                meter.charged += units
+                items.append((QUERY, meter.ip, meter.token, units))
+                charged.append(meter)
+        return items, charged
+
+    def _mark(self, meters: list[Meter], waits: list[float]) -> None:
+        now = self._clock()
+        for meter, wait in zip(meters, waits, strict=True):
+            meter.dry_until = now + wait if wait > 0 else 0.0
+
+    def _settle_local(self, meters: list[Meter]) -> None:
+        assert self._local is not None
+        items, charged = self._due(meters)
+        if items:
+            self._mark(charged, self._local.settle_now(items))
+
+    async def settle(self) -> None:
+        """One round: the open meters' new work, and the ended ones'."""
+        meters = [*self._open, *self._ended]
+        self._ended.clear()
+        items, charged = self._due(meters)
+        if items:
+            self._mark(charged, await self.limiter.settle(items))
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval)
+            try:
+                await self.settle()
+            except Exception:  # a budget failure must not end the settling
+                log.exception("settling measured costs failed; the next round tries again")
+
+    async def aclose(self) -> None:
+        """Stops the rounds after a last one."""
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+        await self.settle()

@@ -1,0 +1,220 @@
+"""What each caller's work costs the process, measured as it runs (issue #22,
+docs/decisions/0049).
+
+A :class:`Meter` belongs to one caller: an HTTP request, a WebSocket
+connection, or one operation inside either (a child, whose time also counts
+for its parent). While a meter is the task's :data:`METER`, every step of
+that task, and of every task it starts (tasks copy their context), adds the
+event loop's time it took; work sent to a worker thread adds that thread's
+CPU time (:func:`in_thread`). The steps are timed by wrapping each task's
+coroutine (:func:`install`, a task factory: public asyncio API), so nothing
+a price list could miss escapes the meter: parsing, validation, resolvers,
+the database, encoding, writes to the socket.
+
+One cost unit is :data:`UNIT` seconds (half a microsecond), the unit of the
+query cost budgets (docs/decisions/0045).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Coroutine, Generator
+from contextvars import ContextVar, copy_context
+from typing import Any, TypeVar
+
+UNIT = 5e-7
+"""Seconds of work per cost unit."""
+
+T = TypeVar("T")
+
+
+class Meter:
+    """One caller's measured work, in seconds. ``parent``: the meter of the
+    connection or request it runs in (its time counts there too)."""
+
+    __slots__ = (
+        "_threads",
+        "charged",
+        "dry_until",
+        "ip",
+        "parent",
+        "requested",
+        "seconds",
+        "token",
+    )
+
+    def __init__(
+        self, ip: str | None = None, token: str | None = None, parent: Meter | None = None
+    ) -> None:
+        self.seconds = 0.0
+        self._threads: list[float] = []  # worker threads append; the loop folds them
+        self.ip, self.token, self.parent = ip, token, parent
+        self.charged = 0  # units charged to the budgets so far (reserved, then settled)
+        self.requested = 0  # units reserved before running (the estimate)
+        self.dry_until = 0.0  # monotonic time until which the budgets are dry
+
+    @property
+    def root(self) -> Meter:
+        meter = self
+        while meter.parent is not None:
+            meter = meter.parent
+        return meter
+
+    def add(self, seconds: float) -> None:
+        """Loop time, on the event loop's thread."""
+        meter: Meter | None = self
+        while meter is not None:
+            meter.seconds += seconds
+            meter = meter.parent
+
+    def add_from_thread(self, seconds: float) -> None:
+        """CPU time of a worker thread (appending is atomic; see :attr:`units`)."""
+        meter: Meter | None = self
+        while meter is not None:
+            meter._threads.append(seconds)
+            meter = meter.parent
+
+    @property
+    def units(self) -> int:
+        """The work so far, in cost units (on the loop's thread)."""
+        if self._threads:
+            done, self._threads = self._threads, []
+            self.seconds += sum(done)
+        return int(self.seconds / UNIT)
+
+    def reserve(self, units: int) -> None:
+        """``units`` charged before the work (the estimate): the settlement
+        charges only what the measurement adds to them (or gives back)."""
+        self.requested += units
+        self.root.charged += units
+
+    def dry(self, now: float | None = None) -> float:
+        """Seconds until the caller's budgets have room again (0.0: they have)."""
+        until = self.root.dry_until
+        if not until:
+            return 0.0
+        left = until - (time.monotonic() if now is None else now)
+        return left if left > 0 else 0.0
+
+
+METER: ContextVar[Meter | None] = ContextVar("mmk_meter", default=None)
+"""The meter of the caller whose work the running task does."""
+
+_step_started = 0.0
+"""When the running task's step began (one loop: steps never overlap)."""
+
+
+def units_so_far(meter: Meter) -> int:
+    """``meter``'s units, the running step's time so far included (it is
+    added when the step ends) when the step is its own or its parent's (an
+    operation's result is reported after its meter was put back)."""
+    running = 0.0
+    current = METER.get()
+    if _step_started and current is not None and current in (meter, meter.parent):
+        running = time.perf_counter() - _step_started
+    return meter.units + int(running / UNIT)
+
+
+class _Timed(Coroutine[Any, Any, Any]):
+    """A task's coroutine, each step timed for the task's meter (read when
+    the step ends: a step that sets the meter counts for it)."""
+
+    __slots__ = ("_coro",)
+
+    def __init__(self, coro: Coroutine[Any, Any, Any]) -> None:
+        self._coro = coro
+
+    def send(self, value: Any) -> Any:
+        global _step_started
+        start = _step_started = time.perf_counter()
+        try:
+            return self._coro.send(value)
+        finally:
+            _step_started = 0.0
+            meter = METER.get()
+            if meter is not None:
+                meter.add(time.perf_counter() - start)
+
+    def throw(self, *args: Any) -> Any:
+        global _step_started
+        start = _step_started = time.perf_counter()
+        try:
+            return self._coro.throw(*args)
+        finally:
+            _step_started = 0.0
+            meter = METER.get()
+            if meter is not None:
+                meter.add(time.perf_counter() - start)
+
+    def close(self) -> None:
+        self._coro.close()
+
+    def __await__(self) -> Generator[Any, None, Any]:
+        return self._coro.__await__()
+
+    def __getattr__(self, name: str) -> Any:
+        # cr_frame, cr_running, cr_code, __name__, __qualname__: asyncio's
+        # repr of a task and anyio's look at its coroutine read these
+        return getattr(self._coro, name)
+
+
+def install(loop: asyncio.AbstractEventLoop) -> None:
+    """Time every task's steps from now on (once per loop)."""
+    previous = loop.get_task_factory()
+    if getattr(previous, "meters", False):
+        return
+
+    def factory(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> Any:
+        timed = coro if isinstance(coro, _Timed) else _Timed(coro)
+        if previous is not None:
+            return previous(loop, timed, **kwargs)
+        return asyncio.Task(timed, loop=loop, **kwargs)
+
+    factory.meters = True  # type: ignore[attr-defined]
+    loop.set_task_factory(factory)
+
+
+def uninstall(loop: asyncio.AbstractEventLoop) -> None:
+    if getattr(loop.get_task_factory(), "meters", False):
+        loop.set_task_factory(None)
+
+
+def in_thread(fn: Callable[[], T]) -> Callable[[], T]:
+    """``fn`` as run in a worker thread, its CPU time added to the caller's
+    meter (the thread runs in a copy of the caller's context)."""
+
+    def timed() -> T:
+        meter = METER.get()
+        if meter is None:
+            return fn()
+        start = time.thread_time()
+        try:
+            return fn()
+        finally:
+            meter.add_from_thread(time.thread_time() - start)
+
+    return timed
+
+
+def detached(coro: Coroutine[Any, Any, T], name: str | None = None) -> asyncio.Task[T]:
+    """A background task that meters nobody: the server's own work (a bus
+    reader, a sweeper, a bot's turns), never the work of the caller whose
+    request happened to start it."""
+    context = copy_context()
+    context.run(METER.set, None)
+    return asyncio.get_running_loop().create_task(coro, name=name, context=context)
+
+
+def moved(meter: Meter | None, seconds: float) -> None:
+    """``seconds`` of the running step were ``meter``'s work (a live event
+    pushed to its subscriber from the publisher's task, or from a bus
+    reader): counted for it, and not for the running task's caller."""
+    if meter is None:
+        return
+    running = METER.get()
+    if running is meter:
+        return
+    meter.add(seconds)
+    if running is not None:
+        running.add(-seconds)
