@@ -5,8 +5,8 @@ A :class:`Meter` belongs to one caller: an HTTP request, a WebSocket
 connection, or one operation inside either (a child, whose time also counts
 for its parent). While a meter is the task's :data:`METER`, every step of
 that task, and of every task it starts (tasks copy their context), adds the
-event loop's time it took; work sent to a worker thread adds that thread's
-CPU time (:func:`in_thread`). The steps are timed by wrapping each task's
+CPU time the event loop's thread spent on it; work sent to a worker thread
+adds that thread's CPU time (:func:`in_thread`). The steps are timed by wrapping each task's
 coroutine (:func:`install`, a task factory: public asyncio API), so nothing
 a price list could miss escapes the meter: parsing, validation, resolvers,
 the database, encoding, writes to the socket.
@@ -25,6 +25,11 @@ from typing import Any, TypeVar
 
 UNIT = 5e-7
 """Seconds of work per cost unit."""
+
+cpu = _cpu = time.thread_time
+"""The running thread's CPU time, in seconds: a step preempted by the
+system, or waiting for the GIL a worker thread holds, is not its caller's
+work (nor is a wait on the disk)."""
 
 T = TypeVar("T")
 
@@ -112,7 +117,7 @@ def units_so_far(meter: Meter) -> int:
     running = 0.0
     current = METER.get()
     if _step_started and current is not None and current in (meter, meter.parent):
-        running = time.perf_counter() - _step_started
+        running = _cpu() - _step_started
     return meter.units + int(running / UNIT)
 
 
@@ -127,25 +132,25 @@ class _Timed(Coroutine[Any, Any, Any]):
 
     def send(self, value: Any) -> Any:
         global _step_started
-        start = _step_started = time.perf_counter()
+        start = _step_started = _cpu()
         try:
             return self._coro.send(value)
         finally:
             _step_started = 0.0
             meter = METER.get()
             if meter is not None:
-                meter.add(time.perf_counter() - start)
+                meter.add(_cpu() - start)
 
     def throw(self, *args: Any) -> Any:
         global _step_started
-        start = _step_started = time.perf_counter()
+        start = _step_started = _cpu()
         try:
             return self._coro.throw(*args)
         finally:
             _step_started = 0.0
             meter = METER.get()
             if meter is not None:
-                meter.add(time.perf_counter() - start)
+                meter.add(_cpu() - start)
 
     def close(self) -> None:
         self._coro.close()

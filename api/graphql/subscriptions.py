@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable
-from time import perf_counter
 from typing import Annotated
 
 import strawberry
@@ -22,7 +21,7 @@ from domain.errors import DomainError, ErrorCode
 from domain.log import LoggedEvent
 from domain.ports import SubscriptionClosed
 from domain.services import streams
-from infra.work_meter import METER, Meter, moved
+from infra.work_meter import METER, Meter, cpu, moved
 
 
 def _pushing(meter: Meter | None) -> tuple[Pusher | None, streams.Push | None]:
@@ -39,7 +38,7 @@ def _pushing(meter: Meter | None) -> tuple[Pusher | None, streams.Push | None]:
     def push(audience: str, e: LoggedEvent) -> bool:
         if meter is not None and meter.dry():
             return False
-        start = perf_counter()
+        start = cpu()
         try:
             key = (audience, e.seq)
             text = executor.pushed_frame(key, lambda: typed(e, key))
@@ -48,7 +47,7 @@ def _pushing(meter: Meter | None) -> tuple[Pusher | None, streams.Push | None]:
             send(text)
             return True
         finally:
-            moved(meter, perf_counter() - start)
+            moved(meter, cpu() - start)
 
     return pusher, push
 

@@ -8,6 +8,7 @@ import pytest
 from infra.bootstrap import limits_of
 from infra.rate_limit import (
     MUTATION,
+    QUERY,
     SUBSCRIPTION,
     Limits,
     LocalLimiter,
@@ -166,3 +167,39 @@ async def test_the_limiter_follows_the_bus() -> None:
     shared = build_limiter(Limits(1, 0, 0, 0), "redis://127.0.0.1:1/0", "mmk:")
     assert isinstance(shared, RedisLimiter)
     await shared.aclose()
+
+
+async def test_a_request_that_fits_exactly_is_allowed_whatever_the_clock() -> None:
+    """Float rounding: ``now + 60 - now - 60`` is not always 0.0; a cost equal
+    to the limit must still fit a fresh budget at any time."""
+    rl, clock = limiter(subscriptions_per_ip=1, query_cost_per_ip=7)
+    for now in (524245.1451745077, 131063.39703226944, 16375.65740168878, 1000.0):
+        clock.now = now
+        assert await rl.check(SUBSCRIPTION, f"ip{now}", None) == 0.0
+        assert await rl.check(QUERY, f"ip{now}", None, 7) == 0.0
+
+
+async def test_measured_work_is_charged_whatever_the_budget_holds() -> None:
+    """docs/decisions/0049: settling charges after the fact, into debt."""
+    rl, clock = limiter(query_cost_per_ip=600, query_cost_per_token=1200)
+    assert await rl.check(QUERY, "1.2.3.4", "t", 100) == 0.0
+    [wait] = await rl.settle([(QUERY, "1.2.3.4", "t", 800)])  # 900 of 600 a minute
+    assert wait == pytest.approx(30.0)  # the IP's: 300 units over, at 10 a second
+    assert await rl.check(QUERY, "1.2.3.4", "t", 1) == pytest.approx(30.1)
+    assert await rl.check(QUERY, "1.2.3.4", "other", 1) > 0  # the IP's budget
+    assert await rl.check(QUERY, "5.6.7.8", "t", 1) == 0.0  # the token still has room
+    clock.now += 30.1
+    assert await rl.check(QUERY, "1.2.3.4", "t", 1) == 0.0
+
+
+async def test_a_debt_is_capped_and_unused_reservations_are_given_back() -> None:
+    rl, clock = limiter(query_cost_per_ip=600)
+    [wait] = await rl.settle([(QUERY, "1.2.3.4", None, 10**9)])
+    assert wait == pytest.approx(60.0)  # at most a period past a full budget
+    rl2, _ = limiter(query_cost_per_ip=600)
+    assert await rl2.check(QUERY, "9.9.9.9", None, 600) == 0.0  # the whole budget reserved
+    assert await rl2.check(QUERY, "9.9.9.9", None, 1) > 0
+    assert await rl2.settle([(QUERY, "9.9.9.9", None, -500)]) == [0.0]  # 100 used
+    assert await rl2.check(QUERY, "9.9.9.9", None, 500) == 0.0
+    assert await rl2.settle([(QUERY, "9.9.9.9", None, -(10**6))]) == [0.0]
+    assert len(rl2) == 0  # given back down to a full budget: nothing kept

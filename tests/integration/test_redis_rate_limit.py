@@ -13,7 +13,7 @@ import redis.asyncio as aioredis
 
 from api.graphql.limits import SharedBudgetParserCache
 from api.graphql.schema import build_schema
-from infra.rate_limit import MUTATION, SUBSCRIPTION, Limits, RedisLimiter
+from infra.rate_limit import MUTATION, QUERY, SUBSCRIPTION, Limits, RedisLimiter
 from tests.api.conftest import Client
 from tests.api.test_rate_limits import codes, context
 from tests.fakes import harness
@@ -104,3 +104,24 @@ async def test_two_instances_share_one_query_cost_budget(make: Make) -> None:
     assert answers == [["ok"], ["ok"], ["ok"], ["RATE_LIMITED"]]
     other = await b.execute(catalog, context_value=context(client, None, "5.5.5.5"))
     assert other.errors is None
+
+
+async def test_settlements_are_shared_and_go_in_one_call(make: Make) -> None:
+    """docs/decisions/0049: measured work charged after the fact, into debt
+    (capped), and given back, on every instance's budget at once."""
+    a, b = make(query_cost_per_ip=600, query_cost_per_token=6000), make(query_cost_per_ip=600)
+    assert await a.check(QUERY, "3.3.3.3", "t", 100) == 0.0
+    waits = await a.settle([(QUERY, "3.3.3.3", "t", 800), (QUERY, "4.4.4.4", None, 50)])
+    assert 29.9 < waits[0] <= 30.0 and waits[1] == 0.0
+    assert 29.9 < await b.check(QUERY, "3.3.3.3", None, 1) <= 30.2
+    [capped] = await b.settle([(QUERY, "5.5.5.5", None, 10**9)])
+    assert 59.9 < capped <= 60.0
+    assert await b.settle([(QUERY, "5.5.5.5", None, -(10**9))]) == [0.0]
+    assert await a.check(QUERY, "5.5.5.5", None, 600) == 0.0
+
+
+async def test_settling_while_redis_is_away_charges_the_process(make: Make) -> None:
+    away = make("redis://127.0.0.1:1/0", query_cost_per_ip=600)
+    [wait] = await away.settle([(QUERY, "6.6.6.6", None, 900)])
+    assert wait == pytest.approx(30.0, abs=0.1)
+    assert await away.check(QUERY, "6.6.6.6", None, 1) > 29

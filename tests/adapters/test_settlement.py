@@ -1,0 +1,68 @@
+"""Measured work settled against the cost budgets (infra/settlement.py,
+docs/decisions/0049): an ended request at once (in process), open
+connections every round, and callers whose budgets ran dry marked so."""
+
+from __future__ import annotations
+
+import pytest
+
+from infra.rate_limit import QUERY, Limits, LocalLimiter
+from infra.settlement import Settler
+from infra.work_meter import UNIT, Meter
+from tests.adapters.test_rate_limit import FakeClock
+
+
+def settler(per_ip: int = 60_000, per_token: int = 0) -> tuple[Settler, LocalLimiter, FakeClock]:
+    clock = FakeClock()
+    limiter = LocalLimiter(Limits(query_cost_per_ip=per_ip, query_cost_per_token=per_token), clock)
+    return Settler(limiter, clock=clock), limiter, clock
+
+
+def worked(meter: Meter, units: int) -> Meter:
+    meter.add(units * UNIT + UNIT / 2)
+    return meter
+
+
+async def test_an_ended_request_pays_what_it_measured_beyond_its_reservation() -> None:
+    s, limiter, _ = settler(per_ip=60_000)  # 1,000 units a second
+    meter = Meter("1.2.3.4", None)
+    s.open(meter)
+    assert await limiter.check(QUERY, "1.2.3.4", None, 500) == 0.0
+    meter.reserve(500)
+    worked(meter, 70_000)  # far more than its estimate: 10 s of budget into debt
+    s.close(meter)
+    assert meter.charged == 70_000
+    assert meter.dry_until == pytest.approx(1000.0 + 10.0)
+    assert await limiter.check(QUERY, "1.2.3.4", None, 1) == pytest.approx(10.001)
+    await s.aclose()
+
+
+async def test_a_request_cheaper_than_its_estimate_gets_the_rest_back() -> None:
+    s, limiter, _ = settler(per_ip=60_000)
+    meter = Meter("1.2.3.4", None)
+    s.open(meter)
+    assert await limiter.check(QUERY, "1.2.3.4", None, 60_000) == 0.0  # the whole budget
+    meter.reserve(60_000)
+    s.close(worked(meter, 100))
+    assert await limiter.check(QUERY, "1.2.3.4", None, 59_000) == 0.0
+    await s.aclose()
+
+
+async def test_open_connections_are_settled_each_round_and_marked_when_dry() -> None:
+    s, _, clock = settler(per_ip=0, per_token=60_000)
+    socket, other = Meter("1.2.3.4", "abuser"), Meter("1.2.3.4", "player")
+    s.open(socket)
+    s.open(other)
+    worked(socket, 30_000)
+    await s.settle()
+    assert (socket.charged, socket.dry(clock.now)) == (30_000, 0.0)
+    worked(socket, 60_000)
+    worked(other, 10)
+    await s.settle()
+    assert socket.dry(clock.now) == pytest.approx(30.0, abs=0.01)
+    assert other.dry(clock.now) == 0.0  # its own token's budget has room
+    clock.now += 30.01
+    worked(socket, 1)
+    await s.settle()
+    assert socket.dry(clock.now) == 0.0
+    await s.aclose()

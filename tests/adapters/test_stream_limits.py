@@ -1,0 +1,70 @@
+"""What a stream may take (api/graphql/stream_limits.py, issue #22 item 3):
+open subscriptions per token and per IP, the pace of replayed events per
+connection, and a caller's dry budgets ending its streams."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from graphql import GraphQLError
+
+from api.graphql.stream_limits import Pace, Slots, gate
+from infra.work_meter import Meter
+from tests.adapters.test_rate_limit import FakeClock
+
+
+def test_open_subscriptions_are_capped_per_token_and_per_ip() -> None:
+    slots = Slots(per_token=2, per_ip=3)
+    a1, a2 = slots.held("1.1.1.1", "a"), slots.held("1.1.1.1", "a")
+    a1.__enter__()
+    a2.__enter__()
+    with pytest.raises(GraphQLError) as refused:
+        slots.held("2.2.2.2", "a").__enter__()  # the token's third, from anywhere
+    assert refused.value.extensions == {"code": "RATE_LIMITED", "retryAfter": 1.0}
+    assert "2 open subscriptions per token" in refused.value.message
+    with slots.held("1.1.1.1", "b"):  # the address's third
+        with pytest.raises(GraphQLError, match="3 open subscriptions per address"):
+            slots.held("1.1.1.1", None).__enter__()
+    a1.__exit__(None, None, None)
+    with slots.held("2.2.2.2", "a"):  # one ended: room again
+        assert len(slots) == 2
+    a2.__exit__(None, None, None)
+    assert len(slots) == 0
+
+
+def test_ipv6_callers_share_their_64() -> None:
+    slots = Slots(per_token=0, per_ip=1)
+    with slots.held("2001:db8::1", None), pytest.raises(GraphQLError):
+        slots.held("2001:db8::2", None).__enter__()
+
+
+def test_zero_is_no_cap() -> None:
+    slots = Slots(0, 0)
+    held = [slots.held("1.1.1.1", "t") for _ in range(100)]
+    for h in held:
+        h.__enter__()
+    assert len(slots) == 100
+
+
+def test_the_pace_lets_a_burst_through_then_spaces_events() -> None:
+    clock = FakeClock()
+    pace = Pace(10, clock)
+    assert [pace.delay() for _ in range(10)] == [0.0] * 10
+    assert pace.delay() == pytest.approx(0.1)
+    assert pace.delay() == pytest.approx(0.2)  # each waits its turn
+    clock.now += 10
+    assert pace.delay() == 0.0
+    assert Pace(0, clock).delay() == 0.0  # 0: no pace
+
+
+async def test_a_stream_of_a_caller_whose_budgets_are_dry_ends_rate_limited() -> None:
+    meter = Meter()
+    await gate(meter)
+    meter.dry_until = time.monotonic() + 4
+    with pytest.raises(GraphQLError) as ended:
+        await gate(Meter(parent=meter))
+    assert ended.value.extensions is not None
+    assert ended.value.extensions["code"] == "RATE_LIMITED"
+    assert 3 < ended.value.extensions["retryAfter"] <= 4
+    assert "afterSeq" in ended.value.message

@@ -1,0 +1,153 @@
+"""The work meter (infra/work_meter.py, docs/decisions/0049): a caller's
+tasks, the tasks they start and their worker threads count for its meter;
+nobody else's work does, nor a background task it happened to start; a
+live event pushed from another caller's task counts for its subscriber."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+
+from infra.work_meter import (
+    METER,
+    UNIT,
+    Meter,
+    cpu,
+    detached,
+    in_thread,
+    install,
+    moved,
+    uninstall,
+    units_so_far,
+)
+
+WORK = 0.02  # seconds of CPU a piece of work burns
+
+
+def burn(seconds: float = WORK) -> None:
+    """Spends ``seconds`` of this thread's CPU time."""
+    end = cpu() + seconds
+    while cpu() < end:
+        pass
+
+
+@pytest.fixture
+async def metered() -> AsyncIterator[None]:
+    loop = asyncio.get_running_loop()
+    install(loop)
+    try:
+        yield
+    finally:
+        uninstall(loop)
+
+
+def seconds(meter: Meter) -> float:
+    return meter.units * UNIT
+
+
+async def test_a_callers_steps_and_the_tasks_it_starts_count_for_its_meter(
+    metered: None,
+) -> None:
+    meter = Meter("192.0.2.1", "tok")
+
+    async def child() -> None:
+        burn()
+        await asyncio.sleep(0)
+        burn()
+
+    async def request() -> None:
+        METER.set(meter)  # the step that sets it counts
+        burn()
+        await asyncio.gather(child(), child())
+
+    async def neighbour() -> None:
+        burn(3 * WORK)
+
+    await asyncio.gather(asyncio.create_task(request()), asyncio.create_task(neighbour()))
+    assert 5 * WORK <= seconds(meter) < 5 * WORK + 0.015
+
+
+async def test_a_worker_threads_cpu_counts_for_the_caller_that_sent_it(metered: None) -> None:
+    meter = Meter()
+
+    async def request() -> None:
+        METER.set(meter)
+        await asyncio.to_thread(in_thread(burn))
+
+    await asyncio.create_task(request())
+    assert WORK <= seconds(meter) < WORK + 0.015
+
+
+async def test_a_background_task_started_by_a_caller_meters_nobody(metered: None) -> None:
+    meter = Meter()
+
+    async def background() -> None:
+        assert METER.get() is None
+        burn()
+
+    async def request() -> asyncio.Task[None]:
+        METER.set(meter)
+        return detached(background())
+
+    task = await asyncio.create_task(request())
+    await task
+    assert seconds(meter) < WORK / 2
+
+
+async def test_a_child_meter_counts_for_its_parent_too(metered: None) -> None:
+    connection = Meter()
+    operation = Meter(parent=connection)
+
+    async def run() -> None:
+        METER.set(operation)
+        burn()
+
+    await asyncio.create_task(run())
+    assert WORK <= seconds(operation) <= seconds(connection)
+    assert operation.root is connection
+
+
+async def test_work_done_for_a_subscriber_in_a_publishers_step_is_moved_to_it(
+    metered: None,
+) -> None:
+    publisher, subscriber = Meter(), Meter()
+
+    async def publish() -> None:
+        METER.set(publisher)
+        burn()
+        start = cpu()
+        burn()  # the push of a live event to the subscriber
+        moved(subscriber, cpu() - start)
+
+    await asyncio.create_task(publish())
+    assert WORK <= seconds(publisher) < 1.5 * WORK
+    assert WORK <= seconds(subscriber) < 1.5 * WORK
+
+
+async def test_units_so_far_include_the_running_step(metered: None) -> None:
+    meter = Meter()
+
+    async def run() -> int:
+        METER.set(meter)
+        burn()
+        return units_so_far(meter)  # in the step still running
+
+    assert (await asyncio.create_task(run())) * UNIT >= WORK
+    assert units_so_far(Meter()) == 0  # not this step's meter: its own units only
+
+
+def test_reservations_count_as_charged_on_the_root() -> None:
+    connection = Meter()
+    operation = Meter(parent=connection)
+    operation.reserve(700)
+    assert (operation.requested, connection.charged, operation.charged) == (700, 700, 0)
+
+
+def test_dry_tells_the_seconds_left() -> None:
+    meter = Meter()
+    assert meter.dry() == 0.0
+    meter.dry_until = time.monotonic() + 5
+    assert 4 < Meter(parent=meter).dry() <= 5
