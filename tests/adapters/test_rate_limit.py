@@ -193,7 +193,7 @@ async def test_measured_work_is_charged_whatever_the_budget_holds() -> None:
 
 
 async def test_a_debt_is_capped_and_unused_reservations_are_given_back() -> None:
-    rl, clock = limiter(query_cost_per_ip=600)
+    rl, _ = limiter(query_cost_per_ip=600)
     [wait] = await rl.settle([(QUERY, "1.2.3.4", None, 10**9)])
     assert wait == pytest.approx(60.0)  # at most a period past a full budget
     rl2, _ = limiter(query_cost_per_ip=600)

@@ -23,9 +23,11 @@ def test_open_subscriptions_are_capped_per_token_and_per_ip() -> None:
         slots.held("2.2.2.2", "a").__enter__()  # the token's third, from anywhere
     assert refused.value.extensions == {"code": "RATE_LIMITED", "retryAfter": 1.0}
     assert "2 open subscriptions per token" in refused.value.message
-    with slots.held("1.1.1.1", "b"):  # the address's third
-        with pytest.raises(GraphQLError, match="3 open subscriptions per address"):
-            slots.held("1.1.1.1", None).__enter__()
+    with (
+        slots.held("1.1.1.1", "b"),  # the address's third
+        pytest.raises(GraphQLError, match="3 open subscriptions per address"),
+    ):
+        slots.held("1.1.1.1", None).__enter__()
     a1.__exit__(None, None, None)
     with slots.held("2.2.2.2", "a"):  # one ended: room again
         assert len(slots) == 2
