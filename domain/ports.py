@@ -22,6 +22,7 @@ from domain.records import (
     IdempotencyRecord,
     LobbyUpdate,
     NewEvents,
+    PackPage,
     Page,
     Player,
 )
@@ -146,6 +147,11 @@ class IdempotencyStore(Protocol):
 class BoosterRepository(Protocol):
     def add(self, record: BoosterRecord) -> None: ...
     def of_player(self, player_id: str) -> list[BoosterRecord]: ...
+    def page_of_player(
+        self, player_id: str, after: tuple[datetime, str] | None, limit: int
+    ) -> PackPage:
+        """The player's packs after ``after`` (opened at, id), oldest first."""
+        ...
 
 
 class UnitOfWork(Protocol):

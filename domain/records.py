@@ -256,6 +256,16 @@ class Page:
 
 
 @dataclass(frozen=True, slots=True)
+class PackPage:
+    """A page of a player's collection, oldest pack first, and how many
+    packs it holds in all."""
+
+    items: list[BoosterRecord] = field(default_factory=list)
+    has_next: bool = False
+    total: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class LobbyUpdate:
     """What lobby screens hear of a game created, filling, started or finished."""
 

@@ -29,6 +29,7 @@ from domain.records import (
     GameSummary,
     IdempotencyRecord,
     NewEvents,
+    PackPage,
     Page,
     Player,
 )
@@ -319,6 +320,13 @@ class _Boosters:
 
     def of_player(self, player_id: str) -> list[BoosterRecord]:
         return [r for r in self.uow.store.boosters if r.player_id == player_id]
+
+    def page_of_player(
+        self, player_id: str, after: tuple[datetime, str] | None, limit: int
+    ) -> PackPage:
+        mine = sorted(self.of_player(player_id), key=lambda r: (r.opened_at, r.id))
+        later = [r for r in mine if after is None or (r.opened_at, r.id) > after]
+        return PackPage(later[:limit], len(later) > limit, len(mine))
 
 
 class FakeClock:

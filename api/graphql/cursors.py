@@ -1,4 +1,5 @@
-"""Opaque pagination cursors for the lobby listing."""
+"""Opaque pagination cursors: a time and an id (the lobby listing's games,
+a collection's packs)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,11 @@ from domain.records import GameSummary
 
 
 def encode_cursor(g: GameSummary) -> str:
-    raw = f"{g.created_at.isoformat()}|{g.id}"
+    return cursor_of(g.created_at, g.id)
+
+
+def cursor_of(at: datetime, item_id: str) -> str:
+    raw = f"{at.isoformat()}|{item_id}"
     return base64.urlsafe_b64encode(raw.encode()).decode()
 
 
@@ -25,4 +30,4 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
             raise ValueError(raw)
         return when.astimezone(UTC), game_id
     except (ValueError, UnicodeError, OverflowError) as e:
-        raise BadRequest("not a cursor of this listing") from e
+        raise BadRequest("not a cursor of this list") from e

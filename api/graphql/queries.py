@@ -12,11 +12,12 @@ from api.graphql.cursors import decode_cursor, encode_cursor
 from api.graphql.types.cards import CardDesign, catalogue_designs
 from api.graphql.types.events import GameEventPage, typed
 from api.graphql.types.game import Game, GameSummary
+from api.graphql.types.pages import PageInfo
 from api.graphql.types.players import Me
 from api.graphql.types.refusal import Refusal
 from domain.errors import DomainError
 from domain.records import GameStatus
-from domain.services import players, queries
+from domain.services import queries
 
 GameResult = Annotated[
     Game | Refusal,
@@ -35,17 +36,6 @@ EventsResult = Annotated[
 class GameEdge:
     cursor: str = strawberry.field(description="Pass as `after` to list the games after this one")
     node: GameSummary = strawberry.field(description="The game")
-
-
-@strawberry.type(
-    description="Where a page of the listing ends (Relay). No cache key: a value inside its "
-    "`GameConnection`."
-)
-class PageInfo:
-    has_next_page: bool = strawberry.field(description="Whether older games follow")
-    end_cursor: str | None = strawberry.field(
-        description="The last edge's cursor (pass as `after`); null on an empty page"
-    )
 
 
 @strawberry.type(
@@ -78,7 +68,7 @@ class Query:
         player = await info.context.player()
         if player is None:
             return None
-        return Me.from_domain(await players.me(info.context.deps, player.id))
+        return Me.from_domain(player)
 
     @strawberry.field(description="A game as the caller may see it; `viewer` when seated.")
     async def game(self, info: Info, id: GameId) -> GameResult:

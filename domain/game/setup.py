@@ -27,6 +27,14 @@ from domain.game.rng import Rng, seed_state
 from domain.game.state import GameState, Phase, SeatState, Trick
 from domain.game.turns import trick_started
 
+MAX_DECK = len(DESIGN_CARDS)
+"""The most numbered cards a game deals from (R3.1's 224; a Sealed game has
+at most 8 x 17). [decision] A Former Sealed game whose collections hold
+more plays a random 224 of them, drawn by the shuffle of R4.2 from the
+game's seed (R3.5): every list a game shows (hands, piles, the Rat Deck's
+choices) and every game's length stay bounded however many packs its
+players opened (issue #22, docs/decisions/0049)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Setup:
@@ -113,6 +121,8 @@ def new_game(
             f"{need - len(deck)} missing (R3.4)"
         )
     rng.shuffle(deck)  # R4.2
+    if len(deck) > MAX_DECK:  # R3.3 [decision]: a seeded sample of the collections
+        deck = deck[:MAX_DECK]
     houses = _houses(rng, seats, rat_seat, packs)  # R4.3
     seat_states = [
         SeatState(

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import NoReturn
 
-from domain.errors import BadRequest, IdempotencyKeyReused, NotFound, Unauthenticated
-from domain.records import BoosterRecord, IdempotencyRecord, Player, Remembered, SealedToken
+from domain.errors import BadRequest, IdempotencyKeyReused, Unauthenticated
+from domain.records import (
+    IdempotencyRecord,
+    PackPage,
+    Player,
+    Remembered,
+    SealedToken,
+)
 from domain.services.auth import player_for_token, token_hash
 from domain.services.deps import Deps
+from domain.services.queries import check_limit
 from domain.services.sealing import key_digest, seal, unseal
 from domain.services.transaction import Request, Steps, Tx, no_load, transact
 
@@ -146,20 +154,15 @@ async def authenticate(deps: Deps, token: str) -> Player:
     return await deps.run(tx)
 
 
-@dataclass(frozen=True, slots=True)
-class Me:
-    player: Player
-    collection: list[BoosterRecord]
+async def collection(
+    deps: Deps, player_id: str, after: tuple[datetime, str] | None, limit: int
+) -> PackPage:
+    """A page of the player's booster collection, oldest first (R1.6; a
+    list that grows with use is paged: issue #22)."""
+    check_limit(limit)
 
-
-async def me(deps: Deps, player_id: str) -> Me:
-    """The caller and their booster collection."""
-
-    def tx() -> Me:
+    def tx() -> PackPage:
         with deps.uow() as uow:
-            player = uow.players.get(player_id)
-            if player is None:
-                raise NotFound("no such player")
-            return Me(player, uow.boosters.of_player(player_id))
+            return uow.boosters.page_of_player(player_id, after, limit)
 
     return await deps.run(tx)

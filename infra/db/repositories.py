@@ -22,6 +22,7 @@ from domain.records import (
     GameRecord,
     GameStatus,
     IdempotencyRecord,
+    PackPage,
     Page,
     Player,
 )
@@ -121,6 +122,9 @@ _EXPIRED_KEYS = sa.delete(idempotency_keys).where(
 """A batch of expired records (one short transaction each, docs/decisions/0041)."""
 _PACKS_OF = (
     sa.select(booster_packs).where(_B.player_id == sa.bindparam("p")).order_by(_B.opened_at, _B.id)
+)
+_PACKS_COUNTED = (
+    sa.select(sa.func.count()).select_from(booster_packs).where(_B.player_id == sa.bindparam("p"))
 )
 _INSERT = {
     t.name: DirectStatement(sa.insert(t), [c.key for c in t.columns])
@@ -285,3 +289,17 @@ class SqlBoosterRepository(_Repo):
     def of_player(self, player_id: str) -> list[BoosterRecord]:
         rows = self._c.execute(_PACKS_OF, {"p": player_id})
         return [m.booster_from_row(r._mapping) for r in rows]
+
+    def page_of_player(
+        self, player_id: str, after: tuple[datetime, str] | None, limit: int
+    ) -> PackPage:
+        if limit < 0:
+            raise ValueError("limit must not be negative")
+        stmt = _PACKS_OF
+        if after is not None:
+            at, pack_id = sa.literal(after[0], _B.opened_at.type), sa.literal(after[1])
+            stmt = stmt.where(sa.tuple_(_B.opened_at, _B.id) > sa.tuple_(at, pack_id))
+        rows = self._c.execute(stmt.limit(limit + 1), {"p": player_id}).all()
+        total = self._c.execute(_PACKS_COUNTED, {"p": player_id}).scalar_one()
+        items = [m.booster_from_row(r._mapping) for r in rows[:limit]]
+        return PackPage(items, len(rows) > limit, total)

@@ -144,7 +144,8 @@ def clashes(stores: dict[str, Store]) -> list[str]:
 
 GAME_QUERY = with_typenames(GAME)
 ME_QUERY = with_typenames(
-    "{ me { id player { id name createdAt } collection { id house commons { id } } } }"
+    "{ me { id player { id name createdAt }"
+    " collection { edges { node { id house commons { id } } } } } }"
 )
 
 

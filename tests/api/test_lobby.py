@@ -196,10 +196,10 @@ async def test_start_needs_every_seat_filled_and_happens_once(client: Client) ->
 async def test_sealed_start_adds_each_persons_pack_to_their_collection(client: Client) -> None:
     tokens = await players(client, 2)
     game_id = await start(client, tokens, bots=["RANDOM"], format="SEALED")
-    query = "{ me { collection { gameId commons { id } rares { id } } } }"
+    query = "{ me { collection { edges { node { gameId commons { id } rares { id } } } } } }"
     for token in tokens:
-        packs = (await client.run(query, token))["me"]["collection"]
-        assert [p["gameId"] for p in packs] == [game_id]
+        packs = (await client.run(query, token))["me"]["collection"]["edges"]
+        assert [p["node"]["gameId"] for p in packs] == [game_id]
     state = client.h.store.games[game_id].state
     assert state is not None and state.deck_size == 3 * 17
 

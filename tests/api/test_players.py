@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from domain.services.auth import token_hash
@@ -10,7 +12,14 @@ from tests.api.conftest import Client
 from tests.api.support import CARD, call, ok, refused
 
 ME = f"""{{ me {{ player {{ id name createdAt }}
-  collection {{ id gameId house commons {{ {CARD} }} rares {{ {CARD} }} }} }} }}"""
+  collection {{ totalCount pageInfo {{ hasNextPage endCursor }}
+    edges {{ node {{ id gameId house commons {{ {CARD} }} rares {{ {CARD} }} }} }} }} }} }}"""
+PAGE = """query($first: Int!, $after: String) { me { collection(first: $first, after: $after) {
+  totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id openedAt } } } } }"""
+
+
+def packs(me: dict[str, Any]) -> list[dict[str, Any]]:
+    return [e["node"] for e in me["collection"]["edges"]]
 
 
 async def test_create_player_returns_a_token_that_authenticates_as_that_player(
@@ -21,7 +30,11 @@ async def test_create_player_returns_a_token_that_authenticates_as_that_player(
     me = (await client.run(ME, r["token"]))["me"]
     assert me["player"]["id"] == r["player"]["id"]
     assert me["player"]["name"] == "Muffin"
-    assert me["collection"] == []
+    assert me["collection"] == {
+        "totalCount": 0,
+        "pageInfo": {"hasNextPage": False, "endCursor": None},
+        "edges": [],
+    }
 
 
 async def test_only_a_hash_of_the_token_is_stored(client: Client) -> None:
@@ -86,8 +99,9 @@ async def test_open_booster_pack_adds_a_pack_to_my_collection(client: Client) ->
     assert all(c["rare"] and c["value"] >= 30 for c in rares)
     assert pack["house"] in {"CRAZY", "STINKY", "SLEEPY", "HUNGRY", "NEEDY", "CURIOUS", "SASSY"}
     me = (await client.run(ME, token))["me"]
-    assert [p["id"] for p in me["collection"]] == [pack["id"]]
-    assert me["collection"][0]["commons"] == commons
+    assert [p["id"] for p in packs(me)] == [pack["id"]]
+    assert packs(me)[0]["commons"] == commons
+    assert me["collection"]["totalCount"] == 1
     assert [r.player_id for r in client.h.store.boosters] == [player_id]
 
 
@@ -150,3 +164,36 @@ async def test_me_with_a_bad_token_is_still_unauthenticated(
 ) -> None:
     errors = await client.errors("{ me { player { id } } }", raw_authorization=authorization)
     assert [e["extensions"]["code"] for e in errors] == ["UNAUTHENTICATED"]
+
+
+async def test_the_collection_is_paged_oldest_first_and_never_listed_whole(
+    client: Client,
+) -> None:
+    """Issue #22: a list that grows with use is paged (at most 100 a page)."""
+    token, player_id = await client.new_player()
+    opened = [(await ok(client, token, "openBoosterPack"))["id"] for _ in range(5)]
+    seen: list[str] = []
+    after = None
+    while True:
+        page = (await client.run(PAGE, token, first=2, after=after))["me"]["collection"]
+        assert page["totalCount"] == 5 and len(page["edges"]) <= 2
+        seen += [e["node"]["id"] for e in page["edges"]]
+        assert page["pageInfo"]["endCursor"] == page["edges"][-1]["cursor"]
+        after = page["pageInfo"]["endCursor"]
+        if not page["pageInfo"]["hasNextPage"]:
+            break
+    assert seen == opened and len(client.h.store.boosters) == 5
+    assert [r.player_id for r in client.h.store.boosters] == [player_id] * 5
+
+
+@pytest.mark.parametrize("first", [0, 101, -1])
+async def test_a_collection_page_out_of_range_is_refused(client: Client, first: int) -> None:
+    token, _ = await client.new_player()
+    [error] = await client.errors(PAGE, token, first=first)
+    assert error["extensions"]["code"] == "BAD_INPUT" and "1 to 100" in error["message"]
+
+
+async def test_a_collection_cursor_that_is_not_one_is_refused(client: Client) -> None:
+    token, _ = await client.new_player()
+    [error] = await client.errors(PAGE, token, first=5, after="not-a-cursor")
+    assert error["extensions"]["code"] == "BAD_INPUT" and "cursor" in error["message"]

@@ -105,7 +105,8 @@ EVENTS_LOG = f"""query($id: ID!, $after: Int!) {{
     ... on GameEventPage {{ hasMore lastSeq events {{ {EVENT} }} }} }} }}"""
 
 ME = (
-    "query { me { player { id name } collection { id gameId house commons { id } rares { id } } } }"
+    "query { me { player { id name } collection(first: 100) { totalCount"
+    " edges { node { id gameId house commons { id } rares { id } } } } } }"
 )
 
 NOT_CARDS = ("crazy-99", "sassy-7#9", "needy-prize-4", "rat", "nothing")

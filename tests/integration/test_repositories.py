@@ -308,6 +308,30 @@ def test_booster_round_trip(uow: SqlUnitOfWorkFactory) -> None:
         assert u.boosters.of_player("nobody") == []
 
 
+def test_a_collection_is_read_a_page_at_a_time(uow: SqlUnitOfWorkFactory) -> None:
+    """Issue #22: the page after a cursor, oldest first; packs opened at the
+    same time are ordered by id; the total counts every pack."""
+    p, other = _with_player(uow), _with_player(uow)
+    times = [r.T0, r.T0, r.T0.replace(hour=13), r.T0.replace(hour=14), r.T0.replace(hour=15)]
+    packs = [r.booster(p.id, None, at) for at in times]
+    with uow() as u:
+        for pack in reversed(packs):
+            u.boosters.add(pack)
+        u.boosters.add(r.booster(other.id))
+        u.commit()
+    order = sorted(packs, key=lambda b: (b.opened_at, b.id))
+    with uow() as u:
+        first = u.boosters.page_of_player(p.id, None, 2)
+        assert (first.items, first.has_next, first.total) == (order[:2], True, 5)
+        last = first.items[-1]
+        second = u.boosters.page_of_player(p.id, (last.opened_at, last.id), 2)
+        assert (second.items, second.has_next) == (order[2:4], True)
+        last = second.items[-1]
+        third = u.boosters.page_of_player(p.id, (last.opened_at, last.id), 2)
+        assert (third.items, third.has_next, third.total) == (order[4:], False, 5)
+        assert u.boosters.page_of_player("nobody", None, 2).total == 0
+
+
 # ---------------------------------------------------------------- the old shape
 # Rows of a 3-seat Singleton game as the code before the typed events wrote
 # them (tests/golden/singleton-3-seats.jsonl): each audience's JSON, private

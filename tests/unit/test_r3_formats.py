@@ -12,7 +12,7 @@ from domain.game.engine import apply
 from domain.game.errors import BadInput, DeckTooSmall
 from domain.game.legal import legal_actions
 from domain.game.options import Format, GameOptions
-from domain.game.setup import instance_ids, new_game
+from domain.game.setup import MAX_DECK, instance_ids, new_game
 from domain.game.state import GameState
 from infra.db.state_codec import decode, encode
 from tests.builders import cards as cards_of
@@ -110,6 +110,20 @@ def test_r3_3_former_sealed_deck_is_the_seated_collections_bots_bring_none() -> 
     assert Counter(c.partition("#")[0] for c in cards) == Counter(person_a + person_b)
     assert set(cards) == set(instance_ids(cards_of(person_a + person_b)))
     assert setup.packs == {}
+
+
+def test_r3_3_former_sealed_plays_a_seeded_224_of_larger_collections() -> None:
+    """[decision] MAX_DECK: a game's lists stay bounded however large the
+    collections grow (issue #22)."""
+    designs = [d.id for d in catalogue()]
+    huge = [designs * 20, [], designs * 15]  # 7,840 numbered cards
+    setup = new_game(3, seed=5, options=FORMER, collections=huge)
+    cards = numbered_in_game(setup.state)
+    assert len(cards) == setup.state.deck_size == MAX_DECK == 224
+    assert set(cards) <= set(instance_ids(cards_of(designs * 35)))
+    assert numbered_in_game(new_game(3, 5, FORMER, collections=huge).state) == cards  # R3.5
+    other = numbered_in_game(new_game(3, 6, FORMER, collections=huge).state)
+    assert sorted(other) != sorted(cards)  # another seed, another sample
 
 
 def test_r3_3_former_sealed_needs_one_collection_per_seat() -> None:

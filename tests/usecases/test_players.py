@@ -7,7 +7,7 @@ import pytest
 from domain.errors import DomainError, ErrorCode
 from domain.records import SealedToken
 from domain.services.auth import bearer_token, token_hash
-from domain.services.players import authenticate, create_player, me
+from domain.services.players import authenticate, collection, create_player
 from tests.fakes import Harness
 
 
@@ -55,8 +55,8 @@ async def test_me_lists_the_collection(h: Harness) -> None:
 
     new = await create_player(h.deps, "ann")
     pack = await open_booster_pack(h.deps, Request(new.player.id, "openBoosterPack", {}))
-    mine = await me(h.deps, new.player.id)
-    assert [r.id for r in mine.collection] == [pack.id]
+    mine = await collection(h.deps, new.player.id, None, 10)
+    assert [r.id for r in mine.items] == [pack.id] and mine.total == 1 and not mine.has_next
     assert len(pack.pack.commons) == 15 and len(pack.pack.rares) == 2
 
 

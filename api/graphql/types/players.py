@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated
 
 import strawberry
 
+from api.graphql.cursors import cursor_of, decode_cursor
 from api.graphql.types.cards import Card, cards
+from api.graphql.types.pages import PageInfo
 from domain.game.cards import House
-from domain.records import BoosterRecord
+from domain.records import BoosterRecord, PackPage
 from domain.records import Player as DomainPlayer
-from domain.services.players import Me as DomainMe
+from domain.services import players
+from domain.services.queries import MAX_PAGE
 
 
 @strawberry.type(description="A guest player (public facts). Cache key: `id`.")
@@ -52,23 +56,66 @@ class BoosterPack:
 
 
 @strawberry.type(
+    description="One pack of a collection and its cursor. No cache key: a value inside its "
+    "`BoosterPackConnection` (the node is cached by its own `id`)."
+)
+class BoosterPackEdge:
+    cursor: str = strawberry.field(description="Pass as `after` for the packs after this one")
+    node: BoosterPack = strawberry.field(description="The pack")
+
+
+@strawberry.type(
+    description="A page of a collection, oldest pack first (Relay-style connection). No "
+    "cache key: a page; merge pages on `Me.collection`."
+)
+class BoosterPackConnection:
+    edges: list[BoosterPackEdge] = strawberry.field(description="This page's packs")
+    page_info: PageInfo = strawberry.field(description="Whether and where the collection goes on")
+    total_count: int = strawberry.field(description="Packs in the whole collection")
+
+    @classmethod
+    def from_domain(cls, page: PackPage) -> BoosterPackConnection:
+        edges = [
+            BoosterPackEdge(cursor=cursor_of(r.opened_at, r.id), node=BoosterPack.from_domain(r))
+            for r in page.items
+        ]
+        return cls(
+            edges=edges,
+            page_info=PageInfo(
+                has_next_page=page.has_next, end_cursor=edges[-1].cursor if edges else None
+            ),
+            total_count=page.total,
+        )
+
+
+@strawberry.type(
     description="The caller and their collection. Cache key: `id` (the player's id); "
     "only that player ever gets it."
 )
 class Me:
     id: strawberry.ID = strawberry.field(description="Your player id (the same as `player.id`)")
     player: Player = strawberry.field(description="Your public facts")
-    collection: list[BoosterPack] = strawberry.field(
-        description="Every booster pack you opened, oldest first"
+
+    @strawberry.field(
+        description=f"The booster packs you opened, oldest first, a page at a time (1 to "
+        f"{MAX_PAGE} a page)"
     )
+    async def collection(
+        self,
+        info: strawberry.Info,
+        first: Annotated[int, strawberry.argument(description=f"Page size, 1 to {MAX_PAGE}")] = 20,
+        after: Annotated[
+            str | None,
+            strawberry.argument(description="A cursor (`endCursor`): the packs after it"),
+        ] = None,
+    ) -> BoosterPackConnection:
+        start = decode_cursor(after) if after else None
+        page = await players.collection(info.context.deps, str(self.id), start, first)
+        return BoosterPackConnection.from_domain(page)
 
     @classmethod
-    def from_domain(cls, m: DomainMe) -> Me:
-        return cls(
-            id=strawberry.ID(m.player.id),
-            player=Player.from_domain(m.player),
-            collection=[BoosterPack.from_domain(r) for r in m.collection],
-        )
+    def from_domain(cls, p: DomainPlayer) -> Me:
+        return cls(id=strawberry.ID(p.id), player=Player.from_domain(p))
 
 
 @strawberry.type(
