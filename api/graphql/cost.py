@@ -4,11 +4,11 @@ the schema before it runs (issue #14, API.md "Limits").
 One unit is one value the executor completes: every field costs 1, times
 the size of every list it sits in. A list's size is its ``first`` (or
 ``last``) argument when it has one, the variables' or the schema default
-included; a paginated field's lists take its page size; a few lists have a
-known size (:data:`LIST_SIZES`); any other counts as :data:`DEFAULT_LIST`.
-Fragments on one object type are
-alternatives, not additions: an event is one type, so a selection on an
-interface or union costs its common fields plus its dearest type's own.
+included; a paginated field's lists take its page size; every other list
+counts as its most items under the rules (:data:`LIST_SIZES`, issue #22).
+Fragments on one object type are alternatives, not additions: an event is
+one type, so a selection on an interface or union costs its common fields
+plus its dearest type's own.
 ``__typename`` costs 1; an introspection root field (``__schema``,
 ``__type``) costs :data:`INTROSPECTION`.
 
@@ -43,27 +43,86 @@ from graphql import (
 )
 from graphql.utilities import get_operation_ast, value_from_ast_untyped
 
-from domain.game.cards import catalogue
+from domain.game.abilities import CURIOUS_LOOK
+from domain.game.boosters import COMMONS_PER_PACK, RARES_PER_PACK
+from domain.game.cards import PRIZE_CARDS, catalogue
+from domain.game.messaging import MAX_PENDING, MAX_SENT
+from domain.game.options import HAND_SIZE, MAX_SEATS
+from domain.game.setup import MAX_DECK
 
-DEFAULT_LIST = 4
-"""A list the rules keep small (seats, a hand, choices): a cost, not a cap."""
 INTROSPECTION = 1_000
+MAX_LIST = 1_000
+"""A list missing from :data:`LIST_SIZES` (a test keeps there none)."""
 CAP = 10**12
 PAGE_ARGUMENTS = ("first", "last")
 
+SEATS = MAX_SEATS  # R2.1
+DECK = MAX_DECK  # the most cards a game deals from: its piles can hold them all
+MESSAGES = MAX_SEATS * MAX_SENT  # a game's messages, every seat's cap reached
+PENDING = MAX_SEATS * MAX_PENDING  # messages pending at once (R5.5)
+HAND = 16  # R4.2's 10 and gifts (R7.2, R7.5); at most 13 in 600 random games
+CHOICES = 6  # at once: a trick's 3 kinds (R6, R7.7) or a decision, and 3 messengers' (R5)
+LEGAL = 200  # the most legal actions a turn lists (a Hungry take: the Rat Deck), measured
+EVENTS_OF_A_CHANGE = 20  # one command: at most 13 in 600 random games, and the clocks
+
 LIST_SIZES: dict[str, int] = {
     "Query.cardCatalog": len(catalogue()),
-    "Viewer.legalActions": 200,  # the most a turn lists (a Hungry take: ~190)
-    # A choice lists one kind's options: one of its lists is long, the
-    # others empty; a gift is one or two cards.
-    "ActionChoice.cards": 2,
-    "ActionChoice.discards": 2,
-    "ActionChoice.seats": 2,
-    "ActionChoice.gifts": 2,
-    "ActionChoice.messageIds": 2,
+    "ActionChoice.cards": HAND,  # a Hungry take lists the Rat Deck: LEGAL
+    "ActionChoice.discards": HAND,
+    "ActionChoice.seats": SEATS,
+    "ActionChoice.gifts": 2,  # one per neighbour (R7.2)
+    "ActionChoice.messageIds": PENDING,
+    "ActionRequired.hand": HAND,
+    "ActionRequired.choices": CHOICES,
+    "BoosterPack.commons": COMMONS_PER_PACK,
+    "BoosterPack.rares": RARES_PER_PACK,
+    "CardsDrawn.cards": HAND_SIZE,  # a refill (R8.3)
+    "DealtPack.commons": COMMONS_PER_PACK,
+    "DealtPack.rares": RARES_PER_PACK,
+    "DecisionRequired.cards": HAND,  # Curious 3 (R7.6); the Hungry deck list: LEGAL
+    "Game.seats": SEATS,
+    "GameChange.events": EVENTS_OF_A_CHANGE,
+    "GameEnded.winners": SEATS,
+    "GameEnded.disqualified": SEATS,
+    "GameEnded.scores": SEATS,
+    "GameStarted.seats": SEATS,
+    "GameStarted.handSizes": SEATS,
+    "GameStarted.hand": HAND_SIZE,
     "GiftOption.cards": 2,
+    "LegalAction.cards": 2,
+    "LegalAction.gifts": 2,
+    "Outcome.winners": SEATS,
+    "Outcome.disqualified": SEATS,
+    "Outcome.scores": SEATS,
+    "Table.seats": SEATS,
+    "Table.discard": DECK,
+    "Table.messages": MESSAGES,
+    "TableSeat.won": DECK,
+    "TableSeat.prizes": len(PRIZE_CARDS),
+    "TopReordered.cards": CURIOUS_LOOK,
+    "Trick.plays": SEATS,
+    "Trick.passes": SEATS,
+    "Trick.skipped": SEATS,
+    "TrickWon.plays": SEATS,
+    "TrickWon.passes": SEATS,
+    "TrickWon.scores": SEATS,
+    "Viewer.hand": HAND,
+    "Viewer.faceDownPlays": 1,  # a seat plays once a trick (R6.3)
+    "Viewer.decisionCards": LEGAL,
+    "Viewer.messages": MESSAGES,
+    "Viewer.messageTargets": SEATS,
+    "Viewer.legalActions": LEGAL,
+    "Viewer.choices": CHOICES,
 }
-"""Lists whose size is known, by ``Type.field``."""
+"""Every list's most items, by ``Type.field``, from the rules' bounds (issue
+#22: the estimate uses the real maximum); a list that grows with use is
+paged instead (its ``first``). tests/api/test_query_limits.py checks that
+every list of the schema is one or the other."""
+
+TWO_LISTS_FILLED = frozenset({"ActionChoice"})
+"""Types of which at most two lists hold anything at once: a choice lists one
+kind's options (DISCARD_AND_PLAY: the cards to play and to discard; every
+other kind one list). Their lists cost the dearest two's sum."""
 
 
 class _Pricing:
@@ -87,9 +146,15 @@ class _Pricing:
         hands the lists of the page object it returns."""
         common = 0
         alternatives: dict[str, int] = {}
+        exclusive = parent.name in TWO_LISTS_FILLED
+        lists: list[int] = []
         for s in selection_set.selections:
             if isinstance(s, FieldNode):
-                common += self.field(s, parent, page)
+                cost = self.field(s, parent, page)
+                if exclusive and self.lists(s, parent):
+                    lists.append(cost)
+                else:
+                    common += cost
                 continue
             if isinstance(s, InlineFragmentNode):
                 condition = s.type_condition.name.value if s.type_condition else None
@@ -107,7 +172,18 @@ class _Pricing:
                 common += cost  # applies to every object here
             else:
                 alternatives[condition] = alternatives.get(condition, 0) + cost
+        common += sum(sorted(lists)[-2:])  # TWO_LISTS_FILLED: the dearest two
         return min(CAP, common + max(alternatives.values(), default=0))
+
+    def lists(self, node: FieldNode, parent: GraphQLNamedType) -> bool:
+        """Whether the field is a list of ``parent``'s."""
+        definition = None
+        if isinstance(parent, GraphQLObjectType | GraphQLInterfaceType):
+            definition = parent.fields.get(node.name.value)
+        kind: GraphQLType | None = definition.type if definition else None
+        while isinstance(kind, GraphQLNonNull):
+            kind = kind.of_type
+        return isinstance(kind, GraphQLList)
 
     def fragment(
         self, fragment: FragmentDefinitionNode, parent: GraphQLNamedType, page: int | None
@@ -177,7 +253,7 @@ class _Pricing:
 
     @staticmethod
     def known(typed: str) -> int:
-        return LIST_SIZES.get(typed, DEFAULT_LIST)
+        return LIST_SIZES.get(typed, MAX_LIST)
 
 
 def cost_of(

@@ -8,11 +8,18 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from graphql import parse
+from graphql import (
+    GraphQLInterfaceType,
+    GraphQLList,
+    GraphQLNonNull,
+    GraphQLObjectType,
+    GraphQLOutputType,
+    parse,
+)
 from starlette.responses import Response
 
 from api.graphql import limits
-from api.graphql.cost import DEFAULT_LIST, cost_of, priced
+from api.graphql.cost import LIST_SIZES, cost_of, priced
 from api.graphql.limits import BASE_COST, Checks, parse_charge, parse_document
 from api.graphql.schema import build_schema, schema
 from api.graphql.shape import FragmentCycle, shape_of
@@ -149,8 +156,57 @@ def test_fragments_on_different_types_are_alternatives() -> None:
     both = cost_of(
         s, parse(one % "seq ... on TrickWon { scores } ... on CardPlayed { seat }"), None, {}
     )
-    # the dearer type's own fields (TrickWon: a list of DEFAULT_LIST scores) once per event
-    assert both == seq + 10 * (1 * DEFAULT_LIST)
+    # the dearer type's own fields (TrickWon: a score per seat) once per event
+    assert both == seq + 10 * (1 * LIST_SIZES["TrickWon.scores"])
+
+
+def test_every_list_is_paged_or_has_its_most_items_known() -> None:
+    """Issue #22: no unbounded list; the estimate prices each list at its
+    real maximum (api/graphql/cost.py LIST_SIZES) or its page size."""
+    missing = []
+    for name, kind in schema._schema.type_map.items():
+        if name.startswith("__") or not isinstance(kind, GraphQLObjectType | GraphQLInterfaceType):
+            continue
+        for field_name, f in kind.fields.items():
+            paged = "first" in f.args or "last" in f.args
+            in_a_page = f"{name}.{field_name}" in PAGE_LISTS
+            known = f"{name}.{field_name}" in LIST_SIZES
+            if _is_list(f.type) and not paged and not in_a_page and not known:
+                missing.append(f"{name}.{field_name}")
+    assert missing == []
+    assert set(LIST_SIZES) <= _all_fields(), "no entry for a field that is gone"
+
+
+PAGE_LISTS = {"GameConnection.edges", "GameEventPage.events", "BoosterPackConnection.edges"}
+"""Lists inside a page: the paged field hands them its page size."""
+
+
+def _is_list(kind: GraphQLOutputType) -> bool:
+    while isinstance(kind, GraphQLNonNull):
+        kind = kind.of_type
+    return isinstance(kind, GraphQLList)
+
+
+def _all_fields() -> set[str]:
+    return {
+        f"{name}.{field}"
+        for name, kind in schema._schema.type_map.items()
+        if isinstance(kind, GraphQLObjectType | GraphQLInterfaceType)
+        for field in kind.fields
+    }
+
+
+def test_a_choice_costs_its_dearest_two_lists() -> None:
+    """A choice lists one kind's options: at most two of its lists hold
+    anything (DISCARD_AND_PLAY), so the others add nothing."""
+    s = schema._schema
+    game = '{ game(id: "g") { ... on Game { viewer { choices { %s } } } } }'
+    one = cost_of(s, parse(game % "cards { id }"), None, {})
+    two = cost_of(s, parse(game % "cards { id } discards { id }"), None, {})
+    five = cost_of(
+        s, parse(game % "cards { id } discards { id } seats messageIds gifts { to }"), None, {}
+    )
+    assert two > one and five == two
 
 
 def test_shape_counts_each_fragment_once_and_finds_cycles() -> None:

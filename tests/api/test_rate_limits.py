@@ -15,7 +15,7 @@ from api.graphql.schema import build_schema
 from infra.rate_limit import Limits, LocalLimiter
 from infra.settings import Settings
 from tests.api.conftest import Client
-from tests.api.support import CHANGE, mark, new_game, started
+from tests.api.support import mark, new_game, started
 
 
 class Clock:
@@ -42,7 +42,10 @@ def codes(result: Any) -> list[str]:
 
 
 CREATE = 'mutation { createPlayer(name: "x") { __typename } }'
-JOIN = f"mutation($g: ID!) {{ joinGame(gameId: $g) {{ {CHANGE} }} }}"
+JOIN = (
+    "mutation($g: ID!) { joinGame(gameId: $g) { __typename ... on Refusal { code message } "
+    "... on GameChange { version gameId events { __typename seq } } } }"
+)
 
 
 async def test_a_token_over_its_budget_is_rate_limited_and_nothing_changes(
