@@ -100,14 +100,16 @@ Settlement = tuple[Kind, str | None, str | None, int]
 
 class RateLimiter(Protocol):
     """Checks and charges one request; returns 0.0 when it may go, else the
-    seconds to wait before it would be allowed. ``settle`` charges measured
+    seconds to wait before it would be allowed. ``need``: room the budgets
+    must have for it to go, when more than it is charged now (an estimate
+    whose measured cost is charged after the fact). ``settle`` charges measured
     work whatever the budgets hold (docs/decisions/0049) and returns, per
     settlement, the seconds until its budgets have room again."""
 
     limits: Limits
 
     async def check(
-        self, kind: Kind, ip: str | None, token: str | None, cost: int = 1
+        self, kind: Kind, ip: str | None, token: str | None, cost: int = 1, need: int = 0
     ) -> float: ...
 
     async def settle(self, items: Sequence[Settlement]) -> list[float]: ...
@@ -158,27 +160,33 @@ class LocalLimiter:
         self._tats: dict[str, float] = {}
         self._sweep_at = self.SWEEP_AT
 
-    async def check(self, kind: Kind, ip: str | None, token: str | None, cost: int = 1) -> float:
-        return self.check_now(kind, ip, token, cost)
+    async def check(
+        self, kind: Kind, ip: str | None, token: str | None, cost: int = 1, need: int = 0
+    ) -> float:
+        return self.check_now(kind, ip, token, cost, need)
 
-    def check_now(self, kind: Kind, ip: str | None, token: str | None, cost: int = 1) -> float:
+    def check_now(
+        self, kind: Kind, ip: str | None, token: str | None, cost: int = 1, need: int = 0
+    ) -> float:
         """:meth:`check` without a coroutine (the API's in-process fast path)."""
-        return self.hit(budgets(self.limits, kind, ip, token, digest=False), cost)
+        return self.hit(budgets(self.limits, kind, ip, token, digest=False), cost, need)
 
-    def hit(self, keys: Sequence[Budget], cost: int) -> float:
-        """Charge ``cost`` to every key if all allow it; else the wait, in seconds."""
+    def hit(self, keys: Sequence[Budget], cost: int, need: int = 0) -> float:
+        """Charge ``cost`` to every key if all have room for it (and for
+        ``need``); else the wait, in seconds."""
         now = self._clock()
         tats = self._tats
         wait = 0.0
         new: list[float] = []
+        gate = need if need > cost else cost
         for key, limit in keys:
             tat = tats.get(key, now)
             if tat < now:
                 tat = now
-            tat += (cost if cost < limit else limit) * PERIOD / limit
-            if tat - now - PERIOD > wait:
-                wait = tat - now - PERIOD
-            new.append(tat)
+            interval = PERIOD / limit
+            if tat + (gate if gate < limit else limit) * interval - now - PERIOD > wait:
+                wait = tat + (gate if gate < limit else limit) * interval - now - PERIOD
+            new.append(tat + (cost if cost < limit else limit) * interval)
         if wait > SLACK:
             return wait
         for (key, _), tat in zip(keys, new, strict=True):
@@ -230,13 +238,15 @@ class LocalLimiter:
 
 
 # KEYS: the budgets' keys. ARGV[1]: the cost; ARGV[1 + i]: key i's limit per
-# period. Times in microseconds, Redis' clock; returns 0 (allowed and
-# charged) or the microseconds to wait (nothing charged).
+# period; then the period and the room needed (at least the cost). Times in
+# microseconds, Redis' clock; returns 0 (allowed and charged) or the
+# microseconds to wait (nothing charged).
 _GCRA = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local period = tonumber(ARGV[2 + #KEYS])
 local cost = tonumber(ARGV[1])
+local need = math.max(cost, tonumber(ARGV[3 + #KEYS] or cost))
 local wait = 0
 local tats = {}
 for i, key in ipairs(KEYS) do
@@ -244,9 +254,9 @@ for i, key in ipairs(KEYS) do
   local interval = period / limit
   local tat = tonumber(redis.call('GET', key) or now)
   if tat < now then tat = now end
-  tat = tat + math.min(cost, limit) * interval
-  if tat - now - period > wait then wait = tat - now - period end
-  tats[i] = tat
+  local over = tat + math.min(need, limit) * interval - now - period
+  if over > wait then wait = over end
+  tats[i] = tat + math.min(cost, limit) * interval
 end
 if wait > 1 then return math.ceil(wait) end  -- 1 us: float rounding
 for i, key in ipairs(KEYS) do
@@ -307,20 +317,22 @@ class RedisLimiter:
         self._clock = clock
         self._down_until = 0.0
 
-    async def check(self, kind: Kind, ip: str | None, token: str | None, cost: int = 1) -> float:
+    async def check(
+        self, kind: Kind, ip: str | None, token: str | None, cost: int = 1, need: int = 0
+    ) -> float:
         keys = budgets(self.limits, kind, ip, token)
         if not keys:
             return 0.0
         if self._down_until and self._clock() < self._down_until:
-            return self.fallback.hit(keys, cost)
-        args = [str(cost), *(str(limit) for _, limit in keys), self._period_us]
+            return self.fallback.hit(keys, cost, need)
+        args = [str(cost), *(str(limit) for _, limit in keys), self._period_us, str(need)]
         try:
             wait_us = await self._script(keys=[self._prefix + k for k, _ in keys], args=args)
         except (RedisError, OSError) as e:
             if not self._down_until:
                 log.warning("rate limits: Redis failed (%s); per-process limits for now", e)
             self._down_until = self._clock() + FALLBACK_SECONDS
-            return self.fallback.hit(keys, cost)
+            return self.fallback.hit(keys, cost, need)
         if self._down_until:
             log.info("rate limits: Redis is back")
             self._down_until = 0.0

@@ -215,11 +215,16 @@ def _shape_refusal(document: DocumentNode) -> GraphQLError | None:
     return None
 
 
-def _subscribes(ctx: ExecutionContext) -> bool:
+def _kind(ctx: ExecutionContext) -> str | None:
+    """The operation's type (``query``, ...); None without one."""
     try:
-        return ctx.operation_type.value == OperationType.SUBSCRIPTION.value
+        return ctx.operation_type.value
     except Exception:  # no document (it did not parse), or no such operation
-        return False
+        return None
+
+
+def _subscribes(ctx: ExecutionContext) -> bool:
+    return _kind(ctx) == OperationType.SUBSCRIPTION.value
 
 
 class Checks:
@@ -306,7 +311,8 @@ class CodedParserCache(SchemaExtension):
         meter = self._meter
         if meter is None or _subscribes(self.execution_context):
             return {}
-        return {"cost": {"requested": self._requested, "actual": units_so_far(meter)}}
+        requested = BASE_COST if self._refusal is not None else self._requested
+        return {"cost": {"requested": requested, "actual": units_so_far(meter)}}
 
     def _parse(self, wait: float = 0.0) -> None:
         ctx = self.execution_context
@@ -332,9 +338,10 @@ class CodedParserCache(SchemaExtension):
 
     def _before_validation(self) -> tuple[_Checked | None, int]:
         """The document's checks, or None with the refusal recorded; and the
-        charge to the cost budgets: every operation its base, refused ones
-        included (a flood of cached refusals is paid for), a query also its
-        cost. Nothing more for one already refused by its parse's budget."""
+        base charged to the cost budgets: every operation's, refused ones
+        included (a flood of cached refusals is paid for), nothing for one
+        already refused by its parse's budget. The estimate, base included,
+        is kept as ``_requested``."""
         ctx = self.execution_context
         if self._refusal is not None:
             code = (self._refusal.extensions or {}).get("code")
@@ -352,11 +359,20 @@ class CodedParserCache(SchemaExtension):
                 f"{self._checks.max_cost:,} (select fewer fields or ask for smaller pages)"
             )
             return None, BASE_COST
-        query = ctx.operation_type.value == OperationType.QUERY.value
-        return checked, BASE_COST + (cost if query else 0)
+        self._requested = BASE_COST + cost
+        return checked, BASE_COST
+
+    def _charges(self, base: int) -> tuple[int, int]:
+        """What to charge now and the room the budgets must have. Measured
+        (docs/decisions/0049): the base now, the work after it is done, and
+        the estimate as the room needed; else the estimate now, a query's."""
+        requested = self._requested if self._refusal is None else base
+        if METER.get() is not None:
+            return base, requested
+        query = self._refusal is None and _kind(self.execution_context) == "query"
+        return (requested if query else base), 0
 
     def _over_budget(self, wait: float, checked: _Checked | None, charge: int) -> _Checked | None:
-        self._requested = charge
         if wait > 0:
             self._refusal = refuse(self.execution_context, wait)
             return None
@@ -380,9 +396,10 @@ class CodedParserCache(SchemaExtension):
                 on_valid()
 
     def on_validate(self) -> Iterator[None]:
-        checked, charge = self._before_validation()
-        if charge and self._limiter is not None:
-            wait = self._limiter.check_now(QUERY, *who(self.execution_context), charge)
+        checked, base = self._before_validation()
+        if base and self._limiter is not None:
+            charge, need = self._charges(base)
+            wait = self._limiter.check_now(QUERY, *who(self.execution_context), charge, need)
             checked = self._over_budget(wait, checked, charge)
         self._validate(checked)
         yield
@@ -402,9 +419,10 @@ class SharedBudgetParserCache(CodedParserCache):
         yield
 
     async def on_validate(self) -> AsyncIterator[None]:  # type: ignore[override]
-        checked, charge = self._before_validation()
-        if charge:
-            wait = await self._shared.check(QUERY, *who(self.execution_context), charge)
+        checked, base = self._before_validation()
+        if base:
+            charge, need = self._charges(base)
+            wait = await self._shared.check(QUERY, *who(self.execution_context), charge, need)
             checked = self._over_budget(wait, checked, charge)
         self._validate(checked)
         yield

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import strawberry
@@ -18,6 +19,7 @@ from strawberry.utils.await_maybe import await_maybe
 import api.graphql.types.enums  # noqa: F401  (registers the domain enums)
 from api.graphql.errors import ErrorCodes, log
 from api.graphql.frames import FrameCache, shared_frames
+from api.graphql.introspection import IntrospectionCache, Kept
 from api.graphql.limits import DEFAULT_MAX_COST, extensions
 from api.graphql.metrics import metrics_extension, root_results
 from api.graphql.mutations import Mutation
@@ -111,7 +113,9 @@ def build_schema(
         exts.append(rate_limit_extension(rate_limiter))
     if metrics is not None:  # first, so it sees errors once ErrorCodes has coded them
         exts.insert(0, metrics_extension(metrics))
-    if not introspection:
+    if introspection:  # served from a cache after its first execution
+        exts.append(partial(IntrospectionCache, Kept()))
+    else:
         exts.append(DisableIntrospection)
     frames = FrameCache()
     built = GameSchema(

@@ -203,3 +203,12 @@ async def test_a_debt_is_capped_and_unused_reservations_are_given_back() -> None
     assert await rl2.check(QUERY, "9.9.9.9", None, 500) == 0.0
     assert await rl2.settle([(QUERY, "9.9.9.9", None, -(10**6))]) == [0.0]
     assert len(rl2) == 0  # given back down to a full budget: nothing kept
+
+
+async def test_a_request_needs_room_for_its_estimate_but_pays_its_base() -> None:
+    """docs/decisions/0049: the estimate gates, the measured work is settled."""
+    rl, _ = limiter(query_cost_per_ip=6000)
+    assert await rl.check(QUERY, "1.2.3.4", None, 500, need=5000) == 0.0
+    assert await rl.check(QUERY, "1.2.3.4", None, 500, need=5500) == 0.0  # 500 charged so far
+    assert await rl.check(QUERY, "1.2.3.4", None, 500, need=5001) > 0  # 1,000 charged
+    assert await rl.check(QUERY, "1.2.3.4", None, 500, need=10**9) > 0  # never fits

@@ -40,6 +40,7 @@ def bots_only_env() -> dict[str, str]:
         "MMK_RATE_SUBSCRIPTIONS_IP": "0",
         "MMK_RATE_MUTATIONS_TOKEN": "0",
         "MMK_RATE_MUTATIONS_IP": "0",
+        "MMK_REPLAY_RATE": "0",
     }
 
 

@@ -26,7 +26,7 @@ def assert_no_traceback(server: Server) -> None:
 async def assert_served(server: Server, protocol: str) -> None:
     async with ws_connection(server.ws_url, protocol) as other:
         op = await other.subscribe(QUERY)
-        assert await op.next(EVENT_TIMEOUT) == {"data": {"__typename": "Query"}}
+        assert (await op.next(EVENT_TIMEOUT))["data"] == {"__typename": "Query"}
 
 
 @pytest.mark.parametrize(

@@ -125,3 +125,10 @@ async def test_settling_while_redis_is_away_charges_the_process(make: Make) -> N
     [wait] = await away.settle([(QUERY, "6.6.6.6", None, 900)])
     assert wait == pytest.approx(30.0, abs=0.1)
     assert await away.check(QUERY, "6.6.6.6", None, 1) > 29
+
+
+async def test_a_request_needs_room_for_its_estimate_but_pays_its_base(make: Make) -> None:
+    rl = make(query_cost_per_ip=6000)
+    assert await rl.check(QUERY, "7.7.7.7", None, 500, need=5000) == 0.0
+    assert await rl.check(QUERY, "7.7.7.7", None, 500, need=5500) == 0.0
+    assert await rl.check(QUERY, "7.7.7.7", None, 500, need=5001) > 0
