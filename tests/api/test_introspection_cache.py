@@ -31,7 +31,7 @@ def cached_schema() -> Any:
 
 def uncached_schema() -> Any:
     schema = build_schema(max_cost=1_000_000)
-    schema.extensions = [e for e in schema.extensions if "IntrospectionCache" not in repr(e)]
+    schema.extensions = tuple(e for e in schema.extensions if "IntrospectionCache" not in repr(e))
     return schema
 
 
@@ -57,7 +57,7 @@ async def test_a_kept_result_is_handed_out_without_executing() -> None:
             executed.append(info.field_name)
             return _next(root, info, *args, **kwargs)
 
-    schema.extensions = [*schema.extensions, Watch]
+    schema.extensions = (*schema.extensions, Watch)
     again = await schema.execute(document)
     assert again.errors is None and executed == []
     other = await schema.execute('{ __type(name: "Query") { name } }')
