@@ -12,7 +12,9 @@ from domain.game.fastinit import fast_init
 
 class ChoiceKind(Enum):
     """A kind of command; decisions are named as the decision they answer
-    (:class:`~domain.game.state.DecisionKind`)."""
+    (:class:`~domain.game.state.DecisionKind`). The engine offers all but
+    RECLAIM_SEAT, the server's: the one offer to a seat a bot took over
+    from its player (docs/decisions/0050)."""
 
     PLAY_CARD = "play_card"  # R6.2, R6.3
     PASS = "pass"  # R7.7
@@ -27,6 +29,7 @@ class ChoiceKind(Enum):
     NEEDY_NEIGHBOUR = "needy_neighbour"  # R7.5
     NEEDY_GIFT = "needy_gift"  # R7.5
     CURIOUS_ORDER = "curious_order"  # R7.6
+    RECLAIM_SEAT = "reclaim_seat"  # docs/decisions/0046, 0050: not the engine's
 
 
 @dataclass(frozen=True, slots=True)

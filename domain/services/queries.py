@@ -75,6 +75,11 @@ class GameSnapshot:
         return tuple(legal_actions(state, seat)) if state and seat is not None else ()
 
     @cached_property
+    def message_targets(self) -> tuple[int, ...]:
+        view = self.viewer
+        return () if view is None else view.message_targets
+
+    @cached_property
     def choices(self) -> tuple[Choice, ...]:
         state, seat = self._game.state, self.viewer_seat
         return choices(state, seat) if state and seat is not None else ()
