@@ -63,5 +63,20 @@ class Choice:
     message_ids: tuple[str, ...] = ()
 
 
+class Takeover(Enum):
+    """A seat a bot took over from its player (docs/decisions/0046): what
+    its player may still do there (docs/decisions/0050)."""
+
+    RECLAIMABLE = "reclaimable"  # take it back with reclaimSeat
+    LEFT = "left"  # its player left the running game: the bot keeps it
+
+
 fast_init(GiftOption)  # every change's ActionRequired carries choices (docs/decisions/0037)
 fast_init(Choice)
+
+OFFERS: dict[Takeover, tuple[Choice, ...]] = {
+    Takeover.RECLAIMABLE: (Choice(ChoiceKind.RECLAIM_SEAT),),
+    Takeover.LEFT: (),
+}
+"""What a seat a bot took over offers its player instead of the engine's
+choices: to take it back, or nothing once the player left (docs/decisions/0050)."""

@@ -20,7 +20,9 @@ WAIT = """... on ActionRequired {
   seat hand { id } deadline choices { kind mutation cards { id } discards { id } seats giftCount
   gifts { to cards { id } } }
 }"""
-STREAM = f"subscription($id: ID!) {{ gameEvents(gameId: $id, afterSeq: 0) {{ __typename seq {WAIT} }} }}"
+STREAM = (
+    f"subscription($id: ID!) {{ gameEvents(gameId: $id, afterSeq: 0) {{ __typename seq {WAIT} }} }}"
+)
 PAGE = (
     "query($id: ID!, $after: Int!) { gameEvents(gameId: $id, afterSeq: $after, first: 100) "
     f"{{ ... on GameEventPage {{ hasMore events {{ __typename seq {WAIT} }} }} }} }}"

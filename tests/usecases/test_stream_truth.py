@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from itertools import pairwise
 
 import pytest
 
-from domain.clocks import SeatReclaimed, SeatTakenOver, TurnTimedOut
+from domain.clocks import SeatReclaimed, SeatTakenOver, TurnTimedOut, fallback_moves
 from domain.errors import DomainError, ErrorCode
 from domain.game.choice import Choice, ChoiceKind
 from domain.game.choices import choices
@@ -37,7 +38,6 @@ from domain.verify import verify
 from infra.game_export import export_from_json, export_to_json
 from tests.fakes import FakeUnitOfWork, Harness
 from tests.usecases.conftest import expire, player, req, started_game
-from tests.usecases.test_turn_clocks import _move
 
 TURN = 4
 RECLAIM = (Choice(ChoiceKind.RECLAIM_SEAT),)
@@ -65,7 +65,9 @@ def _to_act(h: Harness, gid: str) -> int:
 async def _person_moves(h: Harness, gid: str, ids: list[str]) -> None:
     """The seat to act (a person's) makes its first move (never a message)."""
     seat = _to_act(h, gid)
-    await act(h.deps, req(ids[seat]), gid, _move(_game(h, gid), seat))
+    state = _game(h, gid).state
+    assert state is not None
+    await act(h.deps, req(ids[seat]), gid, fallback_moves(state, seat)[0])
 
 
 async def _stream(h: Harness, gid: str, pid: str) -> list[LoggedEvent]:
@@ -228,7 +230,7 @@ async def test_nobody_acting_times_each_wait_out_after_its_full_turn(h: Harness)
         taken += [second for e in new if isinstance(e, SeatTakenOver)]
         await h.drain()
     assert len(fired) >= 4 and fired[0] == TURN
-    assert all(b - a >= TURN for a, b in zip(fired, fired[1:], strict=False))
+    assert all(b - a >= TURN for a, b in pairwise(fired))
     assert taken and taken[0] >= 2 * TURN
 
 
