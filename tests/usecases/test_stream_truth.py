@@ -252,7 +252,7 @@ async def test_a_game_with_takeovers_reclaims_and_a_leave_still_verifies(h: Harn
     assert await expire(h, gid) == 1  # seat 0 taken over
     await _person_moves(h, gid, ids)
     await reclaim_seat(h.deps, req(ids[0]), gid)
-    await leave_game(h.deps, req(ids[2]), gid)
+    gone = (await leave_game(h.deps, req(ids[2]), gid)).events[0].seq
     while _game(h, gid).status is GameStatus.RUNNING:
         if _to_act(h, gid) == 2:
             await h.drain()
@@ -262,3 +262,9 @@ async def test_a_game_with_takeovers_reclaims_and_a_leave_still_verifies(h: Harn
     _, log = export_from_json(json.loads(json.dumps(exported)))  # as `mmk verify FILE` reads it
     assert verify(log).commands > 0
     assert any(isinstance(e.public, SeatReclaimed) for e in log)
+    bots = [  # after the leave: the bot's waits, as seat 2 saw them
+        e.seats[2]
+        for e in log
+        if e.seq > gone and isinstance(e.public, ActionRequired) and e.public.seat == 2
+    ]
+    assert bots and all(isinstance(e, ActionRequired) and e.choices == () for e in bots)
