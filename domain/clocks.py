@@ -6,21 +6,26 @@ A *wait* starts when a person's seat must act (lead, play, decision: the
 engine's ``ActionRequired``). Its deadline is the start + ``turn_seconds`` +
 the seat's bank. The Rat's message window is timed by the lead's deadline:
 the window closes with the lead (R5.3), whoever makes it. Messages sent
-while a seat waits do not restart its wait. When a wait ends, the time past
+while a seat waits do not restart its wait; a timeout's fallback answers
+the wait, never with a message (docs/decisions/0050). When a wait ends, the time past
 ``turn_seconds`` is taken from the seat's bank. Pure: the caller gives the
 time (one clock: the deciding instance's, see the decision record).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from domain.bots.strategy import Strategy
 from domain.errors import BadRequest
-from domain.game.commands import DeclineMessage, DeliverMessage, SendMessage
+from domain.game.choice import Takeover
+from domain.game.commands import Command, DeclineMessage, DeliverMessage, SendMessage
 from domain.game.events import ActionRequired, Event
+from domain.game.legal import legal_actions
 from domain.game.options import GameOptions
+from domain.game.state import GameState
 from domain.log import SeatCommand
 
 MAX_TURN_SECONDS = 86_400
@@ -29,6 +34,14 @@ MAX_TIMEOUTS_TO_TAKEOVER = 10
 MESSAGE_COMMANDS = (SendMessage, DeliverMessage, DeclineMessage)
 TAKEOVER_BOT = Strategy.GREEDY
 """The strategy of the fallback move and of a seat taken over (issue #15)."""
+
+
+def fallback_moves(state: GameState, seat: int) -> list[Command]:
+    """What a timeout may answer for ``seat``: the lead, play or decision its
+    wait was for, never a message (docs/decisions/0050). The Rat who misses
+    its lead with messages pending delivers none it did not choose: its lead
+    closes the window and they expire (R5.3)."""
+    return [c for c in legal_actions(state, seat) if not isinstance(c, MESSAGE_COMMANDS)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,13 +129,15 @@ def settle(
     message commands and changes the engine did not cause (another seat
     taken over or reclaimed); otherwise the old wait ends (its overtime taken from
     the bank; a seat that acted itself has no timeouts in a row) and a new
-    one starts."""
+    one starts, with a deadline of its own. A timeout always ends the wait
+    it fired (docs/decisions/0050)."""
     if not options.timed:
         return clock
     command = cause.command if isinstance(cause, SeatCommand) else None
     if (
         clock.waiting is not None
         and clock.waiting == waiting_now
+        and not timed_out
         and (cause is None or isinstance(command, MESSAGE_COMMANDS))
     ):
         return clock  # a message, or another seat taken over or reclaimed
@@ -147,15 +162,27 @@ def settle(
     )
 
 
-def stamp(events: list[Event], deadline: datetime | None) -> list[Event]:
-    """Every ``ActionRequired`` of a change, with the wait's deadline."""
-    if deadline is None:
+def stamp(
+    events: list[Event], deadline: datetime | None, takeovers: Mapping[int, Takeover]
+) -> list[Event]:
+    """Every ``ActionRequired`` of a change, with the wait's deadline and,
+    for a seat a bot took over from its player (``takeovers``: seat ->
+    what its player may still do), the mark that its player is offered
+    only that (docs/decisions/0050)."""
+    if deadline is None and not takeovers:
         return events
-    return [replace(e, deadline=deadline) if isinstance(e, ActionRequired) else e for e in events]
+    return [
+        replace(e, deadline=deadline, taken_over=takeovers.get(e.seat))
+        if isinstance(e, ActionRequired)
+        else e
+        for e in events
+    ]
 
 
-def unstamped(event: Event) -> Event:
-    """The event as the engine alone makes it (no deadline): for replays."""
-    if isinstance(event, ActionRequired) and event.deadline is not None:
-        return replace(event, deadline=None)
+def as_served(event: Event, logged: Event) -> Event:
+    """The engine's ``event`` with what the server added to the ``logged``
+    one (its deadline, a takeover's mark): a replay, as its projections
+    must match the log's (``mmk verify``)."""
+    if isinstance(event, ActionRequired) and isinstance(logged, ActionRequired):
+        return replace(event, deadline=logged.deadline, taken_over=logged.taken_over)
     return event

@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from domain.clocks import CLOCK_EVENTS, unstamped
+from domain.clocks import CLOCK_EVENTS, as_served
 from domain.fairness import commitment, reveal, seal
-from domain.game.engine import apply
-from domain.game.events import Event, GameEnded, GameStarted
+from domain.game.engine import apply, awaiting
+from domain.game.events import ActionRequired, Event, GameEnded, GameStarted
 from domain.game.options import GameOptions
 from domain.game.setup import new_game
 from domain.game.state import GameState
@@ -145,6 +145,10 @@ def verify(log: Sequence[ExportedEvent]) -> Verified:
             ended_now = state is not None and state.outcome is not None
             if ended_now and type(e.public) in AFTER_GAME_EVENTS:
                 continue  # after the end: a rematch offered
+            wait = None if state is None else awaiting(state)
+            if wait is not None and isinstance(e.public, ActionRequired):
+                _compare(e, wait)  # a change of seats restates the wait (0050)
+                continue
             raise Mismatch(f"event {e.seq} ({_name(e.public)}) is not what the replay gives")
         _compare(e, pending.pop(0))
     if pending:
@@ -162,14 +166,16 @@ def verify(log: Sequence[ExportedEvent]) -> Verified:
 
 
 def _compare(logged: ExportedEvent, replayed: Event) -> None:
-    """The replayed event, as each audience sees it, is the logged one."""
-    if replayed.seen_by(None) != unstamped(logged.public):
+    """The replayed event, as each audience sees it, is the logged one (with
+    what the server adds: a wait's deadline, a takeover's mark, 0046, 0050)."""
+    served = as_served(replayed, logged.public)
+    if served.seen_by(None) != logged.public:
         raise Mismatch(
             f"event {logged.seq} ({_name(logged.public)}) differs from the replay's "
             f"{_name(replayed)} for a spectator"
         )
     for seat, seen in enumerate(logged.seats):
-        if replayed.seen_by(seat) != unstamped(seen):
+        if served.seen_by(seat) != seen:
             raise Mismatch(
                 f"event {logged.seq} ({_name(logged.public)}) differs from the replay's "
                 f"{_name(replayed)} for seat {seat}"

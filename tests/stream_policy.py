@@ -24,6 +24,8 @@ def action_for(choices: list[dict[str, Any]]) -> Action:
     """The first move on offer, as (mutation, arguments besides gameId)."""
     choice = next(c for c in choices if c["kind"] not in _MESSAGES)
     kind, cards = choice["kind"], [c["id"] for c in choice["cards"]]
+    if kind == "RECLAIM_SEAT":  # a bot took the seat over: take it back (0050)
+        return "reclaimSeat", {}
     if kind == "PLAY_CARD":
         return "playCard", {"card": cards[0]}
     if kind == "PASS":

@@ -259,7 +259,9 @@ class Mutation:
 
     @strawberry.mutation(
         description="Play your seat again after a bot took it over (`SeatReclaimed`), from "
-        "the next action. ILLEGAL_ACTION when no bot plays it or you left the game."
+        "the next action; the change ends with the current `ActionRequired` (yours, with a "
+        "new deadline, if you must act now). FORBIDDEN when you hold no seat in the game; "
+        "ILLEGAL_ACTION when no bot plays it or you left the game."
     )
     async def reclaim_seat(
         self,

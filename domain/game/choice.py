@@ -12,7 +12,9 @@ from domain.game.fastinit import fast_init
 
 class ChoiceKind(Enum):
     """A kind of command; decisions are named as the decision they answer
-    (:class:`~domain.game.state.DecisionKind`)."""
+    (:class:`~domain.game.state.DecisionKind`). The engine offers all but
+    RECLAIM_SEAT, the server's: the one offer to a seat a bot took over
+    from its player (docs/decisions/0050)."""
 
     PLAY_CARD = "play_card"  # R6.2, R6.3
     PASS = "pass"  # R7.7
@@ -27,6 +29,7 @@ class ChoiceKind(Enum):
     NEEDY_NEIGHBOUR = "needy_neighbour"  # R7.5
     NEEDY_GIFT = "needy_gift"  # R7.5
     CURIOUS_ORDER = "curious_order"  # R7.6
+    RECLAIM_SEAT = "reclaim_seat"  # docs/decisions/0046, 0050: not the engine's
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,5 +63,20 @@ class Choice:
     message_ids: tuple[str, ...] = ()
 
 
+class Takeover(Enum):
+    """A seat a bot took over from its player (docs/decisions/0046): what
+    its player may still do there (docs/decisions/0050)."""
+
+    RECLAIMABLE = "reclaimable"  # take it back with reclaimSeat
+    LEFT = "left"  # its player left the running game: the bot keeps it
+
+
 fast_init(GiftOption)  # every change's ActionRequired carries choices (docs/decisions/0037)
 fast_init(Choice)
+
+OFFERS: dict[Takeover, tuple[Choice, ...]] = {
+    Takeover.RECLAIMABLE: (Choice(ChoiceKind.RECLAIM_SEAT),),
+    Takeover.LEFT: (),
+}
+"""What a seat a bot took over offers its player instead of the engine's
+choices: to take it back, or nothing once the player left (docs/decisions/0050)."""

@@ -146,7 +146,8 @@ def _messenger_choices(state: GameState, out: list[Choice]) -> None:
 
 
 def commands(choice: Choice) -> Iterator[Command]:
-    """The commands ``choice`` stands for (a message: none, its text is free)."""
+    """The commands ``choice`` stands for (a message: none, its text is free;
+    RECLAIM_SEAT: none, it is the server's ``reclaimSeat``, not the engine's)."""
     k = choice.kind
     if k is ChoiceKind.PASS:
         yield Pass()
@@ -162,7 +163,7 @@ def commands(choice: Choice) -> Iterator[Command]:
         yield from (DeliverMessage(i) for i in choice.message_ids)
     elif k is ChoiceKind.DECLINE_MESSAGE:
         yield from (DeclineMessage(i) for i in choice.message_ids)
-    elif k is not ChoiceKind.SEND_MESSAGE:
+    elif k is not ChoiceKind.SEND_MESSAGE and k is not ChoiceKind.RECLAIM_SEAT:
         command = next(cls for cls, kind in _ONE_CARD.items() if kind is k)
         yield from (command(c) for c in choice.cards)
 

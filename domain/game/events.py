@@ -15,7 +15,7 @@ from typing import Self
 
 from domain.game.boosters import BoosterPack
 from domain.game.cards import Card, House
-from domain.game.choice import Choice
+from domain.game.choice import OFFERS, Choice, Takeover
 from domain.game.fastinit import fast_init
 from domain.game.options import GameOptions
 from domain.game.state import DecisionKind, MessageStatus, Phase, Termination
@@ -326,6 +326,17 @@ class ActionRequired(_SeatsOwn):
     choices: tuple[Choice, ...] | None = field(default=None, metadata=PRIVATE)
     deadline: datetime | None = field(default=None, metadata=SET_ONLY)
     """When a timed game's wait times out (the server sets it, domain/clocks.py)."""
+    taken_over: Takeover | None = field(default=None, metadata=SET_ONLY)
+    """A bot plays the seat for its player (the server sets it): the seat's
+    projection offers what the player may do there (:data:`OFFERS`), not the
+    engine's choices, which the bot answers (docs/decisions/0050)."""
+
+    def seen_by(self, seat: int | None) -> Self:
+        if seat != self.seat:
+            return self._without_private()
+        if self.taken_over is None:
+            return self
+        return replace(self, choices=OFFERS[self.taken_over])
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from functools import cached_property
 from domain.bots.strategy import Strategy
 from domain.errors import BadRequest, NotFound
 from domain.fairness import commitment
-from domain.game.choice import Choice
+from domain.game.choice import OFFERS, Choice
 from domain.game.choices import choices
 from domain.game.commands import Command
 from domain.game.legal import legal_actions
@@ -19,6 +19,7 @@ from domain.game.views import PlayerView, PublicView, player_view, spectator_vie
 from domain.log import LoggedEvent
 from domain.ports import UnitOfWork
 from domain.records import GameRecord, GameStatus, GameSummary
+from domain.services.clocked import takeover_of
 from domain.services.deps import Deps
 
 MAX_PAGE = 100
@@ -58,6 +59,9 @@ class GameSnapshot:
         self.seed_commitment = commitment(game.seed, game.salt)  # public; the seed is not
         self.clock = game.clock
         self.deadline = game.deadline
+        seat = self.viewer_seat
+        running = game.status is GameStatus.RUNNING
+        self.takeover = takeover_of(game, seat) if running and seat is not None else None
 
     @cached_property
     def public(self) -> PublicView | None:
@@ -72,12 +76,25 @@ class GameSnapshot:
     @cached_property
     def legal_actions(self) -> tuple[Command, ...]:
         state, seat = self._game.state, self.viewer_seat
-        return tuple(legal_actions(state, seat)) if state and seat is not None else ()
+        if state is None or seat is None or self.takeover is not None:
+            return ()
+        return tuple(legal_actions(state, seat))
+
+    @cached_property
+    def message_targets(self) -> tuple[int, ...]:
+        view = self.viewer
+        return () if view is None or self.takeover is not None else view.message_targets
 
     @cached_property
     def choices(self) -> tuple[Choice, ...]:
+        """The engine's choices; a seat a bot took over offers only what its
+        player may do there (docs/decisions/0050), as its stream does."""
         state, seat = self._game.state, self.viewer_seat
-        return choices(state, seat) if state and seat is not None else ()
+        if state is None or seat is None:
+            return ()
+        if self.takeover is not None:
+            return OFFERS[self.takeover]
+        return choices(state, seat)
 
 
 def load_game(uow: UnitOfWork, game_id: str) -> GameRecord:

@@ -10,12 +10,11 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from domain.bots.strategy import bot_for
-from domain.clocks import TAKEOVER_BOT, SeatReclaimed, SeatTakenOver, TurnTimedOut
-from domain.errors import Conflict, DomainError
+from domain.clocks import TAKEOVER_BOT, SeatReclaimed, SeatTakenOver, TurnTimedOut, fallback_moves
+from domain.errors import Conflict, DomainError, Forbidden
 from domain.fairness import bot_rng_state
 from domain.game.errors import IllegalAction
 from domain.game.events import Event
-from domain.game.legal import legal_actions
 from domain.game.rng import Rng
 from domain.game.views import player_view
 from domain.records import GameRecord, GameStatus, MutationResult, Occupant
@@ -42,8 +41,9 @@ def take_over(game: GameRecord, seat: int, left: bool = False) -> SeatTakenOver:
 
 def time_out(tx: Tx, game: GameRecord) -> Change:
     """If the game's deadline has passed: ``TurnTimedOut``, the fallback move
-    (GREEDY from the seat's view only, R11) and, at the N-th timeout in a
-    row, ``SeatTakenOver``. Nothing when not due (fired already)."""
+    (GREEDY from the seat's view only, R11, among :func:`fallback_moves`)
+    and, at the N-th timeout in a row, ``SeatTakenOver``. Nothing when not
+    due (fired already)."""
     clock = game.clock
     if game.status is not GameStatus.RUNNING or game.state is None or clock is None:
         return Change(())
@@ -51,7 +51,8 @@ def time_out(tx: Tx, game: GameRecord) -> Change:
     if seat is None or not clock.due(tx.now()):
         return Change(())
     rng = Rng(bot_rng_state(game.seed, game.salt, game.practice, game.version))
-    cmd = bot_for(TAKEOVER_BOT)(player_view(game.state, seat), legal_actions(game.state, seat), rng)
+    moves = fallback_moves(game.state, seat)
+    cmd = bot_for(TAKEOVER_BOT)(player_view(game.state, seat), moves, rng)
     events: list[Event] = [TurnTimedOut(seat)]
     timeouts = clock.timeouts[seat] + 1
     game.clock = replace(clock, timeouts=_with(clock.timeouts, seat, timeouts))
@@ -108,14 +109,16 @@ async def sweep_deadlines(deps: Deps, limit: int = 100) -> int:
 
 async def reclaim_seat(deps: Deps, req: Request, game_id: str) -> MutationResult:
     """The player of a seat a bot took over plays it again (``SeatReclaimed``),
-    from the next action; a seat whose player left is not given back."""
+    from the next action; a seat whose player left is not given back. If the
+    seat must act now, a new wait starts: the change ends with its
+    ``ActionRequired`` and deadline, as every change does (domain/services/clocked.py)."""
 
     def reclaim(tx: Tx, game: GameRecord) -> Change:
         if game.status is not GameStatus.RUNNING:
             raise IllegalAction("only a running game's seat can be reclaimed")
         seat = game.seat_of(req.player_id)
         if seat is None:
-            raise IllegalAction("you hold no seat in this game")
+            raise Forbidden("you hold no seat in this game")
         occupant = game.seats[seat]
         assert occupant is not None
         if not occupant.is_bot:

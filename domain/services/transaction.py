@@ -147,10 +147,11 @@ class Tx:
         """Log ``change`` as the game's next version and store the game (a
         new game is added, a loaded one saved if still at the version loaded),
         then its events, which refer to it; a running game's clock settles
-        first (domain/services/clocked.py). The result shows the events as
+        first, and a change that leaves it waiting ends with the wait's
+        ``ActionRequired`` (domain/services/clocked.py). The result shows the events as
         the caller sees them (R11)."""
         now = self.now()
-        events = clocked(game, change.events, change.cause, now)  # as many, stamped
+        events = clocked(game, change.events, change.cause, now)  # stamped, the wait last
         logged = game.record(events, change.cause, now, change.cause_at)
         if game.id in self._loaded:
             self.uow.games.save(game, self._loaded[game.id])

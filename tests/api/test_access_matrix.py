@@ -116,9 +116,9 @@ OPS: dict[tuple[str, str], Op] = {
     ("mutation", "leaveGame"): mutation(
         "leaveGame", game_arg, False, other=OK, spectator="ILLEGAL_ACTION"
     ),
-    # Seated but played by no bot, or not seated: refused by the rules (0046).
+    # Seated but played by no bot: refused by the rules (0046); not seated: by the role (0050).
     ("mutation", "reclaimSeat"): mutation(
-        "reclaimSeat", game_arg, True, other="ILLEGAL_ACTION", spectator="ILLEGAL_ACTION"
+        "reclaimSeat", game_arg, True, other="ILLEGAL_ACTION", spectator="FORBIDDEN"
     ),
     ("mutation", "addBot"): mutation(
         "addBot",

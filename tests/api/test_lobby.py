@@ -243,7 +243,7 @@ async def test_leaving_a_running_game_hands_the_seat_to_a_bot(client: Client) ->
     )
     assert clock["game"]["deadline"] > clock["serverTime"]  # ISO 8601, both UTC
     r = await ok(client, tokens[2], "leaveGame", gameId=game_id)
-    assert [e["__typename"] for e in r["events"]] == ["SeatTakenOver"]
+    assert [e["__typename"] for e in r["events"]] == ["SeatTakenOver", "ActionRequired"]
     await refused(client, tokens[2], "reclaimSeat", "ILLEGAL_ACTION", gameId=game_id)
     await refused(client, tokens[2], "leaveGame", "ILLEGAL_ACTION", gameId=game_id)
     query = (

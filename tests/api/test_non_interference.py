@@ -34,11 +34,10 @@ import pytest
 import domain.game.events
 import domain.services.queries
 import domain.services.timeouts
-from domain.clocks import SeatReclaimed, SeatTakenOver, TurnTimedOut
+from domain.clocks import SeatReclaimed, SeatTakenOver, TurnTimedOut, fallback_moves
 from domain.game.cards import Card
 from domain.game.commands import Command
 from domain.game.events import CardsDrawn
-from domain.game.legal import legal_actions
 from domain.game.options import AbilityTrigger, Format
 from domain.game.state import GameState
 from domain.game.views import PublicView
@@ -350,8 +349,8 @@ TIMEOUT_LEAK = Scenario(
 
 
 def leaky_fallback(real: Callable[[GameState, int], list[Command]]) -> Callable[..., Any]:
-    """The fallback reads the whole state: of the seat's legal actions it may
-    only take the one the values in the next seat's hand point at."""
+    """The fallback reads the whole state: of the seat's moves it may only
+    take the one the values in the next seat's hand point at."""
 
     def legal(state: GameState, seat: int) -> list[Command]:
         options = real(state, seat)
@@ -369,7 +368,7 @@ async def test_a_fallback_that_reads_hidden_cards_is_caught() -> None:
     script, problem = await played(TIMEOUT_LEAK, o)
     assert problem is None, problem
     assert clock_events(script) == planned_clock_events(TIMEOUT_LEAK), "no timeouts fired"
-    with patched(domain.services.timeouts, "legal_actions", leaky_fallback(legal_actions)):
+    with patched(domain.services.timeouts, "fallback_moves", leaky_fallback(fallback_moves)):
         problem = await leaked(TIMEOUT_LEAK, o)
     assert problem is not None, "the leak through the fallback move went unnoticed"
     assert "the server's moves" not in problem, f"only the script saw it: {problem}"

@@ -202,7 +202,7 @@ def _real_events() -> list[LoggedEvent]:
         state, driver = setup.state, Driver(spec)
         events += setup.events
         while (move := driver.next(state)) is not None:
-            events += stamp(apply(state, *move), at if i == 0 else None)  # deadlines (0046)
+            events += stamp(apply(state, *move), at if i == 0 else None, {})  # deadlines (0046)
         seats = max(seats, state.n)
     seen: Counter[tuple[str, int | None]] = Counter()
     out: list[LoggedEvent] = []

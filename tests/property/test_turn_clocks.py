@@ -1,8 +1,10 @@
 """Turn clocks under any schedule (issue #15, docs/decisions/0046): people's
-moves, timeouts, reclaims, a leave and bots' moves, in any order the
-schedule draws, on a fake clock. After every step the clock agrees with
-the game (a deadline exactly when a person must act, banks never negative,
-a gapless log); every game finishes, and its log replays to its state."""
+moves and messages, timeouts, reclaims, a leave and bots' moves, in any
+order the schedule draws, on a fake clock. After every step the clock
+agrees with the game (a deadline exactly when a person must act, banks
+never negative, a gapless log) and the log ends with the wait as it is
+(the seat to act, its deadline, what that seat is offered: docs/decisions/0050);
+every game finishes, and its log replays to its state."""
 
 from __future__ import annotations
 
@@ -14,13 +16,17 @@ from hypothesis import strategies as st
 
 from domain.clocks import MESSAGE_COMMANDS, TurnTimedOut
 from domain.errors import DomainError
-from domain.game.engine import to_act
+from domain.game.choice import OFFERS
+from domain.game.commands import SendMessage
+from domain.game.engine import awaiting, to_act
+from domain.game.events import ActionRequired
 from domain.game.invariants import check
 from domain.game.legal import legal_actions
+from domain.game.messaging import message_targets
 from domain.game.options import GameOptions
 from domain.records import GameRecord, GameStatus
 from domain.replay import replay_state
-from domain.services.clocked import person_to_act
+from domain.services.clocked import person_to_act, takeover_of
 from domain.services.games import leave_game
 from domain.services.play import act
 from domain.services.timeouts import reclaim_seat, sweep_deadlines
@@ -30,7 +36,7 @@ from tests.property.budget import count_game, examples
 from tests.usecases.conftest import req, started_game
 
 MAX_STEPS = 3_000  # a game is ~150 moves; a guard against a stuck game
-STEPS = ("move", "move", "move", "timeout", "reclaim", "wait", "leave")
+STEPS = ("move", "move", "move", "message", "timeout", "reclaim", "wait", "leave")
 
 
 def _consistent(game: GameRecord, bank: int) -> None:
@@ -47,6 +53,21 @@ def _consistent(game: GameRecord, bank: int) -> None:
         check(game.state)
 
 
+def _told(h: Harness, game: GameRecord) -> None:
+    """The stream tells the truth: a running game's log ends with its wait,
+    the deadline as stored, and the seat offered its choices, or only what
+    a seat a bot took over offers (0050)."""
+    if game.status is not GameStatus.RUNNING or game.state is None:
+        return
+    last = h.store.log(game.id)[-1].event
+    wait = awaiting(game.state)
+    assert isinstance(last, ActionRequired) and wait is not None, last
+    assert (last.seat, last.phase, last.deadline) == (wait.seat, wait.phase, game.deadline)
+    takeover = takeover_of(game, wait.seat)
+    offered = wait.choices if takeover is None else OFFERS[takeover]
+    assert last.seen_by(wait.seat).choices == offered
+
+
 async def _play(
     h: Harness, draw: st.DataObject, takeover: int, bank: int, fired: list[int]
 ) -> GameRecord:
@@ -55,6 +76,7 @@ async def _play(
     for _ in range(MAX_STEPS):
         game = h.store.games[gid]
         _consistent(game, bank)
+        _told(h, game)
         if game.status is GameStatus.FINISHED:
             return game
         assert game.state is not None
@@ -71,6 +93,16 @@ async def _play(
                 c for c in legal_actions(game.state, seat) if not isinstance(c, MESSAGE_COMMANDS)
             )
             await act(h.deps, req(ids[seat]), gid, cmd)
+        elif step == "message":  # a person in the message window (R5.1), to act or not
+            senders = [
+                s
+                for s in range(3)
+                if message_targets(game.state, s) and not game.seats[s].is_bot  # type: ignore[union-attr]
+            ]
+            if senders:
+                sender = draw.draw(st.sampled_from(senders))
+                to = draw.draw(st.sampled_from(message_targets(game.state, sender)))
+                await act(h.deps, req(ids[sender]), gid, SendMessage(to, "psst"))
         elif step == "timeout":
             assert game.deadline is not None
             h.clock.advance(game.deadline - h.clock.now() + timedelta(milliseconds=1))

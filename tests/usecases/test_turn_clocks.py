@@ -9,7 +9,13 @@ from datetime import timedelta
 import pytest
 
 from domain.bots.strategy import Strategy, bot_for
-from domain.clocks import MESSAGE_COMMANDS, SeatReclaimed, SeatTakenOver, TurnTimedOut
+from domain.clocks import (
+    MESSAGE_COMMANDS,
+    SeatReclaimed,
+    SeatTakenOver,
+    TurnTimedOut,
+    fallback_moves,
+)
 from domain.errors import DomainError, ErrorCode
 from domain.fairness import bot_rng_state
 from domain.game.commands import Command, SendMessage
@@ -136,7 +142,7 @@ async def test_a_deadline_fires_once_with_the_greedy_move_from_the_seats_view(h:
     assert before.state is not None
     rng = Rng(bot_rng_state(before.seed, before.salt, before.practice, before.version))
     greedy = bot_for(Strategy.GREEDY)(
-        player_view(before.state, seat), legal_actions(before.state, seat), rng
+        player_view(before.state, seat), fallback_moves(before.state, seat), rng
     )
     assert new[0].cause == SeatCommand(seat, greedy)
     clock = _game(h, gid).clock
@@ -172,7 +178,8 @@ async def test_n_timeouts_in_a_row_hand_the_seat_to_a_bot_and_its_player_reclaim
         await act(h.deps, req(pid), gid, _move(game, seat))
     assert refused.value.code is ErrorCode.ILLEGAL_ACTION
     result = await reclaim_seat(h.deps, req(pid), gid)
-    assert [e.event for e in result.events] == [SeatReclaimed(seat)]
+    assert result.events[0].event == SeatReclaimed(seat)
+    assert [type(e.event) for e in result.events[1:]] == [ActionRequired]  # the wait, restated
     game = _game(h, gid)
     assert game.seats[seat].bot is None and game.clock.timeouts[seat] == 0  # type: ignore[union-attr]
     with pytest.raises(DomainError) as again:
@@ -211,7 +218,8 @@ def _waiting_or_none(h: Harness, gid: str) -> int | None:
 async def test_leaving_a_running_game_hands_the_seat_to_a_bot_for_good(h: Harness) -> None:
     gid, ids = await _timed(h)
     result = await leave_game(h.deps, req(ids[2]), gid)
-    assert [e.event for e in result.events] == [SeatTakenOver(2, Strategy.GREEDY, left=True)]
+    assert result.events[0].event == SeatTakenOver(2, Strategy.GREEDY, left=True)
+    assert [type(e.event) for e in result.events[1:]] == [ActionRequired]  # the wait, restated
     game = _game(h, gid)
     assert game.seats[2].player_id == ids[2] and game.clock.left == (2,)  # type: ignore[union-attr]
     for refused in (reclaim_seat(h.deps, req(ids[2]), gid), leave_game(h.deps, req(ids[2]), gid)):

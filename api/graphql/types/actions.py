@@ -53,6 +53,7 @@ MUTATION_OF: dict[ChoiceKind, str] = {
     ChoiceKind.SEND_MESSAGE: "sendMessage",
     ChoiceKind.DELIVER_MESSAGE: "deliverMessage",
     ChoiceKind.DECLINE_MESSAGE: "declineMessage",
+    ChoiceKind.RECLAIM_SEAT: "reclaimSeat",
 }
 """The mutation of each kind; any other (a decision) is ``resolveDecision``."""
 

@@ -205,5 +205,7 @@ ActionKindEnum = described(
         "`resolveDecision` with `card`.",
         ChoiceKind.CURIOUS_ORDER: "Curious: the new order of the Rat Deck's top cards "
         "(R7.6); `resolveDecision` with `cards`.",
+        ChoiceKind.RECLAIM_SEAT: "A bot plays your seat (you timed out too often): take it "
+        "back with `reclaimSeat`; until then it is your only choice (docs/decisions/0050).",
     },
 )

@@ -287,7 +287,8 @@ class ActionRequired(GameEvent):
     phase: Phase = strawberry.field(description="What it must do")
     hand: list[Card] | None = strawberry.field(description="Its hand; null but for that seat")
     choices: list[ActionChoice] | None = strawberry.field(
-        description="What it may send now; null but for that seat"
+        description="What it may send now; null but for that seat. A seat a bot took over "
+        "is offered only RECLAIM_SEAT (nothing once its player left): the bot acts"
     )
     deadline: datetime | None = strawberry.field(
         description="When the wait times out (server time, ISO 8601; compare with "

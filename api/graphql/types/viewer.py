@@ -94,14 +94,16 @@ class Viewer:
         return [Message.of(self.game_id, m) for m in self._view.messages]
 
     @strawberry.field(
-        description="Seats you may message now (R5.1); empty outside the message window",
+        description="Seats you may message now (R5.1); empty outside the message window "
+        "and while a bot plays your seat",
         deprecation_reason="Use choices (SEND_MESSAGE)",
     )
     def message_targets(self) -> list[int]:
-        return list(self._view.message_targets)
+        return list(self.snapshot.message_targets)
 
     @strawberry.field(
-        description="Every command you may send now, exactly (some decisions: ~190 of them)",
+        description="Every command you may send now, exactly (some decisions: ~190 of them); "
+        "none while a bot plays your seat",
         deprecation_reason="Use choices: structured, messages included",
     )
     def legal_actions(self) -> list[LegalAction]:
@@ -109,7 +111,9 @@ class Viewer:
 
     @strawberry.field(
         description="What you may send now, one choice per kind of command with its options "
-        "(messages included); anything else is refused"
+        "(messages included); anything else is refused. While a bot plays your seat (it "
+        "took it over): only RECLAIM_SEAT, or nothing once you left the game "
+        "(docs/decisions/0050)"
     )
     def choices(self) -> list[ActionChoice]:
         return [ActionChoice.from_domain(c) for c in self.snapshot.choices]

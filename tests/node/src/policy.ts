@@ -56,6 +56,8 @@ export function moveFor(choices: readonly ChoiceFieldsFragment[]): Move {
     case "DELIVER_MESSAGE":
     case "DECLINE_MESSAGE":
       throw new Error("messages are filtered out above");
+    case "RECLAIM_SEAT":
+      throw new Error("a bot plays this seat: these clients never stop answering, so never reclaim");
     default: {
       const unknown: never = kind;
       throw new Error(`unknown choice ${String(unknown)}`);
