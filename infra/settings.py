@@ -52,6 +52,7 @@ ENV_VARS: tuple[str, ...] = (
     "MMK_PRESENCE_GRACE",
     "MMK_PRESENCE_HEARTBEAT",
     "MMK_REMATCH_WAIT",
+    "MMK_TOKEN_RECHECK_INTERVAL",
 )
 MIN_SECRET_KEY = 32  # characters of MMK_SECRET_KEY (e.g. `openssl rand -hex 32`: 64)
 
@@ -211,6 +212,10 @@ class Settings:
     # Seconds after its end that a game's stream asked to await the rematch
     # stays open for the offer (docs/decisions/0048).
     rematch_wait: int = 120
+    # Seconds between two checks, on each instance, of the tokens of its open
+    # WebSockets and HTTP streams (with REDIS_URL): a revocation notice lost
+    # on the way ends them this late at most (docs/decisions/0053).
+    token_recheck_interval: int = 10
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -268,4 +273,5 @@ class Settings:
             presence_grace=_int(e, "MMK_PRESENCE_GRACE", 15, 0, 3600),
             presence_heartbeat=_int(e, "MMK_PRESENCE_HEARTBEAT", 5, 1, 600),
             rematch_wait=_int(e, "MMK_REMATCH_WAIT", 120, 0, 3600),
+            token_recheck_interval=_int(e, "MMK_TOKEN_RECHECK_INTERVAL", 10, 1, 3600),
         )
