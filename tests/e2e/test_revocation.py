@@ -10,6 +10,9 @@ its HTTP streams (SSE, multipart) send ``UNAUTHENTICATED`` and complete.
   end them in time), within :data:`OTHER_INSTANCE`; that instance then
   refuses the old token at once (the notice evicted it from its cache,
   which would otherwise keep it for 5 s) and takes the rotated one.
+- With Redis away when the token is revoked (a private ``redis-server``
+  stopped by its pid), at the other instance's next check of the tokens in
+  use (``MMK_TOKEN_RECHECK_INTERVAL``, 1 s there).
 
 Each stream is a seated player's ``gameEvents`` of a running game: it
 carries the seat's hand until it ends.
@@ -21,6 +24,7 @@ import asyncio
 from collections.abc import Iterator
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
 import pytest
@@ -34,6 +38,7 @@ from tests.e2e.httpsub import HTTP_TRANSPORTS, HttpSubscription, http_subscribe_
 from tests.e2e.httpsub import streaming_client as http_client
 from tests.e2e.play import event_of, subscribe_events
 from tests.e2e.wsclient import PROTOCOLS, TRANSPORT_WS, GraphQLWebSocket, Operation, OperationEnded
+from tests.integration.redis_support import PrivateRedis
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(90)]
 
@@ -184,3 +189,41 @@ async def test_another_instance_ends_the_streams_when_the_notice_comes(
         assert old["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
         if rotated is not None:
             assert (await on_b.data(ME, token=rotated))["me"]["player"]["id"] == ann.id
+
+
+# ---------------------------------------------------------------- Redis away
+RECHECK = 1  # seconds: MMK_TOKEN_RECHECK_INTERVAL of this test's instances
+
+
+@pytest.mark.services
+async def test_with_redis_away_the_other_instance_ends_them_at_its_next_check(
+    database_url: str, redis_url: str, tmp_path: Path
+) -> None:
+    """Redis is away when the token is revoked: the revocation still
+    commits and answers; the notice cannot cross, and B ends the streams at
+    its next check of the tokens in use (``MMK_TOKEN_RECHECK_INTERVAL``),
+    then refuses the old token."""
+    private = PrivateRedis(tmp_path)
+    private.start()
+    try:
+        with (
+            fresh_backend(
+                database_url,
+                private.url,
+                "revocation-away",
+                MMK_TOKEN_RECHECK_INTERVAL=str(RECHECK),
+            ) as backend,
+            cluster(backend, tmp_path) as (a, b),
+        ):
+            async with AsyncExitStack() as stack:
+                on_a, on_b = await _api(stack, a), await _api(stack, b)
+                ann, game_id = await running_game(on_a, "rv-away")
+                streams = await open_streams(stack, b.base_url, b.ws_url, ann, game_id)
+                private.stop()  # by its pid
+                await revoke(on_a, ann, "revokeToken")
+                await all_ended(streams, RECHECK + OTHER_INSTANCE)
+                old = await on_b.raw(ME, token=ann.token)
+                assert old["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
+                private.start()
+    finally:
+        private.stop()
