@@ -37,7 +37,6 @@ class PlayerCache:
         ttl: float = TTL,
         clock: Callable[[], float] = monotonic,
     ) -> None:
-        self._size = size
         self._players: LRU[str, tuple[Player, float]] = LRU(size)
         self._ttl, self._clock = ttl, clock
         self.epoch = 0
@@ -63,8 +62,3 @@ class PlayerCache:
         """The same, by the token's :func:`token_hash`."""
         self.epoch += 1
         self._players.pop(digest)
-
-    def clear(self) -> None:
-        """Forget every token (notices may have been missed)."""
-        self.epoch += 1
-        self._players = LRU(self._size)

@@ -99,9 +99,9 @@ class OpenTokens:
         log.info("a token was rotated or revoked: %d connection(s) or stream(s) end", len(tickets))
 
     def missed(self) -> None:
-        """Notices may have been missed: the cache starts afresh, and every
-        token with a ticket is checked again (one check at a time)."""
-        self._players.clear()
+        """Notices may have been missed: every token with a ticket is checked
+        again (one check at a time); a dead one is then forgotten in the
+        cache too. Other cached tokens expire within the cache's TTL."""
         if not self._open:
             return
         if self._check is not None and not self._check.done():
