@@ -66,7 +66,6 @@ class OpenTokens:
         self._open: dict[str, dict[Ticket, None]] = {}  # digest -> tickets, in order
         self._check: asyncio.Task[None] | None = None
         self._again = False
-        self.ended = 0  # tickets ended so far
 
     def open(self, token: str, end: Callable[[], None]) -> Ticket:
         ticket = Ticket(self, token_hash(token), end)
@@ -95,7 +94,6 @@ class OpenTokens:
                 ticket.revoke()
             except Exception:
                 log.exception("ending a connection of a revoked token failed")
-        self.ended += len(tickets)
         log.info("a token was rotated or revoked: %d connection(s) or stream(s) end", len(tickets))
 
     def missed(self) -> None:

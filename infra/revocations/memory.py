@@ -15,7 +15,6 @@ log = logging.getLogger("mmk.revocations")
 class InProcessRevocations:
     def __init__(self) -> None:
         self._listeners: list[RevocationListener] = []
-        self.announced = 0
 
     def listen(self, listener: RevocationListener) -> Callable[[], None]:
         self._listeners.append(listener)
@@ -27,7 +26,6 @@ class InProcessRevocations:
         return stop
 
     async def announce(self, digest: str) -> None:
-        self.announced += 1
         self._tell(digest)
 
     def _tell(self, digest: str) -> None:

@@ -63,7 +63,6 @@ class RedisRevocations(InProcessRevocations):
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self.connected = False
         self.reconnects = 0
-        self.heard = 0
         self.publish_failures = 0
 
     # ------------------------------------------------------------ announcing
@@ -167,7 +166,6 @@ class RedisRevocations(InProcessRevocations):
             return
         if origin == self.instance:
             return  # told at once when announced
-        self.heard += 1
         self._tell(digest)
 
     # ------------------------------------------------------------ the rest
