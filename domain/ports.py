@@ -7,7 +7,7 @@ thread hop per transaction costs far less than one per statement.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from types import TracebackType
@@ -65,6 +65,10 @@ class PlayerRepository(Protocol):
 
     def replace_token_hash(self, player_id: str, old: str, new: str) -> bool:
         """Swap the player's token hash if it is still ``old``; False if not."""
+        ...
+
+    def live_token_hashes(self, hashes: Collection[str]) -> set[str]:
+        """Those of ``hashes`` that are some player's token hash now."""
         ...
 
 
@@ -255,6 +259,39 @@ class Presence(Protocol):
     async def swap(self, game_id: str, player_id: str, old: Mark | None, new: Mark) -> bool:
         """Set the player's mark to ``new`` if it is still ``old`` (None: no
         mark); False if another instance changed it first."""
+        ...
+
+
+class RevocationListener(Protocol):
+    """Told of tokens that stopped working (docs/decisions/0053)."""
+
+    def revoked(self, digest: str) -> None:
+        """The token whose :func:`~domain.services.auth.token_hash` is
+        ``digest`` was rotated or revoked."""
+        ...
+
+    def missed(self) -> None:
+        """Notices may have been lost or delayed (the channel was away, or a
+        periodic check is due): check every token in use again."""
+        ...
+
+
+class Revocations(Protocol):
+    """Notices of rotated and revoked tokens, heard on every server instance
+    (docs/decisions/0053). Delivery to other instances is best effort: the
+    adapter calls its listeners' ``missed`` whenever a notice may have been
+    lost, so that they check again."""
+
+    async def announce(self, digest: str) -> None:
+        """The token with this digest stopped working. This instance's
+        listeners hear it before the first ``await`` (at once), the others
+        through the adapter's channel. Never raises: a notice that cannot be
+        sent now is sent later."""
+        ...
+
+    def listen(self, listener: RevocationListener) -> Callable[[], None]:
+        """``listener`` hears every notice from now on, until the returned
+        function is called."""
         ...
 
 

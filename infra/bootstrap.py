@@ -34,6 +34,8 @@ from infra.presence.redis import RedisPresence
 from infra.presence_keeper import PresenceKeeper
 from infra.rate_limit import Limits, RateLimiter, build_limiter
 from infra.record_sweeper import RecordSweeper
+from infra.revocations.memory import InProcessRevocations
+from infra.revocations.redis import RedisRevocations
 from infra.secret_key import server_secret
 from infra.settings import Settings
 from infra.settlement import Settler
@@ -80,11 +82,16 @@ class Container:
     presence: InProcessPresence | RedisPresence | None = None
     keeper: PresenceKeeper | None = None  # presence heartbeats
     deadlines: DeadlineSweeper | None = None  # turn clocks' timeouts
+    # notices of rotated and revoked tokens (docs/decisions/0053)
+    revocations: InProcessRevocations | RedisRevocations = field(
+        default_factory=InProcessRevocations
+    )
     settler: Settler | None = None  # measured costs, charged after the fact
 
     def start(self) -> None:
         """Background work of a running server (call inside its event loop)."""
         self.sweeper.start()
+        self.revocations.start()
         if self.keeper is not None:
             self.keeper.start()
         if self.deadlines is not None:
@@ -102,6 +109,7 @@ class Container:
             await self.deadlines.aclose()
         if self.records is not None:
             await self.records.aclose()
+        await self.revocations.aclose()
         await self.bots.aclose()
         if self.settler is not None:
             await self.settler.aclose()
@@ -130,6 +138,13 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         presence = RedisPresence(settings.redis_url, settings.channel_prefix, ttl)
     else:
         presence = InProcessPresence()
+    revocations: InProcessRevocations | RedisRevocations
+    if settings.redis_url:
+        revocations = RedisRevocations(
+            settings.redis_url, settings.channel_prefix, settings.token_recheck_interval
+        )
+    else:
+        revocations = InProcessRevocations()
     bots = BotScheduler()
     deps = Deps(
         uow=SqlUnitOfWorkFactory(engine, GameCache()),
@@ -142,6 +157,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         presence=presence,
         presence_grace=timedelta(seconds=settings.presence_grace),
         rematch_wait=timedelta(seconds=settings.rematch_wait),
+        revocations=revocations,
     )
     bots.bind(lambda game_id: drive_bots(deps, game_id))
     sweeper = StalledBotSweeper(lambda idle: due_work(deps, idle))
@@ -177,6 +193,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         presence,
         keeper,
         deadlines,
+        revocations,
         Settler(limiter) if limiter is not None and limiter.limits.queries_limited else None,
     )
 

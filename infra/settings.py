@@ -55,6 +55,7 @@ ENV_VARS: tuple[str, ...] = (
     "MMK_MAX_SUBSCRIPTIONS_PER_TOKEN",
     "MMK_MAX_SUBSCRIPTIONS_PER_IP",
     "MMK_REPLAY_RATE",
+    "MMK_TOKEN_RECHECK_INTERVAL",
 )
 MIN_SECRET_KEY = 32  # characters of MMK_SECRET_KEY (e.g. `openssl rand -hex 32`: 64)
 
@@ -223,6 +224,10 @@ class Settings:
     # Events a second a connection's streams may send from the log (a replay
     # after `afterSeq`); more wait their turn. 0 = off.
     replay_rate: int = 500
+    # Seconds between two checks, on each instance, of the tokens of its open
+    # WebSockets and HTTP streams (with REDIS_URL): a revocation notice lost
+    # on the way ends them this late at most (docs/decisions/0053).
+    token_recheck_interval: int = 10
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -283,4 +288,5 @@ class Settings:
             max_subscriptions_per_token=_int(e, "MMK_MAX_SUBSCRIPTIONS_PER_TOKEN", 20, 0, 10**6),
             max_subscriptions_per_ip=_int(e, "MMK_MAX_SUBSCRIPTIONS_PER_IP", 200, 0, 10**6),
             replay_rate=_int(e, "MMK_REPLAY_RATE", 500, 0, 10**6),
+            token_recheck_interval=_int(e, "MMK_TOKEN_RECHECK_INTERVAL", 10, 1, 3600),
         )

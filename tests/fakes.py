@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from types import TracebackType
@@ -35,6 +35,7 @@ from domain.records import (
 )
 from domain.services.deps import Deps, KeyPolicy
 from infra.bus.memory import InProcessBus
+from infra.revocations.memory import InProcessRevocations
 
 T = TypeVar("T")
 
@@ -155,6 +156,10 @@ class FakeUnitOfWork:
             if h == token_hash:
                 return player, h
         return None
+
+    def live_token_hashes(self, hashes: Collection[str]) -> set[str]:
+        held = {h for _, h in self.store.players.values()}
+        return {h for h in hashes if h in held}
 
 
 class _Games:
@@ -421,5 +426,6 @@ def harness(
         ids=ids or FakeIds(),
         schedule_bots=schedule,
         keys=keys,
+        revocations=InProcessRevocations(),
     )
     return Harness(store, bus, deps, scheduled)

@@ -14,6 +14,7 @@ from strawberry.types import Info as StrawberryInfo
 
 from api.graphql.errors import from_domain, graphql_error
 from api.graphql.player_cache import TTL, PlayerCache, monotonic
+from api.graphql.revocation import REVOKED_MESSAGE, Ticket
 from api.graphql.stream_limits import Pace, Slots
 from domain.errors import DomainError, ErrorCode, Unauthenticated
 from domain.records import Player
@@ -115,6 +116,11 @@ class Context:
     # the connection's pace of events sent from the log (api/graphql/stream_limits.py).
     slots: Slots | None = None
     _pace: Pace | None = field(default=None, repr=False)
+    # A WebSocket's: what ends the connection when its token is rotated or
+    # revoked (its handler sets it), and its ticket among the instance's
+    # open tokens (api/graphql/revocation.py, docs/decisions/0053).
+    hang_up: Callable[[], None] | None = None
+    ticket: Ticket | None = None
     _player: Player | None = field(default=None, repr=False)
     _known: bool = field(default=False, repr=False)
     _checked: float = field(default=0.0, repr=False)
@@ -128,9 +134,13 @@ class Context:
 
     async def player(self) -> Player | None:
         """The caller, or None when anonymous; a bad token is ``UNAUTHENTICATED``.
-        A WebSocket's caller is checked again after the player cache's TTL:
-        a token rotated or revoked meanwhile starts no new operation there
+        A WebSocket whose token this instance heard rotated or revoked starts
+        no new operation (docs/decisions/0053); its caller is also checked
+        again after the player cache's TTL, for a notice that never came
         (docs/decisions/0041)."""
+        if self.ticket is not None and self.ticket.revoked:
+            self._player, self._known = None, False
+            raise graphql_error(ErrorCode.UNAUTHENTICATED, REVOKED_MESSAGE)
         if self._known and self._player is not None and isinstance(self.request, WebSocket):
             self._known = monotonic() - self._checked < TTL
         if not self._known:
@@ -159,13 +169,20 @@ class Context:
             self.players.forget(token)
         self._player, self._known = None, False
 
+    def release(self) -> None:
+        """The WebSocket ended: its ticket leaves the instance's open tokens."""
+        if self.ticket is not None:
+            self.ticket.release()
+
     async def _authenticate(self, token: str) -> Player:
-        cached = self.players.get(token) if self.players is not None else None
+        if self.players is None:
+            return await authenticate(self.deps, token)
+        cached = self.players.get(token)
         if cached is not None:
             return cached
+        epoch = self.players.epoch  # a token forgotten meanwhile is not cached again
         player = await authenticate(self.deps, token)
-        if self.players is not None:
-            self.players.put(token, player)
+        self.players.put(token, player, epoch)
         return player
 
     async def require_player(self) -> Player:

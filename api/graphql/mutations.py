@@ -175,8 +175,9 @@ class Mutation:
 
     @strawberry.mutation(
         description="A new token for you; the one you sent stops working at once (a lost "
-        "device's copy, say). Other server instances may take the old one for up to 5 "
-        "seconds more; open subscriptions go on until they end."
+        "device's copy, say), on every server instance: its WebSockets close with 4401, "
+        "its HTTP streams end with `UNAUTHENTICATED` (sent over such a socket, you get "
+        "this answer first). Reconnect with the new token."
     )
     async def rotate_token(self, info: Info) -> RotateTokenResult:
         player = await info.context.require_player()
@@ -191,10 +192,10 @@ class Mutation:
         return NewToken(player=Player.from_domain(player), token=new)
 
     @strawberry.mutation(
-        description="Sign out: the token you sent stops working at once. A guest account "
-        "has one token: without one rotated first, the account is out of reach for good. "
-        "Other server instances may take it for up to 5 seconds more; open subscriptions "
-        "go on until they end."
+        description="Sign out: the token you sent stops working at once, on every server "
+        "instance: its WebSockets close with 4401, its HTTP streams end with "
+        "`UNAUTHENTICATED`. A guest account has one token: without one rotated first, the "
+        "account is out of reach for good."
     )
     async def revoke_token(self, info: Info) -> RevokeTokenResult:
         player = await info.context.require_player()

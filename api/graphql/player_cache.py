@@ -1,7 +1,9 @@
 """Players by token hash, kept in memory for a few seconds: a hit saves the
-authentication query on every request. A token rotated or revoked on this
-instance is forgotten at once; on another instance its entry lives at most
-:data:`TTL` seconds more (docs/decisions/0041)."""
+authentication query on every request. A token rotated or revoked is
+forgotten as soon as this instance hears of it (at once on the instance
+that did it, a Redis pub/sub hop later on the others); a notice that is
+lost leaves its entry at most :data:`TTL` seconds more
+(docs/decisions/0041, 0053)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from domain.services.auth import token_hash
 from infra.lru import LRU
 
 DEFAULT_SIZE = 10_000
-TTL = 5.0  # seconds another instance may still accept a rotated or revoked token
+TTL = 5.0  # seconds an instance that missed a revocation may still accept the token
 
 
 def monotonic() -> float:
@@ -22,7 +24,12 @@ def monotonic() -> float:
 
 
 class PlayerCache:
-    """Known tokens' players (unknown tokens are never kept), each for ``ttl``."""
+    """Known tokens' players (unknown tokens are never kept), each for ``ttl``.
+
+    ``epoch`` counts what was forgotten: a player read from the database
+    while a token was forgotten is not kept (:meth:`put` with the epoch read
+    before), so a read that began before a revocation cannot bring its
+    token back."""
 
     def __init__(
         self,
@@ -32,6 +39,7 @@ class PlayerCache:
     ) -> None:
         self._players: LRU[str, tuple[Player, float]] = LRU(size)
         self._ttl, self._clock = ttl, clock
+        self.epoch = 0
 
     def get(self, token: str) -> Player | None:
         found = self._players.get(token_hash(token))
@@ -39,9 +47,18 @@ class PlayerCache:
             return None
         return found[0]
 
-    def put(self, token: str, player: Player) -> None:
+    def put(self, token: str, player: Player, epoch: int | None = None) -> None:
+        """Keep the token's player; when ``epoch`` is given, only if nothing
+        was forgotten since it was read."""
+        if epoch is not None and epoch != self.epoch:
+            return
         self._players.put(token_hash(token), (player, self._clock() + self._ttl))
 
     def forget(self, token: str) -> None:
-        """The token was rotated or revoked here: never serve it again."""
-        self._players.pop(token_hash(token))
+        """The token was rotated or revoked: never serve it again."""
+        self.forget_digest(token_hash(token))
+
+    def forget_digest(self, digest: str) -> None:
+        """The same, by the token's :func:`token_hash`."""
+        self.epoch += 1
+        self._players.pop(digest)

@@ -29,6 +29,7 @@ import asyncio
 import contextvars
 from collections import deque
 from collections.abc import Callable
+from contextlib import suppress
 from contextvars import ContextVar
 from typing import Any, cast
 
@@ -39,6 +40,7 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
     Operation,
 )
 
+from api.graphql.revocation import ORIGIN_WAIT, REVOKED_CLOSE, REVOKED_REASON, hang_up_soon
 from api.graphql.ws_messages import MALFORMED, transport_problem
 from domain.ports import SubscriptionClosed
 
@@ -161,11 +163,36 @@ def outbox_of(websocket: Any, context: Any) -> Outbox:
 class TransportWSHandler(BaseGraphQLTransportWSHandler[Any, None]):
     """Strawberry's graphql-transport-ws handler; an operation's task knows
     its pusher (:data:`OUTLET`): ``next`` messages. A message it cannot read
-    closes the connection with 4400 (api/graphql/ws_messages.py)."""
+    closes the connection with 4400 (api/graphql/ws_messages.py); its token
+    rotated or revoked, with 4401 (:meth:`hang_up`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.outbox = outbox_of(self.websocket, self.context)
+        self._hanging_up: set[asyncio.Task[None]] = set()
+        self.context.hang_up = self.hang_up
+
+    def hang_up(self) -> None:
+        """The connection's token was rotated or revoked: its operations
+        stop, then it closes with 4401 (docs/decisions/0053)."""
+        tasks = [op.task for op in self.operations.values()]
+        hang_up_soon(self._hang_up, tasks, self._hanging_up)
+
+    async def _hang_up(self, origin: asyncio.Task[object] | None) -> None:
+        if origin is not None:  # the operation that revoked: its result first
+            await asyncio.wait({origin}, timeout=ORIGIN_WAIT)
+        tasks = [op.task for op in self.operations.values() if op.task is not None]
+        for operation_id in list(self.operations):
+            await self.cleanup_operation(operation_id)
+        for task in tasks:
+            with suppress(Exception, asyncio.CancelledError):
+                await task
+        with suppress(Exception):  # the client may be gone already
+            await self.websocket.close(REVOKED_CLOSE, REVOKED_REASON)
+
+    async def shutdown(self) -> None:
+        await super().shutdown()
+        self.context.release()
 
     async def handle_message(self, message: Any) -> None:
         """Strawberry's dispatch, once the message is known readable: it

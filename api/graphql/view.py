@@ -22,10 +22,10 @@ from graphql import GraphQLError, OperationType
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
-from starlette.websockets import WebSocket
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 from strawberry.asgi import ASGIWebSocketAdapter, GraphQL
 from strawberry.exceptions import ConnectionRejectionError
-from strawberry.http import GraphQLRequestData
+from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
 from strawberry.http.base import BaseRequestProtocol
 from strawberry.http.exceptions import (
     NonJsonMessageReceived,
@@ -58,6 +58,15 @@ from api.graphql.limits import operation_type, pay_for_parse
 from api.graphql.persisted import not_found, persisted_hash, registration
 from api.graphql.player_cache import PlayerCache
 from api.graphql.push import OUTLET, TransportWSHandler, legacy_pusher, outbox_of
+from api.graphql.revocation import (
+    ORIGIN_WAIT,
+    REVOKED_CLOSE,
+    REVOKED_MESSAGE,
+    REVOKED_REASON,
+    OpenTokens,
+    ended_when_revoked,
+    hang_up_soon,
+)
 from api.graphql.schema import build_schema
 from api.graphql.stream_limits import Slots
 from api.graphql.ws_messages import (
@@ -70,6 +79,7 @@ from api.graphql.ws_messages import (
 )
 from domain.errors import DomainError, ErrorCode
 from domain.services.auth import bearer_token
+from domain.services.players import dead_tokens
 from infra.bootstrap import Container
 from infra.metrics import Metrics
 from infra.persisted_queries import sha256_of
@@ -85,9 +95,19 @@ MAX_CLOSE_REASON_BYTES = 123  # RFC 6455: a close frame's reason
 class WebSocketAdapter(ASGIWebSocketAdapter):
     """Strawberry's adapter; a refused ``connection_init`` closes with 4403
     and why (Strawberry's handler says only "Forbidden"), taken from the
-    connection's state, where :meth:`GameGraphQL.on_ws_connect` put it."""
+    connection's state, where :meth:`GameGraphQL.on_ws_connect` put it.
+    Once this server has closed the socket (a revoked token's 4401, sent
+    from another task), a send is as if the client had gone and a second
+    close does nothing: a message read meanwhile raises nothing."""
+
+    async def send_json(self, message: Mapping[str, object]) -> None:
+        if self.ws.application_state == WebSocketState.DISCONNECTED:
+            raise WebSocketDisconnected from WebSocketDisconnect(REVOKED_CLOSE)
+        await super().send_json(message)
 
     async def close(self, code: int, reason: str) -> None:
+        if self.ws.application_state == WebSocketState.DISCONNECTED:
+            return
         if code == REFUSED:
             reason = getattr(self.ws.state, "refusal", None) or reason
         cut = reason.encode()[:MAX_CLOSE_REASON_BYTES].decode(errors="ignore")
@@ -120,12 +140,30 @@ class LegacyWSHandler(BaseGraphQLWSHandler[Context, None]):
       ``connection_init_wait_timeout`` (``MMK_WS_INIT_TIMEOUT``) is closed
       with 4408, as graphql-transport-ws does; the protocol has no such
       timeout, and the server's pings kept such sockets open forever
-      (issue #14, docs/decisions/0044)."""
+      (issue #14, docs/decisions/0044).
+    - Its token rotated or revoked, its operations complete and it closes
+      with 4401, as graphql-transport-ws does (docs/decisions/0053)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.outbox = outbox_of(self.websocket, self.context)
         self.init_received = False
+        self._hanging_up: set[asyncio.Task[None]] = set()
+        self.context.hang_up = self.hang_up
+
+    def hang_up(self) -> None:
+        """The connection's token was rotated or revoked: its operations
+        complete, then it closes with 4401."""
+        hang_up_soon(self._hang_up, self.tasks.values(), self._hanging_up)
+
+    async def _hang_up(self, origin: asyncio.Task[object] | None) -> None:
+        if origin is not None:  # the operation that revoked: its result first
+            await asyncio.wait({origin}, timeout=ORIGIN_WAIT)
+        await self.cleanup()  # each one's "complete"
+        if self.keep_alive_task:
+            self.keep_alive_task.cancel()
+        with suppress(Exception):  # the client may be gone already
+            await self.websocket.close(REVOKED_CLOSE, REVOKED_REASON)
 
     async def handle(self) -> None:
         """Strawberry's loop, reading strictly: it skipped a message that is
@@ -150,6 +188,7 @@ class LegacyWSHandler(BaseGraphQLWSHandler[Context, None]):
                 with suppress(BaseException):
                     await self.keep_alive_task
             await self.cleanup()
+            self.context.release()
 
     async def _close_without_init(self) -> None:
         await asyncio.sleep(self.view.connection_init_wait_timeout.total_seconds())
@@ -239,6 +278,12 @@ class GameGraphQL(GraphQL[Context, None]):
         self.persisted = container.persisted
         self.players = PlayerCache()
         self.slots = Slots(s.max_subscriptions_per_token, s.max_subscriptions_per_ip)
+        # This instance's open WebSockets and HTTP streams by token, ended
+        # when it is rotated or revoked (docs/decisions/0053).
+        deps = container.deps
+        self.open_tokens = OpenTokens(self.players, lambda digests: dead_tokens(deps, digests))
+        if deps.revocations is not None:
+            deps.revocations.listen(self.open_tokens)
 
     # ------------------------------------------------------------ HTTP
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -436,14 +481,26 @@ class GameGraphQL(GraphQL[Context, None]):
                     yield transport.encode_next(response, encode)
             yield transport.encode_complete()
 
+        opening = transport.opening() if isinstance(transport, ApolloMultipart) else ""
+
         def stream() -> AsyncGenerator[str, None]:
-            return with_heartbeats(
+            chunks = with_heartbeats(
                 body(),
                 lambda: transport.heartbeat_message(encode),
                 transport.heartbeat_interval,
                 initial=transport.send_initial_heartbeat,
-                opening=transport.opening() if isinstance(transport, ApolloMultipart) else "",
+                opening=opening,
             )
+            token = _stream_token(request)
+            if token is None:
+                return chunks
+
+            def farewell(started: bool) -> str:
+                """The token was rotated or revoked: a coded error, the end."""
+                revoked = transport.encode_next(REVOKED_RESULT, encode)
+                return ("" if started else opening) + revoked + transport.encode_complete()
+
+            return ended_when_revoked(chunks, self.open_tokens, token, farewell)
 
         return stream
 
@@ -487,6 +544,7 @@ class GameGraphQL(GraphQL[Context, None]):
         closes with 4403 and the message, graphql-ws sends ``connection_error``
         with it; never a silent downgrade to the spectators' feed."""
         try:
+            self._open_ticket(context)
             await context.player()
         except GraphQLError as e:
             context.request.state.refusal = e.message
@@ -494,6 +552,34 @@ class GameGraphQL(GraphQL[Context, None]):
         meter = METER.get()
         if meter is not None:  # the connection's caller, from now on
             meter.root.token = context.token()
+        return None
+
+    def _open_ticket(self, context: Context) -> None:
+        """The connection joins its token's open connections before the
+        caller is authenticated: a revocation heard meanwhile ends it too."""
+        if context.ticket is not None or context.hang_up is None:
+            return
+        try:
+            token = context.token()
+        except DomainError:
+            return  # refused by context.player()
+        if token is not None:
+            context.ticket = self.open_tokens.open(token, context.hang_up)
+
+
+REVOKED_RESULT: GraphQLHTTPResponse = {
+    "data": None,
+    "errors": [{"message": REVOKED_MESSAGE, "extensions": {"code": "UNAUTHENTICATED"}}],
+}
+"""What ends an HTTP stream whose token was rotated or revoked."""
+
+
+def _stream_token(request: Request) -> str | None:
+    """The bearer token of a streamed request, if it sends a readable one
+    (one it cannot read is refused by the operation itself)."""
+    try:
+        return bearer_token(request.headers.get("authorization"))
+    except DomainError:
         return None
 
 

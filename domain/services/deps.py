@@ -12,6 +12,7 @@ from domain.ports import (
     EventBus,
     Ids,
     Presence,
+    Revocations,
     UnitOfWorkFactory,
 )
 
@@ -44,3 +45,6 @@ class Deps:
     # How long after its end a game's stream, when asked to, stays open for
     # the rematch offer (docs/decisions/0048).
     rematch_wait: timedelta = timedelta(seconds=120)
+    # Notices of rotated and revoked tokens to every instance
+    # (docs/decisions/0053); None: none sent.
+    revocations: Revocations | None = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from typing import NoReturn
@@ -23,6 +24,7 @@ from domain.services.transaction import Request, Steps, Tx, no_load, transact
 MAX_NAME = 40
 MIN_PLAYER_KEY = 16  # [decision] the key recovers the token: it must be hard to guess
 REVOKED = "revoked:"  # a token hash no token has (a SHA-256 is hex): signed out
+RECHECK_BATCH = 500  # token hashes looked up in one statement
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,8 +123,9 @@ def _hours(deps: Deps) -> str:
 
 async def rotate_token(deps: Deps, player_id: str, token: str) -> str:
     """A new token for the caller; the presented one stops working at once
-    (only this one: a player has one token). ``UNAUTHENTICATED`` if it was
-    rotated or revoked meanwhile."""
+    (only this one: a player has one token), and every instance is told so
+    (:func:`_announce`). ``UNAUTHENTICATED`` if it was rotated or revoked
+    meanwhile."""
     new = deps.ids.new_token()
 
     def swap(tx: Tx, _: None) -> str:
@@ -130,18 +133,48 @@ async def rotate_token(deps: Deps, player_id: str, token: str) -> str:
             raise Unauthenticated("this token was rotated or revoked")
         return new
 
-    return await transact(deps, None, Steps(no_load, swap, _no_record, _no_repeat))
+    done = await transact(deps, None, Steps(no_load, swap, _no_record, _no_repeat))
+    await _announce(deps, token)
+    return done
 
 
 async def revoke_token(deps: Deps, player_id: str, token: str) -> None:
-    """Sign out: the presented token stops working at once. A guest account
-    has one token, so without a token rotated first it is out of reach."""
+    """Sign out: the presented token stops working at once, and every
+    instance is told so (:func:`_announce`). A guest account has one token,
+    so without a token rotated first it is out of reach."""
 
     def revoke(tx: Tx, _: None) -> None:
         if not tx.replace_token_hash(player_id, token_hash(token), REVOKED + player_id):
             raise Unauthenticated("this token was rotated or revoked")
 
     await transact(deps, None, Steps(no_load, revoke, _no_record, _no_repeat))
+    await _announce(deps, token)
+
+
+async def _announce(deps: Deps, token: str) -> None:
+    """Once the change is committed: the token's digest (its stored hash,
+    never the token) to every instance, which end its open connections and
+    streams; this instance's at once (docs/decisions/0053)."""
+    if deps.revocations is not None:
+        await deps.revocations.announce(token_hash(token))
+
+
+async def dead_tokens(deps: Deps, digests: Collection[str]) -> set[str]:
+    """Of these token digests (:func:`token_hash`), those no player holds:
+    rotated or revoked (or never issued). What an instance checks again when
+    it may have missed a notice (docs/decisions/0053)."""
+    wanted = list(set(digests))
+    if not wanted:
+        return set()
+
+    def tx() -> set[str]:
+        live: set[str] = set()
+        with deps.uow() as uow:
+            for at in range(0, len(wanted), RECHECK_BATCH):
+                live |= uow.players.live_token_hashes(wanted[at : at + RECHECK_BATCH])
+        return set(wanted) - live
+
+    return await deps.run(tx)
 
 
 async def authenticate(deps: Deps, token: str) -> Player:

@@ -9,7 +9,7 @@ cursor), the other reads through Core (its compiled cache does the rest). A
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -37,6 +37,9 @@ _P, _G, _E, _I, _B = players.c, games.c, game_events.c, idempotency_keys.c, boos
 _PLAYER_BY_ID = sa.select(players).where(_P.id == sa.bindparam("id"))
 _PLAYER_BY_HASH = sa.select(players).where(_P.token_hash == sa.bindparam("h"))
 _PLAYER_BY_DIGEST = sa.select(players).where(_P.key_digest == sa.bindparam("d"))
+_LIVE_TOKEN_HASHES = sa.select(_P.token_hash).where(
+    _P.token_hash.in_(sa.bindparam("hs", expanding=True))
+)
 _SWAP_TOKEN_HASH = (
     sa.update(players)
     .where(_P.id == sa.bindparam("w_id"), _P.token_hash == sa.bindparam("old"))
@@ -164,6 +167,12 @@ class SqlPlayerRepository(_Repo):
         with conflicts_as_write_conflict(f"player {player_id}"):
             done = self._c.execute(_SWAP_TOKEN_HASH, {"w_id": player_id, "old": old, "new": new})
         return done.rowcount == 1
+
+    def live_token_hashes(self, hashes: Collection[str]) -> set[str]:
+        if not hashes:
+            return set()
+        rows = self._c.execute(_LIVE_TOKEN_HASHES, {"hs": list(hashes)})
+        return {row.token_hash for row in rows}
 
 
 class SqlGameRepository(_Repo):

@@ -98,6 +98,19 @@ def test_a_token_hash_is_replaced_only_from_the_current_one(uow: SqlUnitOfWorkFa
         assert u.players.by_token_hash("hash-" + p.id) is None
 
 
+def test_live_token_hashes_are_those_a_player_holds(uow: SqlUnitOfWorkFactory) -> None:
+    """What an instance checks when it may have missed a revocation (0053)."""
+    p = _with_player(uow)
+    with uow() as u:
+        assert u.players.live_token_hashes([]) == set()
+        asked = ["hash-" + p.id, "stale", "revoked:" + p.id]
+        assert u.players.live_token_hashes(asked) == {"hash-" + p.id}
+        assert u.players.replace_token_hash(p.id, "hash-" + p.id, "revoked:" + p.id)
+        u.commit()
+    with uow() as u:
+        assert u.players.live_token_hashes(["hash-" + p.id]) == set()
+
+
 def test_expired_idempotency_records_are_deleted_a_batch_at_a_time(
     uow: SqlUnitOfWorkFactory,
 ) -> None:

@@ -13,10 +13,18 @@ import pytest
 
 from domain.errors import DomainError, ErrorCode
 from domain.records import SealedToken
+from domain.services.auth import token_hash
 from domain.services.boosters import open_booster_pack
 from domain.services.deps import KeyPolicy
 from domain.services.idempotency import expire_idempotency_records
-from domain.services.players import authenticate, create_player, revoke_token, rotate_token
+from domain.services.players import (
+    RECHECK_BATCH,
+    authenticate,
+    create_player,
+    dead_tokens,
+    revoke_token,
+    rotate_token,
+)
 from domain.services.sealing import key_digest, seal, unseal
 from domain.services.transaction import Request
 from infra.ids import RandomIds
@@ -201,3 +209,73 @@ async def test_a_token_replayed_by_create_player_after_rotation_no_longer_works(
     again = await create_player(h.deps, "ann", KEY)
     assert again.token == first.token != rotated
     assert await _code(authenticate(h.deps, again.token)) is ErrorCode.UNAUTHENTICATED
+
+
+# ------------------------------------------------------- notices (0053)
+class Heard:
+    """A revocation listener: what it heard, and whether the change was
+    committed when it heard it (the token no longer authenticates)."""
+
+    def __init__(self, h: Harness) -> None:
+        self.h = h
+        self.digests: list[str] = []
+        self.committed: list[bool] = []
+        self.misses = 0
+
+    def revoked(self, digest: str) -> None:
+        self.digests.append(digest)
+        held = {stored for _, stored in self.h.store.players.values()}
+        self.committed.append(digest not in held)
+
+    def missed(self) -> None:
+        self.misses += 1
+
+
+def _listen(h: Harness) -> Heard:
+    heard = Heard(h)
+    assert h.deps.revocations is not None
+    h.deps.revocations.listen(heard)
+    return heard
+
+
+@pytest.mark.parametrize("use_case", ["rotate", "revoke"])
+async def test_rotate_and_revoke_announce_the_old_tokens_digest_once_committed(
+    h: Harness, use_case: str
+) -> None:
+    ann = await create_player(h.deps, "ann")
+    heard = _listen(h)
+    if use_case == "rotate":
+        await rotate_token(h.deps, ann.player.id, ann.token)
+    else:
+        await revoke_token(h.deps, ann.player.id, ann.token)
+    assert heard.digests == [token_hash(ann.token)]  # the digest, never the token
+    assert heard.committed == [True]
+
+
+@pytest.mark.parametrize("use_case", ["rotate", "revoke"])
+async def test_a_refused_rotation_or_revocation_announces_nothing(
+    h: Harness, use_case: str
+) -> None:
+    ann = await create_player(h.deps, "ann")
+    await revoke_token(h.deps, ann.player.id, ann.token)
+    heard = _listen(h)
+    op = rotate_token if use_case == "rotate" else revoke_token
+    assert await _code(op(h.deps, ann.player.id, ann.token)) is ErrorCode.UNAUTHENTICATED
+    assert heard.digests == []
+
+
+async def test_dead_tokens_are_those_no_player_holds(h: Harness) -> None:
+    ann, bob = await create_player(h.deps, "ann"), await create_player(h.deps, "bob")
+    cat = await create_player(h.deps, "cat")
+    rotated = await rotate_token(h.deps, bob.player.id, bob.token)
+    await revoke_token(h.deps, cat.player.id, cat.token)
+    digests = {token_hash(t) for t in (ann.token, bob.token, rotated, cat.token, "never")}
+    dead = await dead_tokens(h.deps, digests)
+    assert dead == {token_hash(t) for t in (bob.token, cat.token, "never")}
+    assert await dead_tokens(h.deps, set()) == set()
+
+
+async def test_dead_tokens_reads_many_in_batches(h: Harness) -> None:
+    ann = await create_player(h.deps, "ann")
+    many = {token_hash(f"t{i}") for i in range(2 * RECHECK_BATCH + 7)} | {token_hash(ann.token)}
+    assert await dead_tokens(h.deps, many) == many - {token_hash(ann.token)}
