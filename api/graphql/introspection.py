@@ -1,4 +1,5 @@
-"""Introspection served from a cache (issue #22 item 2, docs/decisions/0049).
+"""Introspection served from a cache, and off the event loop (issue #22
+item 2, docs/decisions/0054).
 
 An operation that asks only for ``__schema``, ``__type`` and ``__typename``
 has the same result for every caller: the schema never changes while the
@@ -7,13 +8,23 @@ variables) and every later one hands the same result to Strawberry, through
 its public seam for this (an extension that sets the execution context's
 ``result`` before the executor runs, which then skips execution). Serving
 the standard introspection query costs its encoding (~0.3 ms) instead of
-its execution (~30 ms); what any introspection costs is measured and
-charged like any other work (docs/decisions/0049).
+its execution (~30 ms).
+
+The first execution runs graphql-core's ``execute`` (the function Strawberry
+calls; introspection has no resolver of ours) in a worker thread: the event
+loop keeps serving others, taking the GIL back every switch interval, where
+an execution on the loop held it for the whole ~30 ms (474 ms for ten deep
+aliases). Its CPU time is the caller's (docs/decisions/0049).
+tests/api/test_introspection_cache.py checks both paths against
+Strawberry's own; tests/bench/test_introspection_bench.py measures a
+neighbour's latency with either.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
 
 import orjson
 from graphql import (
@@ -22,13 +33,16 @@ from graphql import (
     FieldNode,
     FragmentDefinitionNode,
     FragmentSpreadNode,
+    GraphQLSchema,
     InlineFragmentNode,
     SelectionSetNode,
 )
+from graphql import execute as graphql_execute
 from graphql.utilities import get_operation_ast
 from strawberry.extensions import SchemaExtension
 
 from infra.lru import LRU
+from infra.work_meter import in_thread
 
 KEPT = 32
 """Introspection results kept (a client tool sends one or two documents)."""
@@ -90,25 +104,49 @@ def _only_introspection(
     return True
 
 
+def executed(
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    operation_name: str | None,
+    variables: dict[str, Any] | None,
+    context: Any,
+) -> ExecutionResult | None:
+    """An introspection-only operation, executed by graphql-core (in a worker
+    thread); None if it turned out to need the event loop."""
+    result = graphql_execute(
+        schema,
+        document,
+        variable_values=variables,
+        operation_name=operation_name,
+        context_value=context,
+    )
+    return result if isinstance(result, ExecutionResult) else None
+
+
 class IntrospectionCache(SchemaExtension):
-    """Hands a kept introspection result to Strawberry instead of executing."""
+    """Hands an introspection result to Strawberry instead of its executor:
+    kept, or made in a worker thread and kept."""
 
     def __init__(self, kept: Kept) -> None:
         self._kept = kept
 
-    def on_execute(self) -> Iterator[None]:
+    async def on_execute(self) -> AsyncIterator[None]:
         ctx = self.execution_context
         document = ctx.graphql_document
-        key: Key | None = None
-        if document is not None and introspective(document, ctx.operation_name):
-            variables = orjson.dumps(ctx.variables or {}, option=orjson.OPT_SORT_KEYS)
-            key = (id(document), ctx.operation_name, variables)
-            kept = self._kept.get(key, document)
-            if kept is not None:
-                ctx.result = kept
-                key = None  # nothing to keep
+        if document is None or not introspective(document, ctx.operation_name):
+            yield
+            return
+        variables = orjson.dumps(ctx.variables or {}, option=orjson.OPT_SORT_KEYS)
+        key = (id(document), ctx.operation_name, variables)
+        result = self._kept.get(key, document)
+        if result is None:
+            schema = ctx.schema._schema
+            name, values, context = ctx.operation_name, ctx.variables, ctx.context
+            result = await asyncio.to_thread(
+                in_thread(lambda: executed(schema, document, name, values, context))
+            )
+            if result is not None and not result.errors:
+                self._kept.put(key, document, result)
+        if result is not None:
+            ctx.result = result
         yield
-        result = ctx.result
-        if key is not None and isinstance(result, ExecutionResult) and not result.errors:
-            assert document is not None
-            self._kept.put(key, document, result)

@@ -5,13 +5,14 @@ executing, and only introspection-only operations are kept."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
 from graphql import get_introspection_query
-from strawberry.extensions import SchemaExtension
 
-from api.graphql.introspection import introspective
+from api.graphql import introspection
+from api.graphql.introspection import executed, introspective
 from api.graphql.limits import parse_document
 from api.graphql.schema import build_schema
 
@@ -46,22 +47,40 @@ async def test_a_kept_result_is_what_strawberry_executes(document: str) -> None:
     assert first.data == fresh.data and again.data == fresh.data
 
 
-async def test_a_kept_result_is_handed_out_without_executing() -> None:
+async def test_a_kept_result_is_handed_out_without_executing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    runs: list[str | None] = []
+
+    def counted(*args: Any) -> Any:
+        runs.append(args[2])
+        return executed(*args)
+
+    monkeypatch.setattr(introspection, "executed", counted)
     schema = cached_schema()
     document = get_introspection_query(descriptions=True)
-    await schema.execute(document)
-    executed: list[str] = []
-
-    class Watch(SchemaExtension):
-        def resolve(self, _next: Any, root: Any, info: Any, *args: Any, **kwargs: Any) -> Any:
-            executed.append(info.field_name)
-            return _next(root, info, *args, **kwargs)
-
-    schema.extensions = (*schema.extensions, Watch)
-    again = await schema.execute(document)
-    assert again.errors is None and executed == []
+    first = await schema.execute(document, operation_name="IntrospectionQuery")
+    again = await schema.execute(document, operation_name="IntrospectionQuery")
+    assert first.errors is None and again.data == first.data
+    assert runs == ["IntrospectionQuery"]  # once, then kept
     other = await schema.execute('{ __type(name: "Query") { name } }')
-    assert other.data == {"__type": {"name": "Query"}} and executed == ["__type", "name"]
+    assert other.data == {"__type": {"name": "Query"}} and runs == ["IntrospectionQuery", None]
+
+
+async def test_an_uncached_introspection_runs_off_the_event_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """docs/decisions/0054: the first execution is a worker thread's."""
+    threads: list[int] = []
+
+    def where(*args: Any) -> Any:
+        threads.append(threading.get_ident())
+        return executed(*args)
+
+    monkeypatch.setattr(introspection, "executed", where)
+    result = await cached_schema().execute("{ __schema { queryType { name } } }")
+    assert result.data == {"__schema": {"queryType": {"name": "Query"}}}
+    assert threads and threads[0] != threading.get_ident()
 
 
 async def test_variables_are_part_of_the_key() -> None:
