@@ -66,6 +66,14 @@ class PlayerRepository(Protocol):
         """Swap the player's token hash if it is still ``old``; False if not."""
         ...
 
+    def claim(self, player_id: str) -> None:
+        """Claim the player until this transaction ends, before counting what
+        they have open (docs/decisions/0051): another transaction's claim of
+        the same player waits for this one to end (a row lock), or one of
+        the two fails with :class:`WriteConflict`; never do both count what
+        neither has yet created."""
+        ...
+
 
 class GameRepository(Protocol):
     """Games. A game stored by :meth:`add` or :meth:`save` is, once
@@ -104,6 +112,18 @@ class GameRepository(Protocol):
     def due_bot_fills(self, now: datetime, limit: int) -> list[str]:
         """Lobby games whose empty seats are to be filled with bots by ``now``
         (their fill time, oldest first; 0048)."""
+        ...
+
+    def open_lobbies(self, host: str) -> int:
+        """Lobby games ``host`` hosts, quick-play games aside (0051)."""
+        ...
+
+    def quick_play_waits(self, player_id: str) -> int:
+        """Quick-play lobby games in which ``player_id`` holds a seat (0051)."""
+        ...
+
+    def due_abandonments(self, now: datetime, limit: int) -> list[str]:
+        """Games whose ``abandon_at`` is ``now`` or earlier, oldest first (0051)."""
         ...
 
     def page(
@@ -146,6 +166,10 @@ class IdempotencyStore(Protocol):
 class BoosterRepository(Protocol):
     def add(self, record: BoosterRecord) -> None: ...
     def of_player(self, player_id: str) -> list[BoosterRecord]: ...
+    def opened_since(self, player_id: str, since: datetime, limit: int) -> list[datetime]:
+        """When the player opened their last ``limit`` packs after ``since``
+        with ``openBoosterPack`` (not a Sealed game's), newest first (0051)."""
+        ...
 
 
 class UnitOfWork(Protocol):

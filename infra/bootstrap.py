@@ -10,13 +10,17 @@ from typing import TypeVar
 
 from sqlalchemy import Engine
 
+from domain.abandonment import AbandonPolicy
+from domain.caps import Caps
 from domain.ports import BlockingRunner
+from domain.services.abandonment import abandon_round
 from domain.services.bots import drive_bots, resume_stalled_bots
 from domain.services.deps import Deps, KeyPolicy
 from domain.services.idempotency import expire_idempotency_records
 from domain.services.presence import review
 from domain.services.quick_play import fill_due_games
 from domain.services.timeouts import deadline_round
+from infra.abandon_sweeper import AbandonSweeper
 from infra.bot_scheduler import BotScheduler, StalledBotSweeper
 from infra.bus.memory import InProcessBus
 from infra.bus.redis import RedisBus
@@ -78,6 +82,7 @@ class Container:
     presence: InProcessPresence | RedisPresence | None = None
     keeper: PresenceKeeper | None = None  # presence heartbeats
     deadlines: DeadlineSweeper | None = None  # turn clocks' timeouts
+    abandoned: AbandonSweeper | None = None  # games nobody plays any more
 
     def start(self) -> None:
         """Background work of a running server (call inside its event loop)."""
@@ -88,6 +93,8 @@ class Container:
             self.deadlines.start()
         if self.records is not None:
             self.records.start()
+        if self.abandoned is not None:
+            self.abandoned.start()
 
     async def aclose(self) -> None:
         await self.sweeper.aclose()
@@ -99,6 +106,8 @@ class Container:
             await self.deadlines.aclose()
         if self.records is not None:
             await self.records.aclose()
+        if self.abandoned is not None:
+            await self.abandoned.aclose()
         await self.bots.aclose()
         if self.limiter is not None:
             await self.limiter.aclose()
@@ -137,6 +146,10 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         presence=presence,
         presence_grace=timedelta(seconds=settings.presence_grace),
         rematch_wait=timedelta(seconds=settings.rematch_wait),
+        caps=caps_of(settings),
+        abandon=AbandonPolicy(
+            timedelta(seconds=settings.abandon_idle), timedelta(seconds=settings.abandon_empty)
+        ),
     )
     bots.bind(lambda game_id: drive_bots(deps, game_id))
     sweeper = StalledBotSweeper(lambda idle: due_work(deps, idle))
@@ -158,6 +171,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
     deadlines = DeadlineSweeper(
         lambda: deadline_round(deps), deps.clock, settings.deadline_sweep_interval
     )
+    abandoned = AbandonSweeper(lambda: abandon_round(deps), settings.abandon_sweep_interval)
     return Container(
         settings,
         deps,
@@ -172,6 +186,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         presence,
         keeper,
         deadlines,
+        abandoned,
     )
 
 
@@ -187,6 +202,15 @@ def key_policy(settings: Settings, engine: Engine) -> KeyPolicy:
         server_secret(settings, engine),
         timedelta(seconds=settings.player_key_window),
         timedelta(seconds=settings.idempotency_retention),
+    )
+
+
+def caps_of(settings: Settings) -> Caps:
+    """The per-player caps the settings name (0 is no cap)."""
+    return Caps(
+        open_games=settings.max_open_games,
+        quick_play_waits=settings.max_quick_play_waits,
+        packs_per_day=settings.booster_packs_per_day,
     )
 
 

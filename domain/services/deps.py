@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from domain.abandonment import AbandonPolicy
+from domain.caps import Caps
 from domain.ports import (
     BlockingRunner,
     BotScheduler,
@@ -44,3 +46,7 @@ class Deps:
     # How long after its end a game's stream, when asked to, stays open for
     # the rematch offer (docs/decisions/0048).
     rematch_wait: timedelta = timedelta(seconds=120)
+    # What a player may have open at once or open a day, and when a game
+    # nobody plays any more ends (docs/decisions/0051).
+    caps: Caps = field(default_factory=Caps)
+    abandon: AbandonPolicy = field(default_factory=AbandonPolicy)
