@@ -83,3 +83,23 @@ class ReplayedRefusal(DomainError):
     def __init__(self, code: ErrorCode, message: str) -> None:
         super().__init__(message)
         self.code = code
+
+
+class CapReached(DomainError):
+    """A per-player cap on what is open at once (lobby games hosted,
+    quick-play waits) is reached: close one first (docs/decisions/0051).
+    ``ILLEGAL_ACTION``: not allowed now, and no wait alone makes it so."""
+
+    code = ErrorCode.ILLEGAL_ACTION
+
+
+class RateLimited(DomainError):
+    """An allowance over time (booster packs a day) is spent: it refills in
+    ``retry_after`` seconds (docs/decisions/0051). Never kept under an
+    idempotency key: a repeat after the wait is decided anew."""
+
+    code = ErrorCode.RATE_LIMITED
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after

@@ -94,8 +94,14 @@ def check_seed(seed: str | None, practice: bool) -> None:
 
 
 def _in_lobby(game: GameRecord) -> None:
+    _not_abandoned(game)
     if game.status is not GameStatus.LOBBY:
         raise IllegalAction("seats change only while the game is in the lobby")
+
+
+def _not_abandoned(game: GameRecord) -> None:
+    if game.status is GameStatus.ABANDONED:
+        raise IllegalAction("the game was abandoned: nobody played it any more")
 
 
 def _free_seat(game: GameRecord, seat: int | None, player_id: str | None = None) -> int:
@@ -174,6 +180,7 @@ def start(
     """The host starts a full game: R4 setup runs; ``GameStarted`` commits to
     the seed (domain/fairness.py). A refused deck (R3.4) changes nothing."""
     _host_only(game, player_id, "start the game")
+    _not_abandoned(game)
     if game.status is not GameStatus.LOBBY:
         raise IllegalAction("the game has started already")
     empty = game.seat_count - game.seats_taken

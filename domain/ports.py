@@ -69,6 +69,13 @@ class PlayerRepository(Protocol):
 
     def live_token_hashes(self, hashes: Collection[str]) -> set[str]:
         """Those of ``hashes`` that are some player's token hash now."""
+
+    def claim(self, player_id: str) -> None:
+        """Claim the player until this transaction ends, before counting what
+        they have open (docs/decisions/0051): another transaction's claim of
+        the same player waits for this one to end (a row lock), or one of
+        the two fails with :class:`WriteConflict`; never do both count what
+        neither has yet created."""
         ...
 
 
@@ -109,6 +116,18 @@ class GameRepository(Protocol):
     def due_bot_fills(self, now: datetime, limit: int) -> list[str]:
         """Lobby games whose empty seats are to be filled with bots by ``now``
         (their fill time, oldest first; 0048)."""
+        ...
+
+    def open_lobbies(self, host: str) -> int:
+        """Lobby games ``host`` hosts, quick-play games aside (0051)."""
+        ...
+
+    def quick_play_waits(self, player_id: str) -> int:
+        """Quick-play lobby games in which ``player_id`` holds a seat (0051)."""
+        ...
+
+    def due_abandonments(self, now: datetime, limit: int) -> list[str]:
+        """Games whose ``abandon_at`` is ``now`` or earlier, oldest first (0051)."""
         ...
 
     def page(
@@ -155,6 +174,10 @@ class BoosterRepository(Protocol):
         self, player_id: str, after: tuple[datetime, str] | None, limit: int
     ) -> PackPage:
         """The player's packs after ``after`` (opened at, id), oldest first."""
+
+    def opened_since(self, player_id: str, since: datetime, limit: int) -> list[datetime]:
+        """When the player opened their last ``limit`` packs after ``since``
+        with ``openBoosterPack`` (not a Sealed game's), newest first (0051)."""
         ...
 
 

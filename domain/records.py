@@ -15,16 +15,24 @@ from domain.errors import DomainError, ErrorCode, ReplayedRefusal
 from domain.game.boosters import BoosterPack
 from domain.game.events import Event
 from domain.game.options import GameOptions
-from domain.game.state import GameState
+from domain.game.state import GameState, Termination
 from domain.log import Cause, LoggedEvent
 
 
 class GameStatus(Enum):
-    """A game's life: filling seats, being played, over."""
+    """A game's life: filling seats, being played, over (by the rules, or
+    abandoned: nobody left to play it, docs/decisions/0051)."""
 
     LOBBY = "lobby"
     RUNNING = "running"
     FINISHED = "finished"
+    ABANDONED = "abandoned"
+
+    @property
+    def over(self) -> bool:
+        """Ended one way or the other: it changes no more (a finished game
+        may still log its rematch offer)."""
+        return self in (GameStatus.FINISHED, GameStatus.ABANDONED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +94,9 @@ class GameRecord:
     fill_bots_at: datetime | None = None
     rematch_id: str | None = None
     reserved: list[str | None] = field(default_factory=list)
+    # When the game ends as abandoned if nothing changes it before (set on
+    # every change, docs/decisions/0051; None: never, or over).
+    abandon_at: datetime | None = None
 
     @property
     def deadline(self) -> datetime | None:
@@ -122,8 +133,9 @@ class GameRecord:
         self.last_seq += len(logged)
         self.version += 1
         self.updated_at = at
-        if self.state is not None and self.state.outcome is not None:
-            self.status = GameStatus.FINISHED
+        if self.state is not None and (outcome := self.state.outcome) is not None:
+            abandoned = outcome.termination is Termination.ABANDONED
+            self.status = GameStatus.ABANDONED if abandoned else GameStatus.FINISHED
         return logged
 
     def clone(self) -> GameRecord:
@@ -149,6 +161,7 @@ class GameRecord:
             self.fill_bots_at,
             self.rematch_id,
             list(self.reserved),
+            self.abandon_at,
         )
 
 

@@ -10,13 +10,17 @@ from typing import TypeVar
 
 from sqlalchemy import Engine
 
+from domain.abandonment import AbandonPolicy
+from domain.caps import Caps
 from domain.ports import BlockingRunner
+from domain.services.abandonment import abandon_round
 from domain.services.bots import drive_bots, resume_stalled_bots
 from domain.services.deps import Deps, KeyPolicy
 from domain.services.idempotency import expire_idempotency_records
 from domain.services.presence import review
 from domain.services.quick_play import fill_due_games
 from domain.services.timeouts import deadline_round
+from infra.abandon_sweeper import AbandonSweeper
 from infra.bot_scheduler import BotScheduler, StalledBotSweeper
 from infra.bus.memory import InProcessBus
 from infra.bus.redis import RedisBus
@@ -87,6 +91,7 @@ class Container:
         default_factory=InProcessRevocations
     )
     settler: Settler | None = None  # measured costs, charged after the fact
+    abandoned: AbandonSweeper | None = None  # games nobody plays any more
 
     def start(self) -> None:
         """Background work of a running server (call inside its event loop)."""
@@ -98,6 +103,8 @@ class Container:
             self.deadlines.start()
         if self.records is not None:
             self.records.start()
+        if self.abandoned is not None:
+            self.abandoned.start()
 
     async def aclose(self) -> None:
         await self.sweeper.aclose()
@@ -110,6 +117,8 @@ class Container:
         if self.records is not None:
             await self.records.aclose()
         await self.revocations.aclose()
+        if self.abandoned is not None:
+            await self.abandoned.aclose()
         await self.bots.aclose()
         if self.settler is not None:
             await self.settler.aclose()
@@ -158,6 +167,10 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         presence_grace=timedelta(seconds=settings.presence_grace),
         rematch_wait=timedelta(seconds=settings.rematch_wait),
         revocations=revocations,
+        caps=caps_of(settings),
+        abandon=AbandonPolicy(
+            timedelta(seconds=settings.abandon_idle), timedelta(seconds=settings.abandon_empty)
+        ),
     )
     bots.bind(lambda game_id: drive_bots(deps, game_id))
     sweeper = StalledBotSweeper(lambda idle: due_work(deps, idle))
@@ -179,6 +192,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
     deadlines = DeadlineSweeper(
         lambda: deadline_round(deps), deps.clock, settings.deadline_sweep_interval
     )
+    abandoned = AbandonSweeper(lambda: abandon_round(deps), settings.abandon_sweep_interval)
     return Container(
         settings,
         deps,
@@ -195,6 +209,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         deadlines,
         revocations,
         Settler(limiter) if limiter is not None and limiter.limits.queries_limited else None,
+        abandoned,
     )
 
 
@@ -210,6 +225,15 @@ def key_policy(settings: Settings, engine: Engine) -> KeyPolicy:
         server_secret(settings, engine),
         timedelta(seconds=settings.player_key_window),
         timedelta(seconds=settings.idempotency_retention),
+    )
+
+
+def caps_of(settings: Settings) -> Caps:
+    """The per-player caps the settings name (0 is no cap)."""
+    return Caps(
+        open_games=settings.max_open_games,
+        quick_play_waits=settings.max_quick_play_waits,
+        packs_per_day=settings.booster_packs_per_day,
     )
 
 

@@ -56,6 +56,12 @@ ENV_VARS: tuple[str, ...] = (
     "MMK_MAX_SUBSCRIPTIONS_PER_IP",
     "MMK_REPLAY_RATE",
     "MMK_TOKEN_RECHECK_INTERVAL",
+    "MMK_MAX_OPEN_GAMES",
+    "MMK_MAX_QUICK_PLAY_WAITS",
+    "MMK_BOOSTER_PACKS_PER_DAY",
+    "MMK_ABANDON_IDLE",
+    "MMK_ABANDON_EMPTY",
+    "MMK_ABANDON_SWEEP_INTERVAL",
 )
 MIN_SECRET_KEY = 32  # characters of MMK_SECRET_KEY (e.g. `openssl rand -hex 32`: 64)
 
@@ -228,6 +234,19 @@ class Settings:
     # WebSockets and HTTP streams (with REDIS_URL): a revocation notice lost
     # on the way ends them this late at most (docs/decisions/0053).
     token_recheck_interval: int = 10
+    # Per-player caps (docs/decisions/0051; 0: no cap): lobby games hosted
+    # at once, quick-play games waited in at once, booster packs opened in
+    # any 24 hours.
+    max_open_games: int = 5
+    max_quick_play_waits: int = 3
+    booster_packs_per_day: int = 10
+    # Abandoned games (docs/decisions/0051): seconds a lobby or an untimed
+    # running game may go unchanged; seconds a running game whose every
+    # person's seat a bot plays waits for one to be reclaimed; seconds
+    # between two abandonment sweeps on each instance.
+    abandon_idle: int = 7 * 86_400
+    abandon_empty: int = 3600
+    abandon_sweep_interval: int = 60
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -289,4 +308,10 @@ class Settings:
             max_subscriptions_per_ip=_int(e, "MMK_MAX_SUBSCRIPTIONS_PER_IP", 200, 0, 10**6),
             replay_rate=_int(e, "MMK_REPLAY_RATE", 500, 0, 10**6),
             token_recheck_interval=_int(e, "MMK_TOKEN_RECHECK_INTERVAL", 10, 1, 3600),
+            max_open_games=_int(e, "MMK_MAX_OPEN_GAMES", 5, 0, 10**6),
+            max_quick_play_waits=_int(e, "MMK_MAX_QUICK_PLAY_WAITS", 3, 0, 10**6),
+            booster_packs_per_day=_int(e, "MMK_BOOSTER_PACKS_PER_DAY", 10, 0, 10**6),
+            abandon_idle=_int(e, "MMK_ABANDON_IDLE", 7 * 86_400, 1, 365 * 86_400),
+            abandon_empty=_int(e, "MMK_ABANDON_EMPTY", 3600, 0, 30 * 86_400),
+            abandon_sweep_interval=_int(e, "MMK_ABANDON_SWEEP_INTERVAL", 60, 1, 3600),
         )

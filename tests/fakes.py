@@ -50,6 +50,7 @@ class Store:
     events: dict[tuple[str, int], LoggedEvent] = field(default_factory=dict)
     keys: dict[tuple[str, str], IdempotencyRecord] = field(default_factory=dict)
     boosters: list[BoosterRecord] = field(default_factory=list)
+    claims: dict[str, int] = field(default_factory=dict)  # player id -> claims committed
     fail_before_commit: Callable[[], None] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)  # commits are atomic
 
@@ -147,6 +148,18 @@ class FakeUnitOfWork:
         self.stage(lambda: self.store.players.__setitem__(player_id, (found[0], new)))
         return True
 
+    def claim(self, player_id: str) -> None:
+        """Optimistic: of two transactions that claimed a player, the second
+        to commit conflicts (the SQL adapter makes it wait instead)."""
+        claims = self.store.claims
+        seen = claims.get(player_id, 0)
+
+        def check() -> None:
+            if claims.get(player_id, 0) != seen:
+                raise WriteConflict(f"player {player_id} claimed by another transaction")
+
+        self.stage(lambda: claims.__setitem__(player_id, seen + 1), check)
+
     def get(self, player_id: str) -> Player | None:
         found = self.store.players.get(player_id)
         return found[0] if found else None
@@ -242,6 +255,27 @@ class _Games:
         )
         return [g.id for g in due[:limit]]
 
+    def open_lobbies(self, host: str) -> int:
+        return sum(
+            g.host == host and g.status is GameStatus.LOBBY and g.quick_play is None
+            for g in self.uow.store.games.values()
+        )
+
+    def quick_play_waits(self, player_id: str) -> int:
+        return sum(
+            g.status is GameStatus.LOBBY
+            and g.quick_play is not None
+            and g.seat_of(player_id) is not None
+            for g in self.uow.store.games.values()
+        )
+
+    def due_abandonments(self, now: datetime, limit: int) -> list[str]:
+        due = sorted(
+            (g for g in self.uow.store.games.values() if g.abandon_at and g.abandon_at <= now),
+            key=lambda g: (g.abandon_at, g.id),
+        )
+        return [g.id for g in due[:limit]]
+
     def page(
         self, status: GameStatus | None, before: tuple[datetime, str] | None, limit: int
     ) -> Page:
@@ -332,6 +366,17 @@ class _Boosters:
         mine = sorted(self.of_player(player_id), key=lambda r: (r.opened_at, r.id))
         later = [r for r in mine if after is None or (r.opened_at, r.id) > after]
         return PackPage(later[:limit], len(later) > limit, len(mine))
+
+    def opened_since(self, player_id: str, since: datetime, limit: int) -> list[datetime]:
+        opened = sorted(
+            (
+                r.opened_at
+                for r in self.uow.store.boosters
+                if r.player_id == player_id and r.game_id is None and r.opened_at > since
+            ),
+            reverse=True,
+        )
+        return opened[:limit]
 
 
 class FakeClock:

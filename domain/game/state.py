@@ -53,6 +53,7 @@ class Termination(Enum):
     HOUSE_PLAYER_ALL_HOUSES = "house_player_all_houses"
     PRIZE_POOL_EMPTY = "prize_pool_empty"
     NO_CARDS_LEFT = "no_cards_left"
+    ABANDONED = "abandoned"  # not a rule's end: the server's (docs/decisions/0051)
 
 
 @dataclass(slots=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from domain.abandonment import room_empty
 from domain.game.engine import to_act
 from domain.game.legal import legal_actions
 from domain.game.state import Phase
@@ -9,9 +10,11 @@ from domain.records import GameRecord, GameStatus
 
 
 def bot_to_act(game: GameRecord) -> int | None:
-    """A bot seat with something to do now, if any."""
+    """A bot seat with something to do now, if any. None in an empty room
+    (a bot plays every person's seat): the bots wait for a player to
+    reclaim a seat, or for the game to be abandoned (docs/decisions/0051)."""
     state = game.state
-    if game.status is not GameStatus.RUNNING or state is None:
+    if game.status is not GameStatus.RUNNING or state is None or room_empty(game):
         return None
     seat = to_act(state)
     if seat is not None and (o := game.seats[seat]) is not None and o.is_bot:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from domain.abandonment import AbandonPolicy
+from domain.caps import Caps
 from domain.ports import (
     BlockingRunner,
     BotScheduler,
@@ -48,3 +50,7 @@ class Deps:
     # Notices of rotated and revoked tokens to every instance
     # (docs/decisions/0053); None: none sent.
     revocations: Revocations | None = None
+    # What a player may have open at once or open a day, and when a game
+    # nobody plays any more ends (docs/decisions/0051).
+    caps: Caps = field(default_factory=Caps)
+    abandon: AbandonPolicy = field(default_factory=AbandonPolicy)

@@ -15,6 +15,8 @@ def export_log(uow: UnitOfWork, game_id: str) -> list[ExportedEvent]:
     """The log of a finished game; refuses a game that has not ended (its
     seed is secret until then, and an export of it would not verify)."""
     game = load_game(uow, game_id)
+    if game.status is GameStatus.ABANDONED:
+        raise BadRequest(f"game {game_id} was abandoned: only a game the rules ended is exported")
     if game.status is not GameStatus.FINISHED:
         raise BadRequest(f"game {game_id} has not ended: it is exported once it has")
     n = game.last_seq

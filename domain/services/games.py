@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from domain import lobby
+from domain.abandonment import abandon, deserted
 from domain.bots.strategy import Strategy
 from domain.clocks import check_time_control
 from domain.game.boosters import BoosterPack
@@ -12,6 +13,7 @@ from domain.game.cards import Card
 from domain.game.events import Event
 from domain.game.options import Format, GameOptions
 from domain.records import BoosterRecord, GameRecord, GameStatus, MutationResult
+from domain.services.caps import room_for_a_lobby, room_for_a_wait
 from domain.services.deps import Deps
 from domain.services.timeouts import leave_running
 from domain.services.transaction import Change, Request, Tx, add_game, change_game
@@ -33,13 +35,15 @@ class NewGame:
 async def create_game(deps: Deps, req: Request, spec: NewGame) -> MutationResult:
     """A lobby (R2.1); the host takes seat 0 unless ``take_seat`` is false.
     The seed and salt come from the server's CSPRNG; only a game marked
-    ``practice`` may have the host's seed (docs/decisions/0040)."""
+    ``practice`` may have the host's seed (docs/decisions/0040). A host
+    has at most ``deps.caps.open_games`` lobby games at once (0051)."""
     lobby.check_new_game(spec.seat_count, spec.rat_seat)
     check_time_control(spec.options)
     lobby.check_seed(spec.seed, spec.practice)
 
     def make(tx: Tx) -> tuple[GameRecord, Change]:
         host = tx.player(req.player_id)
+        room_for_a_lobby(tx, deps.caps, host.id)
         now = tx.now()
         game = GameRecord(
             id=tx.new_id(),
@@ -63,23 +67,37 @@ async def create_game(deps: Deps, req: Request, spec: NewGame) -> MutationResult
 
 
 async def join_game(deps: Deps, req: Request, game_id: str, seat: int | None) -> MutationResult:
-    """Take a free seat (the lowest, unless one is named)."""
+    """Take a free seat (the lowest, unless one is named); a seat in a
+    quick-play game is one of the player's quick-play waits (0051)."""
 
     def join(tx: Tx, game: GameRecord) -> Change:
         player = tx.player(req.player_id)
-        return starting_if_full(tx, game, lobby.join(game, player.id, player.name, seat))
+        joined = lobby.join(game, player.id, player.name, seat)
+        if game.quick_play is not None:
+            room_for_a_wait(tx, deps.caps, player.id)
+        return starting_if_full(tx, game, joined)
 
     return await change_game(deps, req, game_id, join)
 
 
 async def leave_game(deps: Deps, req: Request, game_id: str) -> MutationResult:
     """Give up one's seat while in the lobby; while running, hand it to a bot
-    for good (docs/decisions/0046)."""
+    for good (docs/decisions/0046). The last person out of a game ends it
+    as abandoned (a lobby no person sits in; a running game every person
+    left); the host, seated nowhere, closes a lobby no person sits in so
+    too (docs/decisions/0051)."""
 
     def leave(tx: Tx, game: GameRecord) -> Change:
+        player_id = req.player_id
         if game.status is GameStatus.RUNNING:
-            return Change(leave_running(game, req.player_id))
-        return Change(lobby.leave(game, req.player_id))
+            events = leave_running(game, player_id)
+        elif player_id == game.host and game.seat_of(player_id) is None and deserted(game):
+            events = []  # the host closes an empty lobby
+        else:
+            events = lobby.leave(game, player_id)
+        if deserted(game):
+            events += abandon(game)
+        return Change(events)
 
     return await change_game(deps, req, game_id, leave)
 

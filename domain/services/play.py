@@ -20,6 +20,8 @@ def seat_command(game: GameRecord, player_id: str, cmd: Command) -> Change:
         raise GameNotStarted("the game has not started yet")
     if game.status is GameStatus.FINISHED:
         raise GameFinished("the game is over (R9.3)")
+    if game.status is GameStatus.ABANDONED:
+        raise GameFinished("the game was abandoned: nobody played it any more")
     seat = game.seat_of(player_id)
     if seat is None:
         raise Forbidden("you hold no seat in this game")

@@ -10,6 +10,7 @@ from domain import quick_play as qp
 from domain.errors import DomainError
 from domain.game.options import Format, GameOptions
 from domain.records import GameRecord, MutationResult
+from domain.services.caps import room_for_a_wait
 from domain.services.deps import Deps
 from domain.services.games import starting, starting_if_full
 from domain.services.transaction import Change, Request, Tx, change_game, no_load, steps, transact
@@ -28,7 +29,8 @@ async def quick_play(
     that has room for them, or create one (the caller its host, at seat 0).
     A game that fills starts itself; ``fill_after`` seconds: its empty seats
     are then filled with bots (:func:`fill_due_games`). A caller already
-    waiting in such a game gets it back, unchanged."""
+    waiting in such a game gets it back, unchanged; a caller who waits in
+    ``deps.caps.quick_play_waits`` other games is refused (0051)."""
     qp.check_quick_play(seat_count, format, fill_after)
     key = qp.match_key(seat_count, format)
 
@@ -39,6 +41,7 @@ async def quick_play(
         for game in games:
             if game.seat_of(player.id) is not None:
                 return MutationResult(game.id, game.version, ())
+        room_for_a_wait(tx, deps.caps, player.id)
         for game in games:
             if qp.has_room(game, player.id):
                 qp.bring_fill_forward(game, now, fill_after)

@@ -23,6 +23,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from datetime import datetime
 
+from domain.abandonment import is_abandonment
 from domain.channels import LOBBY, game_channel, presence_channel
 from domain.errors import BadRequest
 from domain.game.events import GameEnded
@@ -95,7 +96,8 @@ async def game_events(
     ``RematchOffered`` logged after ``GameEnded`` (docs/decisions/0048).
     With ``await_rematch``, a finished game's stream that has had no offer
     yet stays open for it: it ends with the ``RematchOffered``, or
-    ``deps.rematch_wait`` after the game ended."""
+    ``deps.rematch_wait`` after the game ended. An abandoned game ends with
+    its ``GameEnded`` too, and has no rematch to wait for (0051)."""
 
     def first_look() -> tuple[int | None, int | None, datetime | None]:
         """The caller's seat; the last seq of a finished game (else None);
@@ -106,10 +108,15 @@ async def game_events(
                 raise BadRequest(
                     f"afterSeq {after_seq} is past the game's last seq {game.last_seq}"
                 )
-            if game.status is not GameStatus.FINISHED:
+            if not game.status.over:
                 return game.seat_of(player_id), None, None
             until = game.updated_at + deps.rematch_wait
-            waits = await_rematch and game.rematch_id is None and deps.clock.now() < until
+            waits = (
+                await_rematch
+                and game.status is GameStatus.FINISHED  # no rematch of an abandoned game
+                and game.rematch_id is None
+                and deps.clock.now() < until
+            )
             return game.seat_of(player_id), game.last_seq, until if waits else None
 
     seat, ended_at, offer_until = await deps.run(first_look)
@@ -121,8 +128,10 @@ async def game_events(
     async with presence.attending(deps, game_id, player_id), aclosing(events):
         async for heard in events:
             yield heard
-            if isinstance(heard[1].event, GameEnded) and await_rematch and ended_at is None:
-                offer_until = heard[1].at + deps.rematch_wait
+            end = heard[1].event
+            if isinstance(end, GameEnded) and await_rematch and ended_at is None:
+                # an abandoned game has no rematch to wait for
+                offer_until = None if is_abandonment(end) else heard[1].at + deps.rematch_wait
         if offer_until is not None:
             seat = await deps.run(lambda: _seat_now(deps, game_id, player_id))
             offer = _rematch_offer(deps, game_id, seat, at, offer_until)

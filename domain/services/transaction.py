@@ -39,6 +39,7 @@ from datetime import datetime
 from functools import partial
 from typing import Any, Generic, TypeVar
 
+from domain.abandonment import abandon_at
 from domain.errors import (
     Conflict,
     DomainError,
@@ -148,11 +149,13 @@ class Tx:
         new game is added, a loaded one saved if still at the version loaded),
         then its events, which refer to it; a running game's clock settles
         first, and a change that leaves it waiting ends with the wait's
-        ``ActionRequired`` (domain/services/clocked.py). The result shows the events as
-        the caller sees them (R11)."""
+        ``ActionRequired`` (domain/services/clocked.py); the time it is
+        abandoned unless it changes again is set (domain/abandonment.py). The
+        result shows the events as the caller sees them (R11)."""
         now = self.now()
         events = clocked(game, change.events, change.cause, now)  # stamped, the wait last
         logged = game.record(events, change.cause, now, change.cause_at)
+        game.abandon_at = abandon_at(game, self._deps.abandon)
         if game.id in self._loaded:
             self.uow.games.save(game, self._loaded[game.id])
         else:
@@ -160,6 +163,11 @@ class Tx:
         self.uow.events.append(logged)
         seat = game.seat_of(None if self._req is None else self._req.player_id)
         return MutationResult(game.id, game.version, tuple(e.seen_by(seat) for e in logged))
+
+    def claim(self, player_id: str) -> None:
+        """Before counting what the player has open (docs/decisions/0051):
+        the player's capped creations queue one behind the other."""
+        self.uow.players.claim(player_id)
 
     def add_player(self, player: Player, token_hash: str, key_digest: str | None = None) -> None:
         self.uow.players.add(player, token_hash, key_digest)

@@ -187,6 +187,7 @@ def game_to_row(game: GameRecord) -> dict[str, Any]:
         "fill_bots_at": None if game.fill_bots_at is None else _aware(game.fill_bots_at),
         "rematch_id": game.rematch_id,
         "reserved": list(game.reserved) if any(r is not None for r in game.reserved) else None,
+        "abandon_at": None if game.abandon_at is None else _aware(game.abandon_at),
     }
 
 
@@ -212,6 +213,7 @@ def _game(r: Row) -> GameRecord:
         fill_bots_at=r["fill_bots_at"],
         rematch_id=r["rematch_id"],
         reserved=_reserved(r["reserved"], r["seat_count"]),
+        abandon_at=r["abandon_at"],
     )
 
 

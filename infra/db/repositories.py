@@ -45,6 +45,11 @@ _SWAP_TOKEN_HASH = (
     .where(_P.id == sa.bindparam("w_id"), _P.token_hash == sa.bindparam("old"))
     .values(token_hash=sa.bindparam("new"))
 )
+_CLAIM_PLAYER = sa.select(_P.id).where(_P.id == sa.bindparam("p")).with_for_update(key_share=True)
+"""The player's row held to the end of the transaction (0051): FOR NO KEY
+UPDATE on PostgreSQL, so the foreign-key checks of other transactions'
+inserts (their KEY SHARE locks) never wait on it; nothing on SQLite, where
+every transaction holds the database's write lock (``BEGIN IMMEDIATE``)."""
 _GAME_BY_ID = sa.select(games).where(_G.id == sa.bindparam("id"))
 _GAME_VERSION = DirectStatement(sa.select(_G.version).where(_G.id == sa.bindparam("id")))
 # Set at creation, never changed: left out of the per-move UPDATE, so it
@@ -98,6 +103,35 @@ _DUE_FILLS = (
     .order_by(_G.fill_bots_at, _G.id)
     .limit(sa.bindparam("n"))
 )
+_OPEN_LOBBIES = (
+    sa.select(sa.func.count())
+    .select_from(games)
+    .where(
+        _G.host == sa.bindparam("p"),
+        _G.status == GameStatus.LOBBY.value,
+        _G.quick_play.is_(None),
+    )
+)
+# The open quick-play games (ix_games_quick_play) with a seat of the player:
+# a look inside the seats' JSON, in each dialect's words.
+_QUICK_PLAY_WAITS = {
+    "sqlite": sa.text(
+        "SELECT count(*) FROM games WHERE status = 'lobby' AND quick_play IS NOT NULL "
+        "AND EXISTS (SELECT 1 FROM json_each(games.seats) AS s "
+        "WHERE json_extract(s.value, '$.playerId') = :p)"
+    ),
+    "postgresql": sa.text(
+        "SELECT count(*) FROM games WHERE status = 'lobby' AND quick_play IS NOT NULL "
+        "AND EXISTS (SELECT 1 FROM json_array_elements(games.seats) AS s "
+        "WHERE s ->> 'playerId' = :p)"
+    ),
+}
+_DUE_ABANDONMENTS = (
+    sa.select(_G.id)
+    .where(_G.abandon_at.is_not(None), _G.abandon_at <= sa.bindparam("now"))
+    .order_by(_G.abandon_at, _G.id)
+    .limit(sa.bindparam("n"))
+)
 _GAME_NEWEST = sa.select(*(games.c[n] for n in m.SUMMARY_COLUMNS)).order_by(
     _G.created_at.desc(), _G.id.desc()
 )
@@ -128,6 +162,16 @@ _PACKS_OF = (
 )
 _PACKS_COUNTED = (
     sa.select(sa.func.count()).select_from(booster_packs).where(_B.player_id == sa.bindparam("p"))
+)
+_PACKS_SINCE = (
+    sa.select(_B.opened_at)
+    .where(
+        _B.player_id == sa.bindparam("p"),
+        _B.game_id.is_(None),
+        _B.opened_at > sa.bindparam("since"),
+    )
+    .order_by(_B.opened_at.desc())
+    .limit(sa.bindparam("n"))
 )
 _INSERT = {
     t.name: DirectStatement(sa.insert(t), [c.key for c in t.columns])
@@ -173,6 +217,9 @@ class SqlPlayerRepository(_Repo):
             return set()
         rows = self._c.execute(_LIVE_TOKEN_HASHES, {"hs": list(hashes)})
         return {row.token_hash for row in rows}
+
+    def claim(self, player_id: str) -> None:
+        self._c.execute(_CLAIM_PLAYER, {"p": player_id})
 
 
 class SqlGameRepository(_Repo):
@@ -238,6 +285,18 @@ class SqlGameRepository(_Repo):
 
     def due_bot_fills(self, now: datetime, limit: int) -> list[str]:
         return [r[0] for r in self._c.execute(_DUE_FILLS, {"now": now, "n": limit})]
+
+    def open_lobbies(self, host: str) -> int:
+        count: int = self._c.execute(_OPEN_LOBBIES, {"p": host}).scalar_one()
+        return count
+
+    def quick_play_waits(self, player_id: str) -> int:
+        stmt = _QUICK_PLAY_WAITS[self._c.dialect.name]
+        count: int = self._c.execute(stmt, {"p": player_id}).scalar_one()
+        return count
+
+    def due_abandonments(self, now: datetime, limit: int) -> list[str]:
+        return [r[0] for r in self._c.execute(_DUE_ABANDONMENTS, {"now": now, "n": limit})]
 
     def page(
         self, status: GameStatus | None, before: tuple[datetime, str] | None, limit: int
@@ -312,3 +371,7 @@ class SqlBoosterRepository(_Repo):
         total = self._c.execute(_PACKS_COUNTED, {"p": player_id}).scalar_one()
         items = [m.booster_from_row(r._mapping) for r in rows[:limit]]
         return PackPage(items, len(rows) > limit, total)
+
+    def opened_since(self, player_id: str, since: datetime, limit: int) -> list[datetime]:
+        rows = self._c.execute(_PACKS_SINCE, {"p": player_id, "since": since, "n": limit})
+        return [r[0] for r in rows]

@@ -72,10 +72,15 @@ class GameRow(SQLModel, table=True):
     fill_bots_at: datetime | None = _col(UtcDateTime(), nullable=True)
     rematch_id: str | None = _col(sa.String(), nullable=True)
     reserved: list[Any] | None = _col(json_type(nullable=True), nullable=True)
+    # When the game ends as abandoned unless it changes first (migration
+    # 0007, docs/decisions/0051; set on every change, null: never).
+    abandon_at: datetime | None = _col(UtcDateTime(), nullable=True)
 
     # Newest-first paging, with and without a status filter.
     __table_args__ = (
-        sa.CheckConstraint("status IN ('lobby', 'running', 'finished')", name="ck_games_status"),
+        sa.CheckConstraint(
+            "status IN ('lobby', 'running', 'finished', 'abandoned')", name="ck_games_status"
+        ),
         sa.Index("ix_games_created_at", "created_at", "id"),
         sa.Index("ix_games_status", "status", "created_at", "id"),
         # Partial: only games waiting on a bot are in it (few; stalled-bot sweeps).
@@ -105,6 +110,20 @@ class GameRow(SQLModel, table=True):
             "fill_bots_at",
             sqlite_where=sa.text("fill_bots_at IS NOT NULL"),
             postgresql_where=sa.text("fill_bots_at IS NOT NULL"),
+        ),
+        # Partial: games that end if left alone (the abandonment sweep), and
+        # each host's lobby games (the cap on open games; 0051).
+        sa.Index(
+            "ix_games_abandon_at",
+            "abandon_at",
+            sqlite_where=sa.text("abandon_at IS NOT NULL"),
+            postgresql_where=sa.text("abandon_at IS NOT NULL"),
+        ),
+        sa.Index(
+            "ix_games_lobby_host",
+            "host",
+            sqlite_where=sa.text("status = 'lobby'"),
+            postgresql_where=sa.text("status = 'lobby'"),
         ),
     )
 

@@ -106,9 +106,12 @@ def shared_pair(
     database_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[list[Instance]]:
     """Instances A and B on the machine's Redis (a prefix of their own) and
-    a fresh database, for the tests that leave them running."""
+    a fresh database, for the tests that leave them running. No per-player
+    caps: the twins test makes 15 games and 15 packs with one player (the
+    caps have tests of their own, docs/decisions/0051)."""
+    no_caps = {"MMK_MAX_OPEN_GAMES": "0", "MMK_BOOSTER_PACKS_PER_DAY": "0"}
     with (
-        fresh_backend(database_url, redis_url, "pair") as backend,
+        fresh_backend(database_url, redis_url, "pair", **no_caps) as backend,
         cluster(backend, tmp_path_factory.mktemp("pair")) as pair,
     ):
         yield pair

@@ -160,9 +160,10 @@ class World:
         self.games["started"] = game
 
     def refresh(self) -> None:
-        """Read what each player may play now; a finished game is replaced."""
+        """Read what each player may play now; a game over (finished, or
+        abandoned: the host left it) is replaced."""
         view = self.gql(_VIEW, "host", g=self.games["started"])["game"]
-        if view["status"] == "FINISHED":
+        if view["status"] in ("FINISHED", "ABANDONED"):
             self.start_game()
             view = self.gql(_VIEW, "host", g=self.games["started"])["game"]
         self.version = view["version"]

@@ -54,9 +54,16 @@ SPARE = "spare"
 # so high that the fuzzer's thousands of moves a minute from one address are
 # not drowned in RATE_LIMITED refusals.
 UNTHROTTLED = {
-    f"MMK_RATE_{kind}_{who}": "1000000"
-    for kind in ("MUTATIONS", "SUBSCRIPTIONS")
-    for who in ("TOKEN", "IP")
+    **{
+        f"MMK_RATE_{kind}_{who}": "1000000"
+        for kind in ("MUTATIONS", "SUBSCRIPTIONS")
+        for who in ("TOKEN", "IP")
+    },
+    # ...and no per-player caps: the world's one host makes its games all
+    # along (the caps have tests of their own, docs/decisions/0051)
+    "MMK_MAX_OPEN_GAMES": "0",
+    "MMK_MAX_QUICK_PLAY_WAITS": "0",
+    "MMK_BOOSTER_PACKS_PER_DAY": "0",
 }
 
 

@@ -64,6 +64,7 @@ def _game() -> dict[str, Any]:
         "fill_bots_at": None,
         "rematch_id": None,
         "reserved": None,
+        "abandon_at": None,
     }
 
 

@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 import sqlalchemy as sa
 from alembic import command
 from alembic.autogenerate import compare_metadata
@@ -18,7 +19,7 @@ from alembic.runtime.migration import MigrationContext
 
 from infra.db import migrate
 from infra.db.engine import make_engine
-from infra.db.tables import idempotency_keys, metadata, players, server_secrets
+from infra.db.tables import games, idempotency_keys, metadata, players, server_secrets
 from infra.db.uow import SqlUnitOfWorkFactory
 from tests.integration.test_fair_deals_on_sql import bots_game
 
@@ -36,11 +37,11 @@ def _tables(url: str) -> set[str]:
 def test_upgrade_reaches_head_and_twice_is_a_no_op(empty_db_url: str) -> None:
     assert migrate.current(empty_db_url) is None
     migrate.upgrade(empty_db_url)
-    assert migrate.current(empty_db_url) == migrate.head() == "0006"
+    assert migrate.current(empty_db_url) == migrate.head() == "0007"
     tables = _tables(empty_db_url)
     assert tables == {*metadata.tables, "alembic_version"}
     migrate.upgrade(empty_db_url)
-    assert migrate.current(empty_db_url) == "0006"
+    assert migrate.current(empty_db_url) == "0007"
     assert _tables(empty_db_url) == tables
 
 
@@ -147,5 +148,58 @@ def test_up_and_down_with_games_their_events_and_players_in_place(empty_db_url: 
             ).one()
             assert (row.deadline, row.clock) == (None, None)  # 0005's: no clock yet
             assert conn.execute(sa.text("SELECT count(*) FROM game_events")).scalar_one() == events
+    finally:
+        engine.dispose()
+
+
+def test_0007_dates_the_games_left_alone_and_admits_the_abandoned_status(
+    empty_db_url: str,
+) -> None:
+    """A lobby and a running game without a deadline get updated_at + 7 days
+    (the default MMK_ABANDON_IDLE); a timed wait and a finished game none.
+    The status check takes ``abandoned`` (and still refuses what is no
+    status); down again, an abandoned game reads as finished."""
+    migrate.upgrade(empty_db_url, "0006")
+    at = datetime(2026, 11, 30, 12, 30, 15, 250_000, tzinfo=UTC)
+    stamp = at.replace(tzinfo=None) if empty_db_url.startswith("sqlite") else at
+    rows = {
+        "lobby": ("lobby", None),
+        "untimed": ("running", None),
+        "timed": ("running", stamp),
+        "over": ("finished", None),
+    }
+    engine = make_engine(empty_db_url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(
+                sa.text("INSERT INTO players VALUES ('p1', 'ann', 'h1', :at, NULL)"), {"at": stamp}
+            )
+            for game_id, (status, deadline) in rows.items():
+                conn.execute(
+                    sa.text(
+                        "INSERT INTO games (id, host, status, seat_count, options, seed, seats, "
+                        "version, last_seq, created_at, updated_at, deadline) VALUES (:id, 'p1', "
+                        ":status, 3, '{}', 's', '[]', 1, 0, :at, :at, :deadline)"
+                    ),
+                    {"id": game_id, "status": status, "at": stamp, "deadline": deadline},
+                )
+        migrate.upgrade(engine)
+        with engine.connect() as conn:
+            found = dict(conn.execute(sa.select(games.c.id, games.c.abandon_at)).all())
+        week = at + timedelta(days=7)
+        assert found == {"lobby": week, "untimed": week, "timed": None, "over": None}
+        status = "UPDATE games SET status = :s WHERE id = 'over'"
+        with engine.begin() as conn:
+            conn.execute(sa.text(status), {"s": "abandoned"})
+        with pytest.raises(sa.exc.IntegrityError), engine.begin() as conn:
+            conn.execute(sa.text(status), {"s": "gone"})
+        command.downgrade(migrate.alembic_config(engine), "0006")
+        with engine.connect() as conn:
+            over = conn.execute(sa.text("SELECT status FROM games WHERE id = 'over'")).scalar()
+            assert over == "finished"
+        with pytest.raises(sa.exc.IntegrityError), engine.begin() as conn:
+            conn.execute(sa.text(status), {"s": "abandoned"})
+        migrate.upgrade(engine)
+        assert migrate.current(engine) == migrate.head()
     finally:
         engine.dispose()

@@ -4,16 +4,20 @@ order the schedule draws, on a fake clock. After every step the clock
 agrees with the game (a deadline exactly when a person must act, banks
 never negative, a gapless log) and the log ends with the wait as it is
 (the seat to act, its deadline, what that seat is offered: docs/decisions/0050);
-every game finishes, and its log replays to its state."""
+every game ends (finished; or abandoned once every person left, or a bot
+plays every person's seat and nobody reclaims one in time,
+docs/decisions/0051), and its log replays to its state."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from datetime import timedelta
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from domain.abandonment import room_empty
 from domain.clocks import MESSAGE_COMMANDS, TurnTimedOut
 from domain.errors import DomainError
 from domain.game.choice import OFFERS
@@ -26,6 +30,7 @@ from domain.game.messaging import message_targets
 from domain.game.options import GameOptions
 from domain.records import GameRecord, GameStatus
 from domain.replay import replay_state
+from domain.services.abandonment import sweep_abandoned
 from domain.services.clocked import person_to_act, takeover_of
 from domain.services.games import leave_game
 from domain.services.play import act
@@ -77,8 +82,16 @@ async def _play(
         game = h.store.games[gid]
         _consistent(game, bank)
         _told(h, game)
-        if game.status is GameStatus.FINISHED:
+        if game.status.over:
             return game
+        if room_empty(game):  # the bots wait: a reclaim, or the game is abandoned
+            if draw.draw(st.booleans()):
+                h.clock.advance(h.deps.abandon.empty)
+                assert await sweep_abandoned(h.deps) == 1
+            else:
+                with contextlib.suppress(DomainError):  # a seat its player left
+                    await reclaim_seat(h.deps, req(ids[draw.draw(st.integers(0, 2))]), gid)
+            continue
         assert game.state is not None
         seat = to_act(game.state)
         assert seat is not None
@@ -122,7 +135,7 @@ async def _play(
                     await leave_game(h.deps, req(ids[who]), gid)
             except DomainError:
                 pass  # not taken over / left already: refused, nothing changed
-    raise AssertionError(f"game {gid} did not finish in {MAX_STEPS} steps")
+    raise AssertionError(f"game {gid} did not end in {MAX_STEPS} steps")
 
 
 @settings(max_examples=examples(12))

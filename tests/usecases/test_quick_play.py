@@ -109,17 +109,21 @@ async def test_bots_fill_the_empty_seats_when_due_once(h: Harness) -> None:
 
 
 async def test_when_everyone_leaves_no_bot_only_game_is_started(h: Harness) -> None:
+    """The last person out ends the game as abandoned (docs/decisions/0051):
+    no bot fill, and the next caller gets a game of their own."""
     a, b = [await player(h, n) for n in "ab"]
     gid = await _quick(h, a, 4, fill_after=10)
     await leave_game(h.deps, req(a), gid)
     assert h.store.games[gid].fill_bots_at is None
+    assert h.store.games[gid].status is GameStatus.ABANDONED
     h.clock.advance(timedelta(seconds=11))
     assert await fill_due_games(h.deps) == 0
-    # the open game is still found; the next caller sets its own fill time
-    assert await _quick(h, b, 4, fill_after=5) == gid
+    other = await _quick(h, b, 4, fill_after=5)
+    assert other != gid
     h.clock.advance(timedelta(seconds=5))
     assert await fill_due_games(h.deps) == 1
-    assert h.store.games[gid].status is GameStatus.RUNNING
+    assert h.store.games[other].status is GameStatus.RUNNING
+    assert h.store.games[gid].status is GameStatus.ABANDONED
 
 
 async def test_a_nearer_fill_time_brings_the_fill_forward(h: Harness) -> None:

@@ -52,7 +52,8 @@ ErrorCodeEnum = described(
         ErrorCode.NOT_FOUND: "No such game, player or message.",
         ErrorCode.BAD_INPUT: "An argument is malformed or out of range, or the document is "
         "invalid (syntax, validation, query limits).",
-        ErrorCode.ILLEGAL_ACTION: "The rules do not allow this move now.",
+        ErrorCode.ILLEGAL_ACTION: "The rules do not allow this move now, or a per-player cap "
+        "is reached (open lobby games, quick-play waits: close one first).",
         ErrorCode.NOT_YOUR_TURN: "Another seat must act first.",
         ErrorCode.GAME_NOT_STARTED: "The game is still in the lobby.",
         ErrorCode.GAME_FINISHED: "The game is over; it accepts no more moves (R9.3).",
@@ -60,7 +61,8 @@ ErrorCodeEnum = described(
         ErrorCode.CONFLICT: "Another change to the same game came first; reload and retry.",
         ErrorCode.IDEMPOTENCY_KEY_REUSED: "This `idempotencyKey` was used before with "
         "different input.",
-        ErrorCode.RATE_LIMITED: "Too many requests: wait `extensions.retryAfter` seconds.",
+        ErrorCode.RATE_LIMITED: "Too many requests: wait `extensions.retryAfter` seconds "
+        "(a `Refusal`'s `retryAfter`: an allowance a day, such as booster packs).",
         ErrorCode.INTERNAL: "A server failure, detail not shown; retry with the same "
         "`idempotencyKey` when `extensions.retryable` is true.",
     },
@@ -167,6 +169,9 @@ TerminationEnum = described(
         "and is out of the ranking (R9.2).",
         Termination.PRIZE_POOL_EMPTY: "The prize pool is empty.",
         Termination.NO_CARDS_LEFT: "No seat holds a card.",
+        Termination.ABANDONED: "Not a rule's end: nobody was left to play it (every person "
+        "left, or bots played every person's seat and nobody reclaimed one in time, or "
+        'nothing changed it for long: README "Abandoned games"). No winner.',
     },
 )
 GameStatusEnum = described(
@@ -177,6 +182,8 @@ GameStatusEnum = described(
         GameStatus.LOBBY: "Filling its seats; not started.",
         GameStatus.RUNNING: "Started and being played.",
         GameStatus.FINISHED: "Over: see `Table.outcome`.",
+        GameStatus.ABANDONED: "Over without a result: nobody was left to play it "
+        '(`GameEnded` with termination `ABANDONED`; README "Abandoned games").',
     },
 )
 ActionKindEnum = described(

@@ -314,19 +314,29 @@ class SeatReclaimed(GameEvent):
     seat: int = strawberry.field(description=SEAT)
 
 
-@event_type("R9: how the game ended, who won, who is out, the scores; the seed and salt, revealed.")
+@event_type(
+    "R9: how the game ended, who won, who is out, the scores; the seed and salt, revealed. "
+    "The last event of every game that ends, an abandoned one's too (termination `ABANDONED`)."
+)
 class GameEnded(GameEvent):
-    termination: Termination = strawberry.field(description="Why it ended (R9.1)")
-    winners: list[int] = strawberry.field(description="The winning seats (R9.2)")
+    termination: Termination = strawberry.field(
+        description="Why it ended (R9.1; `ABANDONED`: nobody was left to play it)"
+    )
+    winners: list[int] = strawberry.field(
+        description="The winning seats (R9.2); none when abandoned"
+    )
     disqualified: list[int] = strawberry.field(description="Seats out of the ranking (R9.2)")
-    scores: list[int] = strawberry.field(description="Every seat's final score (R10)")
+    scores: list[int] = strawberry.field(
+        description="Every seat's final score (R10); empty for a game abandoned in the lobby"
+    )
     seed: str | None = strawberry.field(
         description="The game's seed, revealed: check it against `GameStarted.seedCommitment` "
-        'and re-deal (README "Fair deals"); null for a game that ended before fair deals'
+        'and re-deal (README "Fair deals"); null for a game that ended before fair deals, '
+        "or was abandoned in the lobby (never dealt)"
     )
     salt: str | None = strawberry.field(
         description='The commitment\'s salt, revealed ("" for a game created before fair '
-        "deals); null for a game that ended before fair deals"
+        "deals); null for a game that ended before fair deals, or was abandoned in the lobby"
     )
 
 

@@ -102,7 +102,7 @@ class SeatSlot:
 @strawberry.type(description="A game in the lobby listing. Cache key: `id` (the game's id).")
 class GameSummary:
     id: strawberry.ID = strawberry.field(description="The game's id")
-    status: GameStatus = strawberry.field(description="Lobby, running or finished")
+    status: GameStatus = strawberry.field(description="Lobby, running, finished or abandoned")
     host_id: strawberry.ID = strawberry.field(description="The id of the player who created it")
     seat_count: int = strawberry.field(description="Its number of seats, 3 to 8 (R2.1)")
     seats_taken: int = strawberry.field(description="Seats held by players or bots")
@@ -133,7 +133,7 @@ class GameSummary:
 )
 class Game:
     id: strawberry.ID = strawberry.field(description="The game's id")
-    status: GameStatus = strawberry.field(description="Lobby, running or finished")
+    status: GameStatus = strawberry.field(description="Lobby, running, finished or abandoned")
     host_id: strawberry.ID = strawberry.field(
         description="The id of the player who created it; only the host adds bots and starts"
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import strawberry
 
-from domain.errors import DomainError, ErrorCode
+from domain.errors import DomainError, ErrorCode, RateLimited
 
 
 @strawberry.type(
@@ -15,7 +15,13 @@ from domain.errors import DomainError, ErrorCode
 class Refusal:
     code: ErrorCode = strawberry.field(description="The machine-readable reason")
     message: str = strawberry.field(description="A human-readable explanation")
+    retry_after: float | None = strawberry.field(
+        default=None,
+        description="RATE_LIMITED: the seconds until the request can succeed (an allowance "
+        "refills); null otherwise",
+    )
 
     @classmethod
     def of(cls, e: DomainError) -> Refusal:
-        return cls(code=e.code, message=e.message)
+        wait = e.retry_after if isinstance(e, RateLimited) else None
+        return cls(code=e.code, message=e.message, retry_after=wait)
