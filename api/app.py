@@ -98,6 +98,7 @@ def create_app(settings: Settings | None = None, container: Container | None = N
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         c = container if container is not None else await asyncio.to_thread(build, s)
         holder["c"] = c
+        graphql.build()  # now, not in its first request (whose caller would pay for it)
         # failed accepts (out of descriptors): one line an interval (docs/decisions/0044)
         accept_errors.install(asyncio.get_running_loop(), s.connection_log_interval)
         c.start()
@@ -185,7 +186,10 @@ class _LazyGraphQL:
         self._holder, self._metrics = holder, metrics
         self._view: GameGraphQL | None = None
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def build(self) -> GameGraphQL:
         if self._view is None:
             self._view = GameGraphQL(self._holder["c"], self._metrics)
-        await self._view(scope, receive, send)
+        return self._view
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await (self._view or self.build())(scope, receive, send)

@@ -110,6 +110,17 @@ _step_started = 0.0
 """When the running task's step began (one loop: steps never overlap)."""
 
 
+def close_step(meter: Meter) -> None:
+    """The running step's time so far is ``meter``'s, now (a caller's last
+    step ends after its meter is put away and settled); the rest of the
+    step counts afresh."""
+    global _step_started
+    if _step_started and METER.get() is meter:
+        now = _cpu()
+        meter.add(now - _step_started)
+        _step_started = now
+
+
 def units_so_far(meter: Meter) -> int:
     """``meter``'s units, the running step's time so far included (it is
     added when the step ends) when the step is its own or its parent's (an

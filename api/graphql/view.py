@@ -83,7 +83,7 @@ from domain.services.players import dead_tokens
 from infra.bootstrap import Container
 from infra.metrics import Metrics
 from infra.persisted_queries import sha256_of
-from infra.work_meter import METER, Meter
+from infra.work_meter import METER, Meter, close_step
 
 log = logging.getLogger("mmk.api")
 MAX_SUBSCRIPTIONS_PER_CONNECTION = 20
@@ -300,6 +300,7 @@ class GameGraphQL(GraphQL[Context, None]):
         try:
             await self._serve(scope, receive, send)
         finally:
+            close_step(meter)
             settler.close(meter)
             METER.reset(reset)
 

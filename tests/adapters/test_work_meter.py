@@ -15,6 +15,7 @@ from infra.work_meter import (
     METER,
     UNIT,
     Meter,
+    close_step,
     cpu,
     detached,
     in_thread,
@@ -151,3 +152,24 @@ def test_dry_tells_the_seconds_left() -> None:
     assert meter.dry() == 0.0
     meter.dry_until = time.monotonic() + 5
     assert 4 < Meter(parent=meter).dry() <= 5
+
+
+async def test_a_callers_last_step_counts_when_closed_before_its_meter_is_put_away(
+    metered: None,
+) -> None:
+    """A request served in one step: its time is its meter's when the view
+    settles it, before the step ends (and the meter is no longer current)."""
+    meter = Meter()
+    seen: list[int] = []
+
+    async def request() -> None:
+        reset = METER.set(meter)
+        burn()
+        close_step(meter)
+        seen.append(meter.units)
+        METER.reset(reset)
+        burn()  # after the meter was put away: nobody's
+
+    await asyncio.create_task(request())
+    assert seen[0] * UNIT >= WORK
+    assert meter.units == seen[0]
