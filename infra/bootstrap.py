@@ -246,4 +246,5 @@ def limits_of(settings: Settings) -> Limits:
         subscriptions_per_ip=settings.rate_subscriptions_ip,
         query_cost_per_token=settings.rate_query_cost_token,
         query_cost_per_ip=settings.rate_query_cost_ip,
+        cost_burst=settings.rate_cost_burst,
     )

@@ -69,6 +69,9 @@ class Limits:
     subscriptions_per_ip: int = 0
     query_cost_per_token: int = 0
     query_cost_per_ip: int = 0
+    cost_burst: float = PERIOD
+    """Seconds of a cost budget's rate a caller may spend at once (GCRA's
+    tolerance); the request budgets' burst is their minute's count."""
 
     @property
     def queries_limited(self) -> bool:
@@ -83,6 +86,10 @@ class Limits:
             or self.subscriptions_per_ip
             or self.queries_limited
         )
+
+    def tolerance(self, kind: Kind) -> float:
+        """How far (seconds) a key's TAT may run ahead of now."""
+        return min(PERIOD, self.cost_burst) if kind == QUERY else PERIOD
 
     def of(self, kind: Kind) -> tuple[int, int]:
         """(per IP, per token) of ``kind``."""
@@ -132,20 +139,23 @@ def ip_key(ip: str) -> str:
         return ip
 
 
-Budget = tuple[str, int]  # (key, limit per PERIOD)
+Budget = tuple[str, int, float]  # (key, limit per PERIOD, tolerance in seconds)
 
 
 def budgets(
     limits: Limits, kind: Kind, ip: str | None, token: str | None, digest: bool = True
 ) -> list[Budget]:
     """The keys one request is charged to (the IP's, the token's), with their
-    limits; ``digest=False`` keys a token by itself (in process memory only)."""
+    limits and tolerance; ``digest=False`` keys a token by itself (in process
+    memory only)."""
     per_ip, per_token = limits.of(kind)
+    tolerance = limits.tolerance(kind)
     out: list[Budget] = []
     if per_ip:
-        out.append((kind + ":ip:" + ip_key(ip or "-"), per_ip))
+        out.append((kind + ":ip:" + ip_key(ip or "-"), per_ip, tolerance))
     if per_token and token:
-        out.append((kind + ":tk:" + (token_key(token) if digest else token), per_token))
+        key = kind + ":tk:" + (token_key(token) if digest else token)
+        out.append((key, per_token, tolerance))
     return out
 
 
@@ -179,17 +189,19 @@ class LocalLimiter:
         wait = 0.0
         new: list[float] = []
         gate = need if need > cost else cost
-        for key, limit in keys:
+        for key, limit, tolerance in keys:
             tat = tats.get(key, now)
             if tat < now:
                 tat = now
             interval = PERIOD / limit
-            if tat + (gate if gate < limit else limit) * interval - now - PERIOD > wait:
-                wait = tat + (gate if gate < limit else limit) * interval - now - PERIOD
-            new.append(tat + (cost if cost < limit else limit) * interval)
+            most = tolerance / interval  # the burst: what fits at once
+            over = tat + (gate if gate < most else most) * interval - now - tolerance
+            if over > wait:
+                wait = over
+            new.append(tat + (cost if cost < most else most) * interval)
         if wait > SLACK:
             return wait
-        for (key, _), tat in zip(keys, new, strict=True):
+        for (key, _, _), tat in zip(keys, new, strict=True):
             tats[key] = tat
         if len(tats) > self._sweep_at:
             self._sweep(now)
@@ -212,17 +224,17 @@ class LocalLimiter:
         now = self._clock()
         tats = self._tats
         wait = 0.0
-        for key, limit in keys:
+        for key, limit, tolerance in keys:
             tat = tats.get(key, now)
             if tat < now:
                 tat = now
-            tat = min(tat + units * PERIOD / limit, now + PERIOD + MAX_DEBT)
+            tat = min(tat + units * PERIOD / limit, now + tolerance + MAX_DEBT)
             if tat <= now:
                 tats.pop(key, None)
                 continue
             tats[key] = tat
-            if tat - now - PERIOD > wait:
-                wait = tat - now - PERIOD
+            if tat - now - tolerance > wait:
+                wait = tat - now - tolerance
         return wait if wait > SLACK else 0.0
 
     def _sweep(self, now: float) -> None:
@@ -238,25 +250,27 @@ class LocalLimiter:
 
 
 # KEYS: the budgets' keys. ARGV[1]: the cost; ARGV[1 + i]: key i's limit per
-# period; then the period and the room needed (at least the cost). Times in
-# microseconds, Redis' clock; returns 0 (allowed and charged) or the
-# microseconds to wait (nothing charged).
+# period; then the period, the room needed (at least the cost) and each
+# key's tolerance. Times in microseconds, Redis' clock; returns 0 (allowed
+# and charged) or the microseconds to wait (nothing charged).
 _GCRA = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local period = tonumber(ARGV[2 + #KEYS])
 local cost = tonumber(ARGV[1])
-local need = math.max(cost, tonumber(ARGV[3 + #KEYS] or cost))
+local need = math.max(cost, tonumber(ARGV[3 + #KEYS]))
 local wait = 0
 local tats = {}
 for i, key in ipairs(KEYS) do
   local limit = tonumber(ARGV[1 + i])
+  local tolerance = tonumber(ARGV[3 + #KEYS + i])
   local interval = period / limit
+  local most = tolerance / interval
   local tat = tonumber(redis.call('GET', key) or now)
   if tat < now then tat = now end
-  local over = tat + math.min(need, limit) * interval - now - period
+  local over = tat + math.min(need, most) * interval - now - tolerance
   if over > wait then wait = over end
-  tats[i] = tat + math.min(cost, limit) * interval
+  tats[i] = tat + math.min(cost, most) * interval
 end
 if wait > 1 then return math.ceil(wait) end  -- 1 us: float rounding
 for i, key in ipairs(KEYS) do
@@ -266,28 +280,29 @@ return 0
 """
 
 
-# KEYS: the budgets' keys. ARGV[1]: the period, ARGV[2]: the most a TAT may
-# lie ahead of now; then per key its units (negative: a refund) and its
-# limit. Times in microseconds, Redis' clock; returns per key the
-# microseconds until it has room again (0: it has).
+# KEYS: the budgets' keys. ARGV[1]: the period, ARGV[2]: the debt a TAT may
+# carry past its tolerance; then per key its units (negative: a refund), its
+# limit and its tolerance. Times in microseconds, Redis' clock; returns per
+# key the microseconds until it has room again (0: it has).
 _SETTLE = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local period = tonumber(ARGV[1])
-local cap = tonumber(ARGV[2])
+local debt = tonumber(ARGV[2])
 local out = {}
 for i, key in ipairs(KEYS) do
-  local units = tonumber(ARGV[1 + 2 * i])
-  local limit = tonumber(ARGV[2 + 2 * i])
+  local units = tonumber(ARGV[3 * i])
+  local limit = tonumber(ARGV[1 + 3 * i])
+  local tolerance = tonumber(ARGV[2 + 3 * i])
   local tat = tonumber(redis.call('GET', key) or now)
   if tat < now then tat = now end
-  tat = math.min(tat + units * period / limit, now + cap)
+  tat = math.min(tat + units * period / limit, now + tolerance + debt)
   if tat <= now then
     redis.call('DEL', key)
     out[i] = 0
   else
     redis.call('SET', key, string.format('%.0f', tat), 'PX', math.ceil((tat - now) / 1000))
-    out[i] = math.max(0, math.ceil(tat - now - period))
+    out[i] = math.max(0, math.ceil(tat - now - tolerance))
   end
 end
 return out
@@ -325,9 +340,15 @@ class RedisLimiter:
             return 0.0
         if self._down_until and self._clock() < self._down_until:
             return self.fallback.hit(keys, cost, need)
-        args = [str(cost), *(str(limit) for _, limit in keys), self._period_us, str(need)]
+        args = [
+            str(cost),
+            *(str(limit) for _, limit, _ in keys),
+            self._period_us,
+            str(need),
+            *(str(int(tolerance * 1_000_000)) for _, _, tolerance in keys),
+        ]
         try:
-            wait_us = await self._script(keys=[self._prefix + k for k, _ in keys], args=args)
+            wait_us = await self._script(keys=[self._prefix + k for k, _, _ in keys], args=args)
         except (RedisError, OSError) as e:
             if not self._down_until:
                 log.warning("rate limits: Redis failed (%s); per-process limits for now", e)
@@ -348,11 +369,11 @@ class RedisLimiter:
                 self.fallback.force(keys, item[3]) for keys, item in zip(keyed, items, strict=True)
             ]
         names: list[str] = []
-        args = [self._period_us, str(int((PERIOD + MAX_DEBT) * 1_000_000))]
+        args = [self._period_us, str(int(MAX_DEBT * 1_000_000))]
         for keys, (_, _, _, units) in zip(keyed, items, strict=True):
-            for key, limit in keys:
+            for key, limit, tolerance in keys:
                 names.append(self._prefix + key)
-                args += [str(units), str(limit)]
+                args += [str(units), str(limit), str(int(tolerance * 1_000_000))]
         try:
             waits_us = await self._settle(keys=names, args=args)
         except (RedisError, OSError) as e:

@@ -33,6 +33,7 @@ ENV_VARS: tuple[str, ...] = (
     "MMK_RATE_QUERY_COST_TOKEN",
     "MMK_RATE_QUERY_COST_IP",
     "MMK_QUERY_MAX_COST",
+    "MMK_RATE_COST_BURST",
     "MMK_FORWARDED_ALLOW_IPS",
     "MMK_EVENT_LOOP",
     "MMK_CORS_ORIGINS",
@@ -172,6 +173,10 @@ class Settings:
     # budget of 3,000,000 is 1.5 s of work a minute.
     rate_query_cost_token: int = 3_000_000
     rate_query_cost_ip: int = 6_000_000
+    # Seconds of those budgets' rate a caller may spend at once (the burst;
+    # docs/decisions/0049): a caller that ran dry waits until it has this
+    # much again, however long the minute's budget.
+    rate_cost_burst: int = 10
     # The most one request may cost (BAD_INPUT above it).
     query_max_cost: int = 10_000
     forwarded_allow_ips: str | None = None
@@ -282,6 +287,7 @@ class Settings:
             rate_subscriptions_ip=_int(e, "MMK_RATE_SUBSCRIPTIONS_IP", 600, 0, 10**9),
             rate_query_cost_token=_int(e, "MMK_RATE_QUERY_COST_TOKEN", 3_000_000, 0, 10**12),
             rate_query_cost_ip=_int(e, "MMK_RATE_QUERY_COST_IP", 6_000_000, 0, 10**12),
+            rate_cost_burst=_int(e, "MMK_RATE_COST_BURST", 10, 1, 60),
             query_max_cost=_int(e, "MMK_QUERY_MAX_COST", 10_000, 1, 10**9),
             forwarded_allow_ips=e.get("MMK_FORWARDED_ALLOW_IPS") or None,
             event_loop=loop,

@@ -121,6 +121,16 @@ LIST_SIZES: dict[str, int] = {
 paged instead (its ``first``). tests/api/test_query_limits.py checks that
 every list of the schema is one or the other."""
 
+ROWS: dict[str, int] = {
+    "GameEventPage.events": 60,
+    "BoosterPackConnection.edges": 300,
+    "GameConnection.edges": 40,
+}
+"""What each item of a page read from the database costs besides its values
+(reading and decoding its row), by ``Type.field``, in values: measured
+(docs/benchmarks.md, issue #22) so that fifteen aliased pages of 100 events
+(60 ms on this machine) are refused, not priced 6,000."""
+
 TWO_LISTS_FILLED = frozenset({"ActionChoice"})
 """Types of which at most two lists hold anything at once: a choice lists one
 kind's options (DISCARD_AND_PLAY: the cards to play and to discard; every
@@ -225,11 +235,11 @@ class _Pricing:
                 known = own if own is not None else page
                 size = min(CAP, size * (known if known is not None else self.known(typed)))
             kind = kind.of_type
-        below = 0
+        below = ROWS.get(typed, 0)
         if node.selection_set is not None and isinstance(
             kind, GraphQLObjectType | GraphQLInterfaceType | GraphQLUnionType
         ):
-            below = self.selection(node.selection_set, kind, None if listed else own)
+            below += self.selection(node.selection_set, kind, None if listed else own)
         return min(CAP, size * (1 + below))
 
     def page_size(self, node: FieldNode, definition: GraphQLField) -> int | None:

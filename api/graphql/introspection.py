@@ -11,10 +11,10 @@ the standard introspection query costs its encoding (~0.3 ms) instead of
 its execution (~30 ms).
 
 The first execution runs graphql-core's ``execute`` (the function Strawberry
-calls; introspection has no resolver of ours) in a worker thread: the event
-loop keeps serving others, taking the GIL back every switch interval, where
-an execution on the loop held it for the whole ~30 ms (474 ms for ten deep
-aliases). Its CPU time is the caller's (docs/decisions/0049).
+calls; introspection has no resolver of ours) in a worker thread, one at a
+time: the event loop keeps serving others, taking the GIL back every switch
+interval, where an execution on the loop held it for the whole ~30 ms (474
+ms for ten deep aliases). Its CPU time is the caller's (docs/decisions/0049).
 tests/api/test_introspection_cache.py checks both paths against
 Strawberry's own; tests/bench/test_introspection_bench.py measures a
 neighbour's latency with either.
@@ -23,7 +23,9 @@ neighbour's latency with either.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import orjson
@@ -44,6 +46,9 @@ from strawberry.extensions import SchemaExtension
 from infra.lru import LRU
 from infra.work_meter import in_thread
 
+_THREAD = ThreadPoolExecutor(1, thread_name_prefix="mmk-introspection")
+"""One thread executes introspection: misses wait their turn there, and the
+event loop shares the GIL with one thread at most."""
 KEPT = 32
 """Introspection results kept (a client tool sends one or two documents)."""
 INTROSPECTION_FIELDS = frozenset({"__schema", "__type", "__typename"})
@@ -142,9 +147,9 @@ class IntrospectionCache(SchemaExtension):
         if result is None:
             schema = ctx.schema._schema
             name, values, context = ctx.operation_name, ctx.variables, ctx.context
-            result = await asyncio.to_thread(
-                in_thread(lambda: executed(schema, document, name, values, context))
-            )
+            run = in_thread(lambda: executed(schema, document, name, values, context))
+            caller = contextvars.copy_context()  # the caller's meter, in the thread
+            result = await asyncio.get_running_loop().run_in_executor(_THREAD, caller.run, run)
             if result is not None and not result.errors:
                 self._kept.put(key, document, result)
         if result is not None:

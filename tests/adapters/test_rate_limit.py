@@ -120,7 +120,7 @@ async def test_expired_keys_are_swept() -> None:
 
 def test_keys_hold_no_token_and_group_ipv6_by_64() -> None:
     keys = budgets(Limits(1, 1, 1, 1), MUTATION, "2001:db8:1:2:aaaa::1", "secret-token")
-    assert all("secret-token" not in k for k, _ in keys)
+    assert all("secret-token" not in k for k, _, _ in keys)
     assert keys[1][0] == f"m:tk:{token_key('secret-token')}"
     assert ip_key("2001:db8:1:2:aaaa::1") == ip_key("2001:db8:1:2:ffff::9") == "2001:db8:1:2::/64"
     assert ip_key("2001:db8:1:3::1") != ip_key("2001:db8:1:2::1")
@@ -138,7 +138,7 @@ def test_settings_read_the_limits_and_zero_is_off() -> None:
         "MMK_FORWARDED_ALLOW_IPS",
     } <= set(ENV_VARS)
     default = Settings.from_env({})
-    assert limits_of(default) == Limits(600, 3000, 120, 600, 3_000_000, 6_000_000)
+    assert limits_of(default) == Limits(600, 3000, 120, 600, 3_000_000, 6_000_000, 10)
     assert default.forwarded_allow_ips is None
     s = Settings.from_env(
         {
@@ -212,3 +212,17 @@ async def test_a_request_needs_room_for_its_estimate_but_pays_its_base() -> None
     assert await rl.check(QUERY, "1.2.3.4", None, 500, need=5500) == 0.0  # 500 charged so far
     assert await rl.check(QUERY, "1.2.3.4", None, 500, need=5001) > 0  # 1,000 charged
     assert await rl.check(QUERY, "1.2.3.4", None, 500, need=10**9) > 0  # never fits
+
+
+async def test_a_cost_budget_lets_a_burst_of_its_tolerance_through_then_its_rate() -> None:
+    """MMK_RATE_COST_BURST: 6,000 units a minute (100 a second), 10 s of
+    them (1,000) at once; the request budgets keep their minute's burst."""
+    clock = FakeClock()
+    rl = LocalLimiter(Limits(query_cost_per_ip=6000, mutations_per_ip=6, cost_burst=10), clock)
+    assert await rl.check(QUERY, "1.1.1.1", None, 1000) == 0.0
+    assert await rl.check(QUERY, "1.1.1.1", None, 100) == pytest.approx(1.0)
+    clock.now += 1.0
+    assert await rl.check(QUERY, "1.1.1.1", None, 100) == 0.0
+    assert [await rl.check(MUTATION, "1.1.1.1", None) for _ in range(6)] == [0.0] * 6
+    [wait] = await rl.settle([(QUERY, "1.1.1.1", None, 10**9)])
+    assert wait == pytest.approx(60.0)  # the most debt: a minute past the burst

@@ -1,0 +1,112 @@
+"""The attack catalogue of issue #22 at the default budgets, measured (``make
+bench``).
+
+One ``mmk serve`` (SQLite, default settings). For each family of
+tests/attacks.py, four abusers (another process, each from a loopback
+address of its own) send it for :data:`SECONDS` as fast as they are
+answered, while a neighbour (this process, 127.0.0.1) sends ``{ __typename
+}`` every 20 ms; the neighbour's latencies alone, in the same run, are the
+reference. Targets: beside every family, the neighbour's p99 is under 50 ms
+and within 3x its p99 alone, and every abuser ends ``RATE_LIMITED``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from tests.attacks import FAMILIES, Outcome, Target, abuser_address, neighbour, prepare
+from tests.bench.http_load import HOST, free_port, run, serving
+from tests.e2e.client import Api
+
+SECONDS = 10.0
+PAUSE = 0.02  # the neighbour's pause between two requests
+
+
+def _abusers(port: int, target: Target, family: str, seconds: float, out: object) -> None:
+    """In a process of its own: the family's four abusers for ``seconds``."""
+
+    async def main() -> list[Outcome]:
+        stop = asyncio.Event()
+        number = list(FAMILIES).index(family)
+        outcomes = [Outcome() for _ in range(4)]
+        tasks = [
+            asyncio.create_task(
+                FAMILIES[family](target, abuser_address(number, i), stop, outcomes[i], i)
+            )
+            for i in range(4)
+        ]
+        await asyncio.sleep(seconds)
+        stop.set()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        return outcomes
+
+    out.put(asyncio.run(main()))  # type: ignore[attr-defined]
+
+
+async def _alone(port: int, seconds: float) -> list[float]:
+    quiet = asyncio.Event()
+    asyncio.get_running_loop().call_later(seconds, quiet.set)
+    return await neighbour(port, quiet, PAUSE)
+
+
+def _ms(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * p / 100))] * 1e3
+
+
+async def _target(base_url: str, port: int) -> Target:
+    async with httpx.AsyncClient(base_url=base_url, trust_env=False, timeout=30) as http:
+        api = Api(http)
+
+        async def finished(game_id: str) -> None:
+            deadline = time.monotonic() + 60
+            while (await api.game(game_id))["status"] != "FINISHED":
+                assert time.monotonic() < deadline
+                await asyncio.sleep(0.2)
+
+        return await prepare(api, port, finished)
+
+
+def test_a_neighbour_is_served_beside_every_family(tmp_path: Path) -> None:
+    port = free_port()
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'catalogue.sqlite3'}"}
+    env.pop("REDIS_URL", None)
+    env["MMK_LOG_LEVEL"] = "warning"
+    cmd = [sys.executable, "-m", "api.cli", "serve", "--host", HOST, "--port", str(port)]
+    context = multiprocessing.get_context("spawn")
+    failures: list[str] = []
+    print()
+    with serving(cmd, env, tmp_path / "server.log", port) as server:
+        target = run(_target(server.url, port))
+        for family in FAMILIES:
+            alone = run(_alone(port, SECONDS / 2))
+            results = context.Queue()
+            abusers = context.Process(
+                target=_abusers, args=(port, target, family, SECONDS, results)
+            )
+            abusers.start()
+            time.sleep(1.0)  # the abusers connect and start
+            beside = run(_alone(port, SECONDS - 2))
+            outcomes: list[Outcome] = results.get(timeout=SECONDS + 30)
+            abusers.join(30)
+            p99_alone, p99_beside = _ms(alone, 99), _ms(beside, 99)
+            ended = sum(o.ended_limited for o in outcomes)
+            sent = sum(o.sent for o in outcomes)
+            print(
+                f"  {family:17s} neighbour alone p50 {_ms(alone, 50):5.2f} p99 {p99_alone:6.2f} ms"
+                f" | beside p50 {_ms(beside, 50):5.2f} p99 {p99_beside:6.2f} ms"
+                f" ({p99_beside / p99_alone:4.1f}x) | abusers: {sent} answered,"
+                f" {ended}/4 ended RATE_LIMITED"
+            )
+            if p99_beside >= 50.0 or p99_beside > 3 * p99_alone:
+                failures.append(f"{family}: p99 {p99_beside:.1f} ms vs {p99_alone:.1f} ms alone")
+            if ended < 4:
+                failures.append(f"{family}: {4 - ended} abusers not RATE_LIMITED at the end")
+    assert not failures, failures
