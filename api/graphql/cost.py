@@ -131,6 +131,17 @@ ROWS: dict[str, int] = {
 (docs/benchmarks.md, issue #22) so that fifteen aliased pages of 100 events
 (60 ms on this machine) are refused, not priced 6,000."""
 
+CALLS: dict[str, int] = {
+    "Query.gameEvents": 1_500,
+    "Query.game": 800,
+    "Query.games": 1_000,
+    "Query.me": 200,
+    "Me.collection": 1_500,
+}
+"""What a call of a field that reads the database costs besides its values
+(its transaction and reads), by ``Type.field``, in values: measured
+(issue #22), so that aliases of small pages are priced what they cost."""
+
 TWO_LISTS_FILLED = frozenset({"ActionChoice"})
 """Types of which at most two lists hold anything at once: a choice lists one
 kind's options (DISCARD_AND_PLAY: the cards to play and to discard; every
@@ -240,7 +251,7 @@ class _Pricing:
             kind, GraphQLObjectType | GraphQLInterfaceType | GraphQLUnionType
         ):
             below += self.selection(node.selection_set, kind, None if listed else own)
-        return min(CAP, size * (1 + below))
+        return min(CAP, size * (1 + below) + CALLS.get(typed, 0))
 
     def page_size(self, node: FieldNode, definition: GraphQLField) -> int | None:
         """The field's ``first``/``last``: given, a variable, or its default."""

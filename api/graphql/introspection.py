@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import sys
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -49,6 +50,9 @@ from infra.work_meter import in_thread
 _THREAD = ThreadPoolExecutor(1, thread_name_prefix="mmk-introspection")
 """One thread executes introspection: misses wait their turn there, and the
 event loop shares the GIL with one thread at most."""
+SWITCH_INTERVAL = 0.0005
+"""Seconds a thread holds the GIL while another waits for it, during an
+introspection's execution."""
 KEPT = 32
 """Introspection results kept (a client tool sends one or two documents)."""
 INTROSPECTION_FIELDS = frozenset({"__schema", "__type", "__typename"})
@@ -116,15 +120,23 @@ def executed(
     variables: dict[str, Any] | None,
     context: Any,
 ) -> ExecutionResult | None:
-    """An introspection-only operation, executed by graphql-core (in a worker
-    thread); None if it turned out to need the event loop."""
-    result = graphql_execute(
-        schema,
-        document,
-        variable_values=variables,
-        operation_name=operation_name,
-        context_value=context,
-    )
+    """An introspection-only operation, executed by graphql-core (in the
+    introspection thread); None if it turned out to need the event loop.
+    Meanwhile the interpreter hands the GIL over every
+    :data:`SWITCH_INTERVAL` (5 ms by default): the loop waits for it that
+    long at most when it wakes up."""
+    usual = sys.getswitchinterval()
+    sys.setswitchinterval(SWITCH_INTERVAL)
+    try:
+        result = graphql_execute(
+            schema,
+            document,
+            variable_values=variables,
+            operation_name=operation_name,
+            context_value=context,
+        )
+    finally:
+        sys.setswitchinterval(usual)
     return result if isinstance(result, ExecutionResult) else None
 
 

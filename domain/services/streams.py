@@ -56,22 +56,25 @@ class _Position:
 
 async def _backlog(
     deps: Deps, game_id: str, seat: int | None, after: int, upto: int | None = None
-) -> list[LoggedEvent]:
-    def tx() -> list[LoggedEvent]:
-        out: list[LoggedEvent] = []
-        with deps.uow() as uow:
-            last = after
-            while True:
-                rows = uow.events.read(game_id, last, MAX_PAGE, seat)
-                for e in rows:
-                    if upto is not None and e.seq > upto:
-                        return out
-                    out.append(e)
-                    last = e.seq
-                if len(rows) < MAX_PAGE:
-                    return out
+) -> AsyncGenerator[LoggedEvent, None]:
+    """The log after ``after`` (through ``upto``), read a page at a time as
+    the caller takes it: a long replay never reads the whole log at once
+    (seqs are dense and only appended, so each page goes on from the last)."""
+    last = after
+    while True:
 
-    return await deps.run(tx)
+        def page(after: int = last) -> list[LoggedEvent]:
+            with deps.uow() as uow:
+                return uow.events.read(game_id, after, MAX_PAGE, seat)
+
+        rows = await deps.run(page)
+        for e in rows:
+            if upto is not None and e.seq > upto:
+                return
+            yield e
+            last = e.seq
+        if len(rows) < MAX_PAGE:
+            return
 
 
 async def game_events(
@@ -149,11 +152,12 @@ async def _rematch_offer(
     async with deps.bus.subscribe(audience) as sub:
         live = aiter(sub)
         while True:
-            for e in await _backlog(deps, game_id, seat, at.seq):
-                at.seq = e.seq
-                yield audience, e
-                if isinstance(e.event, RematchOffered):
-                    return
+            async with aclosing(_backlog(deps, game_id, seat, at.seq)) as backlog:
+                async for e in backlog:
+                    at.seq = e.seq
+                    yield audience, e
+                    if isinstance(e.event, RematchOffered):
+                        return
             left = (until - deps.clock.now()).total_seconds()
             if left <= 0:
                 return
@@ -238,25 +242,28 @@ async def _audience_events(
         return False
 
     async with deps.bus.subscribe(audience) as sub:
-        for e in await _backlog(deps, game_id, seat, at.seq):
-            at.seq = e.seq
-            yield audience, e
+        async with aclosing(_backlog(deps, game_id, seat, at.seq)) as backlog:
+            async for e in backlog:
+                at.seq = e.seq
+                yield audience, e
         live = aiter(sub)
         while True:
             if push is not None:
                 await sub.hand_over(take)
             msg = await anext(live)
             if isinstance(msg, Resync):
-                for e in await _backlog(deps, game_id, seat, at.seq):
-                    at.seq = e.seq
-                    yield audience, e
+                async with aclosing(_backlog(deps, game_id, seat, at.seq)) as backlog:
+                    async for e in backlog:
+                        at.seq = e.seq
+                        yield audience, e
                 continue
             if not isinstance(msg, LoggedEvent) or msg.seq <= at.seq:
                 continue
             if msg.seq > at.seq + 1:  # a gap: fill it from the log
-                for e in await _backlog(deps, game_id, seat, at.seq, msg.seq - 1):
-                    at.seq = e.seq
-                    yield audience, e
+                async with aclosing(_backlog(deps, game_id, seat, at.seq, msg.seq - 1)) as backlog:
+                    async for e in backlog:
+                        at.seq = e.seq
+                        yield audience, e
             at.seq = msg.seq
             yield audience, msg
 

@@ -19,7 +19,7 @@ from graphql import (
 from starlette.responses import Response
 
 from api.graphql import limits
-from api.graphql.cost import LIST_SIZES, ROWS, cost_of, priced
+from api.graphql.cost import CALLS, LIST_SIZES, ROWS, cost_of, priced
 from api.graphql.limits import BASE_COST, Checks, parse_charge, parse_document
 from api.graphql.schema import build_schema, schema
 from api.graphql.shape import FragmentCycle, shape_of
@@ -144,10 +144,11 @@ def test_cost_counts_values_times_list_sizes() -> None:
     assert cost_of(s, parse("{ " + CATALOG + " }"), None, {}) == len(catalogue()) * 5
     page = '{{ gameEvents(gameId: "g"{}) {{ ... on GameEventPage {{ events {{ seq }} }} }} }}'
     row = 2 + ROWS["GameEventPage.events"]  # each event: its values and its row's read
-    assert cost_of(s, parse(page.format(", first: 100")), None, {}) == 1 + 100 * row
-    assert cost_of(s, parse(page.format("")), None, {}) == 1 + 50 * row  # the default
+    call = 1 + CALLS["Query.gameEvents"]  # the field, and its transaction
+    assert cost_of(s, parse(page.format(", first: 100")), None, {}) == call + 100 * row
+    assert cost_of(s, parse(page.format("")), None, {}) == call + 50 * row  # the default
     by_variable = page.format(", first: $n").replace("{ gameEvents", "query($n: Int!) { gameEvents")
-    assert cost_of(s, parse(by_variable), None, {"n": 7}) == 1 + 7 * row
+    assert cost_of(s, parse(by_variable), None, {"n": 7}) == call + 7 * row
 
 
 def test_fragments_on_different_types_are_alternatives() -> None:
@@ -224,7 +225,8 @@ def test_a_named_fragment_takes_its_page_size_and_variables_their_defaults() -> 
         '{ gameEvents(gameId: "g", first: 100) { ...P } } '
         "fragment P on GameEventPage { events { seq } }"
     )
-    page = 1 + 100 * (2 + ROWS["GameEventPage.events"])
+    call = 1 + CALLS["Query.gameEvents"]
+    page = call + 100 * (2 + ROWS["GameEventPage.events"])
     assert cost_of(s, parse(named), None, {}) == cost_of(s, parse(inline), None, {}) == page
     by_default = (
         'query($n: Int! = 100) { gameEvents(gameId: "g", first: $n) '
@@ -232,7 +234,7 @@ def test_a_named_fragment_takes_its_page_size_and_variables_their_defaults() -> 
     )
     assert cost_of(s, parse(by_default), None, {}) == page
     assert cost_of(s, parse(by_default), None, {"n": 100.0}) == page  # an Int sent as a float
-    assert cost_of(s, parse(by_default), None, {"n": 3}) == 1 + 3 * (
+    assert cost_of(s, parse(by_default), None, {"n": 3}) == call + 3 * (
         2 + ROWS["GameEventPage.events"]
     )
 
@@ -268,9 +270,17 @@ def _none() -> Any:
 def test_a_cost_is_kept_unless_a_variable_sized_a_list() -> None:
     s = schema._schema
     fixed = parse("query($g: ID!) { gameEvents(gameId: $g, first: 9) { __typename } }")
-    assert priced(s, fixed, None, {"g": "a"}) == priced(s, fixed, None, {"g": "b"}) == (2, False)
+    call = 1 + CALLS["Query.gameEvents"]
+    assert (
+        priced(s, fixed, None, {"g": "a"})
+        == priced(s, fixed, None, {"g": "b"})
+        == (
+            call + 1,
+            False,
+        )
+    )
     sized = parse(
         'query($n: Int!) { gameEvents(gameId: "g", first: $n) '
         "{ ... on GameEventPage { events { seq } } } }"
     )
-    assert priced(s, sized, None, {"n": 5}) == (1 + 5 * (2 + ROWS["GameEventPage.events"]), True)
+    assert priced(s, sized, None, {"n": 5}) == (call + 5 * (2 + ROWS["GameEventPage.events"]), True)
