@@ -170,9 +170,10 @@ class Settings:
     # document 2 a character, a query also its estimated cost:
     # docs/decisions/0045), then the work measured is charged instead, streams'
     # events included (docs/decisions/0049). A seat's turn query is ~500; a
-    # budget of 3,000,000 is 1.5 s of work a minute.
-    rate_query_cost_token: int = 3_000_000
-    rate_query_cost_ip: int = 6_000_000
+    # budget of 1,500,000 is 0.75 s of work a minute (issue #22: four
+    # abusers at these budgets leave a neighbour's p99 within ~3x).
+    rate_query_cost_token: int = 1_500_000
+    rate_query_cost_ip: int = 3_000_000
     # Seconds of those budgets' rate a caller may spend at once (the burst;
     # docs/decisions/0049): a caller that ran dry waits until it has this
     # much again, however long the minute's budget.
@@ -285,8 +286,8 @@ class Settings:
             rate_mutations_ip=_int(e, "MMK_RATE_MUTATIONS_IP", 3000, 0, 10**9),
             rate_subscriptions_token=_int(e, "MMK_RATE_SUBSCRIPTIONS_TOKEN", 120, 0, 10**9),
             rate_subscriptions_ip=_int(e, "MMK_RATE_SUBSCRIPTIONS_IP", 600, 0, 10**9),
-            rate_query_cost_token=_int(e, "MMK_RATE_QUERY_COST_TOKEN", 3_000_000, 0, 10**12),
-            rate_query_cost_ip=_int(e, "MMK_RATE_QUERY_COST_IP", 6_000_000, 0, 10**12),
+            rate_query_cost_token=_int(e, "MMK_RATE_QUERY_COST_TOKEN", 1_500_000, 0, 10**12),
+            rate_query_cost_ip=_int(e, "MMK_RATE_QUERY_COST_IP", 3_000_000, 0, 10**12),
             rate_cost_burst=_int(e, "MMK_RATE_COST_BURST", 10, 1, 60),
             query_max_cost=_int(e, "MMK_QUERY_MAX_COST", 10_000, 1, 10**9),
             forwarded_allow_ips=e.get("MMK_FORWARDED_ALLOW_IPS") or None,

@@ -35,7 +35,7 @@ from domain.records import GameStatus, LobbyUpdate
 from domain.rematch import RematchOffered
 from domain.services import presence
 from domain.services.deps import Deps
-from domain.services.queries import MAX_PAGE, load_game, seat_in
+from domain.services.queries import load_game, seat_in
 
 Heard = tuple[str, LoggedEvent]
 """An event as one audience (named by its channel) sees it."""
@@ -54,6 +54,11 @@ class _Position:
         self.seq = seq
 
 
+REPLAY_PAGE = 20
+"""Events a replay reads from the log at a time: a short read each (the
+embedded SQLite reads on the event loop), as the caller takes them."""
+
+
 async def _backlog(
     deps: Deps, game_id: str, seat: int | None, after: int, upto: int | None = None
 ) -> AsyncGenerator[LoggedEvent, None]:
@@ -65,7 +70,7 @@ async def _backlog(
 
         def page(after: int = last) -> list[LoggedEvent]:
             with deps.uow() as uow:
-                return uow.events.read(game_id, after, MAX_PAGE, seat)
+                return uow.events.read(game_id, after, REPLAY_PAGE, seat)
 
         rows = await deps.run(page)
         for e in rows:
@@ -73,7 +78,7 @@ async def _backlog(
                 return
             yield e
             last = e.seq
-        if len(rows) < MAX_PAGE:
+        if len(rows) < REPLAY_PAGE:
             return
 
 

@@ -138,7 +138,7 @@ def test_settings_read_the_limits_and_zero_is_off() -> None:
         "MMK_FORWARDED_ALLOW_IPS",
     } <= set(ENV_VARS)
     default = Settings.from_env({})
-    assert limits_of(default) == Limits(600, 3000, 120, 600, 3_000_000, 6_000_000, 10)
+    assert limits_of(default) == Limits(600, 3000, 120, 600, 1_500_000, 3_000_000, 10)
     assert default.forwarded_allow_ips is None
     s = Settings.from_env(
         {
