@@ -20,7 +20,7 @@ import logging
 import time
 from collections.abc import Callable
 
-from infra.rate_limit import QUERY, LocalLimiter, RateLimiter, Settlement
+from infra.rate_limit import QUERY, LocalLimiter, RateLimiter, Settlement, budgets
 from infra.work_meter import Meter, detached
 
 log = logging.getLogger("mmk.rate_limit")
@@ -58,10 +58,16 @@ class Settler:
     def close(self, meter: Meter) -> None:
         """It ended: settled now (in process) or with the next round."""
         self._open.discard(meter)
-        if self._local is not None:
-            self._settle_local([meter])
-        else:
+        local = self._local
+        if local is None:
             self._ended.append(meter)
+            return
+        units = meter.units - meter.charged
+        if units:
+            meter.charged += units
+            keys = budgets(local.limits, QUERY, meter.ip, meter.token, digest=False)
+            wait = local.force(keys, units)
+            meter.dry_until = self._clock() + wait if wait > 0 else 0.0
 
     def _due(self, meters: list[Meter]) -> tuple[list[Settlement], list[Meter]]:
         items: list[Settlement] = []

@@ -67,6 +67,17 @@ class Kept:
 
     def __init__(self, size: int = KEPT) -> None:
         self._results: LRU[Key, tuple[DocumentNode, ExecutionResult]] = LRU(size)
+        self._kinds: LRU[tuple[int, str | None], tuple[DocumentNode, bool]] = LRU(512)
+
+    def introspective(self, document: DocumentNode, operation_name: str | None) -> bool:
+        """:func:`introspective`, kept by document identity."""
+        key = (id(document), operation_name)
+        found = self._kinds.get(key)
+        if found is not None and found[0] is document:
+            return found[1]
+        only = introspective(document, operation_name)
+        self._kinds.put(key, (document, only))
+        return only
 
     def get(self, key: Key, document: DocumentNode) -> ExecutionResult | None:
         found = self._results.get(key)
@@ -147,10 +158,18 @@ class IntrospectionCache(SchemaExtension):
     def __init__(self, kept: Kept) -> None:
         self._kept = kept
 
+    @property
+    def idle(self) -> bool:
+        """Nothing to do: not an introspection-only operation (the schema's
+        runner then leaves this extension's hook out)."""
+        ctx = self.execution_context
+        document = ctx.graphql_document
+        return document is None or not self._kept.introspective(document, ctx.operation_name)
+
     async def on_execute(self) -> AsyncIterator[None]:
         ctx = self.execution_context
         document = ctx.graphql_document
-        if document is None or not introspective(document, ctx.operation_name):
+        if document is None or not self._kept.introspective(document, ctx.operation_name):
             yield
             return
         variables = orjson.dumps(ctx.variables or {}, option=orjson.OPT_SORT_KEYS)

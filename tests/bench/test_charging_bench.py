@@ -23,7 +23,7 @@ from tests.attacks import TRIVIAL, read_response
 from tests.bench.http_load import HOST, Server, free_port, run, serving
 
 REQUESTS = 4_000
-TURNS = 4
+TURNS = 8
 
 
 async def _turn(server: Server) -> float:
