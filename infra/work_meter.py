@@ -46,12 +46,21 @@ class Meter:
         "parent",
         "requested",
         "seconds",
+        "shared",
         "token",
     )
 
     def __init__(
-        self, ip: str | None = None, token: str | None = None, parent: Meter | None = None
+        self,
+        ip: str | None = None,
+        token: str | None = None,
+        parent: Meter | None = None,
+        *,
+        shared: bool = False,
     ) -> None:
+        """``shared``: a connection's, its operations each with a child of
+        their own (a request's one operation is measured by the request's)."""
+        self.shared = shared
         self.seconds = 0.0
         self._threads: list[float] = []  # worker threads append; the loop folds them
         self.ip, self.token, self.parent = ip, token, parent

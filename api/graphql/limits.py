@@ -223,8 +223,6 @@ def _kind(ctx: ExecutionContext) -> str | None:
         return None
 
 
-def _subscribes(ctx: ExecutionContext) -> bool:
-    return _kind(ctx) == OperationType.SUBSCRIPTION.value
 
 
 class Checks:
@@ -290,13 +288,24 @@ class CodedParserCache(SchemaExtension):
         self._refusal: GraphQLError | None = None
         self._requested = 0
         self._meter: Meter | None = None
+        self._kind: str | None = None
+
+    def _operation_kind(self) -> str | None:
+        """The operation's type, worked out once (Strawberry's walks the
+        document each time)."""
+        if self._kind is None:
+            self._kind = _kind(self.execution_context) or ""
+        return self._kind or None
 
     def on_operation(self) -> Iterator[None]:
         ctx = self.execution_context
         ctx.parse_options["max_tokens"] = MAX_TOKENS
         ctx.validation_rules = (*ctx.validation_rules, *RULES)
         parent = METER.get()
-        if parent is not None:  # this operation's own work, for extensions.cost
+        if parent is not None and not parent.shared:
+            self._meter = parent  # a request's: its one operation's
+            parent = None
+        elif parent is not None:  # this operation's own work, for extensions.cost
             self._meter = Meter(parent=parent)
             METER.set(self._meter)
         yield
@@ -309,7 +318,7 @@ class CodedParserCache(SchemaExtension):
         before it ran (``requested``) and the work measured until its result
         (``actual``), in cost units (docs/decisions/0049)."""
         meter = self._meter
-        if meter is None or _subscribes(self.execution_context):
+        if meter is None or self._operation_kind() == OperationType.SUBSCRIPTION.value:
             return {}
         requested = BASE_COST if self._refusal is not None else self._requested
         return {"cost": {"requested": requested, "actual": units_so_far(meter)}}
@@ -369,7 +378,7 @@ class CodedParserCache(SchemaExtension):
         requested = self._requested if self._refusal is None else base
         if METER.get() is not None:
             return base, requested
-        query = self._refusal is None and _kind(self.execution_context) == "query"
+        query = self._refusal is None and self._operation_kind() == "query"
         return (requested if query else base), 0
 
     def _over_budget(self, wait: float, checked: _Checked | None, charge: int) -> _Checked | None:

@@ -294,7 +294,8 @@ class GameGraphQL(GraphQL[Context, None]):
         if settler is None:
             await self._serve(scope, receive, send)
             return
-        meter = Meter(_client_ip(scope), _header_token(scope) if scope["type"] == "http" else None)
+        http = scope["type"] == "http"
+        meter = Meter(_client_ip(scope), _header_token(scope) if http else None, shared=not http)
         reset = METER.set(meter)
         settler.open(meter)
         try:
