@@ -223,8 +223,6 @@ def _kind(ctx: ExecutionContext) -> str | None:
         return None
 
 
-
-
 class Checks:
     """One schema's checks by document identity: the document cache hands
     every request of one query text the same document, and a schema's rules

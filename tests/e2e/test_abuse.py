@@ -118,9 +118,10 @@ async def test_a_document_within_the_limits_is_served(http: httpx.AsyncClient) -
 
 async def test_queries_over_their_ip_budget_are_rate_limited(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'budget.sqlite3'}"
-    with own_server(
-        tmp_path, url, MMK_RATE_QUERY_COST_IP="30000", MMK_RATE_COST_BURST="60"
-    ) as (server, _):
+    with own_server(tmp_path, url, MMK_RATE_QUERY_COST_IP="30000", MMK_RATE_COST_BURST="60") as (
+        server,
+        _,
+    ):
         await _over_budget(server)
         assert_no_leak(server)
 
