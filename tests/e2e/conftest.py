@@ -120,6 +120,13 @@ def launch(
     raise AssertionError("unreachable")
 
 
+MEASURED_NOT_REFUSED = {"MMK_RATE_QUERY_COST_TOKEN": str(10**12)}
+"""A test server's work budget per token: on (every request is measured and
+charged, docs/decisions/0049) but never refusing, as the tests' players and
+bots play far faster than people (tests/e2e/test_abuse.py tests the budgets
+at their defaults)."""
+
+
 def _start(tmp: Path) -> tuple[subprocess.Popen[bytes], Server]:
     """The session's server: the embedded default (SQLite, in-process bus)."""
     env = {
@@ -132,6 +139,7 @@ def _start(tmp: Path) -> tuple[subprocess.Popen[bytes], Server]:
         # budget would count the whole session as one client (the budgets
         # have tests of their own: tests/e2e/test_abuse.py).
         "MMK_RATE_QUERY_COST_IP": "0",
+        **MEASURED_NOT_REFUSED,
     }
     env.pop("REDIS_URL", None)  # the embedded default: in-process bus
     return launch(tmp, env, env["DATABASE_URL"])

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.e2e.client import ISSUED_TOKENS
-from tests.e2e.conftest import Server, _stop, launch
+from tests.e2e.conftest import MEASURED_NOT_REFUSED, Server, _stop, launch
 
 
 @contextmanager
@@ -27,6 +27,8 @@ def own_server(
         "DATABASE_URL": database_url,
         "MMK_WORKERS": "1",
         "MMK_LOG_LEVEL": "info",
+        **MEASURED_NOT_REFUSED,
+        "MMK_RATE_QUERY_COST_IP": str(10**12),
         **extra_env,
     }
     env.pop("REDIS_URL", None)

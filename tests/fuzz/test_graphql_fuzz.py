@@ -59,6 +59,8 @@ UNTHROTTLED = {
         for kind in ("MUTATIONS", "SUBSCRIPTIONS")
         for who in ("TOKEN", "IP")
     },
+    "MMK_RATE_QUERY_COST_TOKEN": str(10**12),
+    "MMK_RATE_QUERY_COST_IP": str(10**12),
     # ...and no per-player caps: the world's one host makes its games all
     # along (the caps have tests of their own, docs/decisions/0051)
     "MMK_MAX_OPEN_GAMES": "0",
