@@ -41,7 +41,11 @@ from strawberry.subscriptions import (
     MULTIPART_SUBSCRIPTION_PROTOCOL,
 )
 from strawberry.subscriptions.protocols.graphql_ws.handlers import BaseGraphQLWSHandler
-from strawberry.subscriptions.protocols.graphql_ws.types import CompleteMessage, OperationMessage
+from strawberry.subscriptions.protocols.graphql_ws.types import (
+    CompleteMessage,
+    ErrorMessage,
+    OperationMessage,
+)
 from strawberry.types import ExecutionResult, SubscriptionExecutionResult
 
 from api.graphql import playground
@@ -59,6 +63,7 @@ from api.graphql.persisted import not_found, persisted_hash, registration
 from api.graphql.player_cache import PlayerCache
 from api.graphql.push import OUTLET, TransportWSHandler, legacy_pusher, outbox_of
 from api.graphql.schema import build_schema
+from api.graphql.unrunnable import unrunnable
 from api.graphql.ws_messages import (
     MALFORMED,
     NOT_JSON,
@@ -179,6 +184,15 @@ class LegacyWSHandler(BaseGraphQLWSHandler[Context, None]):
             limiter = self.view.container.limiter if isinstance(self.view, GameGraphQL) else None
             wait = await pay_for_parse(self.context, query, limiter)
             kind = None if wait else operation_type(query, operation_name)
+            refusal = (
+                None if kind else await unrunnable(self.context, query, operation_name, limiter)
+            )
+            if refusal is not None:  # Strawberry would fail it as INTERNAL
+                self.tasks.pop(operation_id, None)
+                await self.send_message(
+                    ErrorMessage(type="error", id=operation_id, payload=refusal.formatted)
+                )
+                return
             if kind is None or kind is OperationType.SUBSCRIPTION:
                 # this task's own context: its subscription may push (api/graphql/push.py)
                 OUTLET.set(legacy_pusher(self, operation_id))
