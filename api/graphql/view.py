@@ -75,7 +75,8 @@ from api.graphql.ws_messages import (
 from domain.errors import ErrorCode
 from infra.bootstrap import Container
 from infra.metrics import Metrics
-from infra.persisted_queries import sha256_of
+from infra.persisted_queries import UNKNOWN_CLIENT, sha256_of
+from infra.rate_limit import ip_key
 
 log = logging.getLogger("mmk.api")
 MAX_SUBSCRIPTIONS_PER_CONNECTION = 20
@@ -394,7 +395,9 @@ class GameGraphQL(GraphQL[Context, None]):
                 reason="PERSISTED_QUERY_HASH_MISMATCH",
             )
         writes: list[asyncio.Task[None]] = []
-        context.on_valid = registration(self.persisted, sha, request_data.query, writes)
+        peer = context.request.client
+        client = ip_key(peer.host) if peer else UNKNOWN_CLIENT
+        context.on_valid = registration(self.persisted, sha, request_data.query, writes, client)
         return writes
 
     async def create_streaming_response(

@@ -39,7 +39,7 @@ def view(client: Client) -> GameGraphQL:
 async def test_several_operations_without_a_name_are_refused(client: Client, document: str) -> None:
     result = await client.schema.execute(document, context_value=client.context())
     assert result.data is None
-    assert_refused([e.formatted for e in result.errors or []])
+    assert_refused([dict(e.formatted) for e in result.errors or []])
 
 
 async def test_the_operation_named_runs_and_one_alone_needs_no_name(client: Client) -> None:
