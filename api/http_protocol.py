@@ -36,7 +36,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from api.coded_response import whole_response
 from api.connections import Refusal, registry_of, settings
-from api.throttled_log import ThrottledLog, ThrottledRecords, install
+from api.throttled_log import ThrottledLog, ThrottledRecords, add_filter
 from domain.errors import ErrorCode
 
 log = logging.getLogger("mmk.connections")
@@ -53,7 +53,7 @@ def throttle_uvicorn_lines(interval: float) -> None:
     """uvicorn's lines a client can cause, once an interval (the app's
     start-up installs it, as api/ws_logging.py)."""
     line = ThrottledLog(log, logging.WARNING, interval)
-    install(logging.getLogger("uvicorn.error"), ThrottledRecords(UVICORN_LINES, line))
+    add_filter(logging.getLogger("uvicorn.error"), ThrottledRecords(UVICORN_LINES, line))
 
 
 class HttpProtocol(HttpToolsProtocol):

@@ -55,7 +55,7 @@ class ThrottledRecords(logging.Filter):
         return False
 
 
-def install(logger: logging.Logger, records: ThrottledRecords) -> None:
+def add_filter(logger: logging.Logger, records: ThrottledRecords) -> None:
     """Adds ``records`` to ``logger`` once (a filter of its class replaced)."""
     for old in [f for f in logger.filters if isinstance(f, ThrottledRecords)]:
         logger.removeFilter(old)

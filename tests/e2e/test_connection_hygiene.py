@@ -322,6 +322,18 @@ async def test_a_request_head_over_the_limit_is_refused_with_431(server: Server)
     assert len(lines) == 1, lines  # one line an interval (MMK_CONNECTION_LOG_INTERVAL)
 
 
+def test_requests_that_do_not_parse_get_coded_400s_and_one_log_line(server: Server) -> None:
+    """uvicorn answered each in plain text and logged a warning each time."""
+    for _ in range(20):
+        sock = raw(server, "127.0.0.57")
+        sock.sendall(b"NOT HTTP\r\n\r\n")
+        status, _, body = closed_within(sock, 0, 2).partition(b"\r\n\r\n")
+        assert status.startswith(b"HTTP/1.1 400 "), status
+        assert json.loads(body)["errors"][0]["extensions"]["code"] == "BAD_INPUT"
+    lines = [r for r in log_records(server) if "Invalid HTTP request" in r["message"]]
+    assert [(r["logger"], r["level"]) for r in lines] == [("mmk.connections", "WARNING")]
+
+
 # ------------------------------------------------------------ proxy trust
 
 
