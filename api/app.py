@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 
 import sqlalchemy as sa
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -19,8 +20,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from api import accept_errors, ws_logging
 from api.cors import GraphQLCors
 from api.graphql import playground
+from api.graphql.http_transports import Refused
 from api.graphql.view import GameGraphQL
+from api.http_protocol import throttle_uvicorn_lines
 from api.middleware import RequestContext
+from domain.errors import ErrorCode
 from infra import work_meter
 from infra.bootstrap import Container, build
 from infra.gc_pacing import GcPacer
@@ -83,6 +87,20 @@ class _TooLarge(Exception):
     pass
 
 
+async def coded_refusal(request: Request, exc: Exception) -> Response:
+    """Starlette's own refusals (a path the app does not serve, 404; a
+    method its route does not take, 405, with ``Allow``) as coded JSON, as
+    every other refusal (docs/decisions/0052); its are plain text."""
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 404:
+        refused = Refused(404, "no such path: the API is at /graphql", ErrorCode.NOT_FOUND.value)
+    elif exc.status_code == 405:
+        refused = Refused(405, f"{request.method} is not served here", headers=exc.headers)
+    else:
+        refused = Refused(exc.status_code, str(exc.detail), headers=exc.headers)
+    return refused.response()
+
+
 GC_THRESHOLDS = (10_000, 10, 10)  # Python's default: (700, 10, 10); a backstop for bursts
 
 _GONE = {"errors": [{"message": "request body incomplete", "extensions": {"code": "BAD_INPUT"}}]}
@@ -93,6 +111,7 @@ def create_app(settings: Settings | None = None, container: Container | None = N
     ws_logging.install()
     holder: dict[str, Container] = {}
     s = container.settings if container is not None else settings or Settings.from_env()
+    throttle_uvicorn_lines(s.connection_log_interval)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -163,7 +182,9 @@ def create_app(settings: Settings | None = None, container: Container | None = N
     ]
     if s.graphiql:  # the playground's page loads its files from here
         routes.append(Mount(playground.STATIC_PATH, app=playground.static_files()))
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(
+        routes=routes, lifespan=lifespan, exception_handlers={HTTPException: coded_refusal}
+    )
     app.state.metrics = metrics
     app.add_middleware(BodyLimit)
     # Outside BodyLimit, so that a refused body's 413 carries the CORS headers.

@@ -207,8 +207,11 @@ def serve(args: argparse.Namespace) -> int:
         ws_per_message_deflate=False,
         ws_max_size=MAX_WS_MESSAGE_BYTES,  # a larger client message closes the socket (1009)
         timeout_keep_alive=settings.keep_alive_timeout,
-        # whose X-Forwarded-For gives the client IP (rate limits); None: uvicorn's default
-        forwarded_allow_ips=settings.forwarded_allow_ips,
+        # X-Forwarded-For names the client (rate limits, per-IP caps) only when
+        # it comes from a proxy named in MMK_FORWARDED_ALLOW_IPS; none named,
+        # no proxy header is read (uvicorn's own default trusts loopback)
+        proxy_headers=settings.forwarded_allow_ips is not None,
+        forwarded_allow_ips=settings.forwarded_allow_ips or "",
         lifespan="on",
         loop=settings.event_loop,
     )

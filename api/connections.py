@@ -19,8 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
+from api.coded_response import whole_response
 from infra.rate_limit import ip_key
 from infra.settings import Settings
 
@@ -88,18 +87,9 @@ class Refusal:
 
     def response(self) -> bytes:
         """A whole HTTP/1.1 response that closes the connection."""
-        body = orjson.dumps(
-            {"errors": [{"message": self.message, "extensions": {"code": "RATE_LIMITED"}}]}
+        return whole_response(
+            self.status, self.message, "RATE_LIMITED", headers=[("retry-after", "1")]
         )
-        phrase = {429: "Too Many Requests", 503: "Service Unavailable"}[self.status]
-        head = (
-            f"HTTP/1.1 {self.status} {phrase}\r\n"
-            "content-type: application/json\r\n"
-            f"content-length: {len(body)}\r\n"
-            "retry-after: 1\r\n"
-            "connection: close\r\n\r\n"
-        )
-        return head.encode() + body
 
 
 @dataclass

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from starlette.datastructures import Headers
 from starlette.middleware.cors import CORSMiddleware
+from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from domain.errors import ErrorCode
 
 GRAPHQL_PATH = "/graphql"
 # [decision] No credentials: clients authenticate with a bearer token in
@@ -16,6 +20,27 @@ GRAPHQL_PATH = "/graphql"
 # allow-list. Clients may read the request id and a rate limit's Retry-After.
 EXPOSED_HEADERS = ("X-Request-ID", "Retry-After")
 PREFLIGHT_MAX_AGE = 600  # seconds a browser may cache a preflight's answer
+
+
+class CodedCors(CORSMiddleware):
+    """Starlette's middleware; a refused preflight (plain text there) is
+    coded JSON, as every other refusal (docs/decisions/0052): ``FORBIDDEN``
+    for an origin not allowed, ``BAD_INPUT`` for a method or header."""
+
+    def preflight_response(self, request_headers: Headers) -> Response:
+        response = super().preflight_response(request_headers)
+        if response.status_code != 400:
+            return response
+        why = bytes(response.body).decode(errors="replace")  # "Disallowed CORS origin, method"
+        code = ErrorCode.FORBIDDEN if "origin" in why else ErrorCode.BAD_INPUT
+        message = f"cross-origin request refused: {why} (MMK_CORS_ORIGINS)"
+        headers = {
+            k: v
+            for k, v in response.headers.items()
+            if k.lower() not in ("content-length", "content-type")
+        }
+        body = {"errors": [{"message": message, "extensions": {"code": code.value}}]}
+        return JSONResponse(body, 400, headers)
 
 
 class GraphQLCors:
@@ -31,7 +56,7 @@ class GraphQLCors:
         # browser refuses a cross-origin one without the headers anyway; a
         # preflight still gets its refusal.
         self.cross_origin = bool(origins)
-        self.cors = CORSMiddleware(
+        self.cors = CodedCors(
             app,
             allow_origins=tuple(origins),
             allow_methods=("GET", "POST"),

@@ -37,3 +37,26 @@ class ThrottledLog:
             text = (message % args if args else message) + suffix
             self.logger.log(self.level, text, extra={"count": held + 1})
         return True
+
+
+class ThrottledRecords(logging.Filter):
+    """A library's own lines that a client can cause (``messages``, as the
+    library writes them) go through ``line`` instead: once an interval,
+    with a count, never with a traceback."""
+
+    def __init__(self, messages: frozenset[str], line: ThrottledLog) -> None:
+        super().__init__()
+        self.messages, self.line = messages, line
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not isinstance(record.msg, str) or record.msg not in self.messages:
+            return True
+        self.line("%s", record.getMessage())
+        return False
+
+
+def add_filter(logger: logging.Logger, records: ThrottledRecords) -> None:
+    """Adds ``records`` to ``logger`` once (a filter of its class replaced)."""
+    for old in [f for f in logger.filters if isinstance(f, ThrottledRecords)]:
+        logger.removeFilter(old)
+    logger.addFilter(records)

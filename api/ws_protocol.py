@@ -23,6 +23,13 @@ Connection hygiene (issue #14, docs/decisions/0044): a client may send
 pongs included (a ping flood slowed every other connection: each ping is
 parsed and answered); more close the connection with 1008. The WebSocket
 releases its place in the per-IP counts (api/connections.py) when it ends.
+
+Malformed frames (issue #22, docs/decisions/0052): a text message that is
+not UTF-8 closes the connection with 1007 (RFC 6455: "invalid frame payload
+data"), where uvicorn logged an error with a traceback for each one; a frame
+the WebSocket parser refuses (a protocol error, 1002; too large, 1009) is
+closed with its code, as before. Either is logged through the throttled
+log (api/throttled_log.py): one line an interval, with a count.
 """
 
 from __future__ import annotations
@@ -45,7 +52,9 @@ PING_INTERVAL = 20.0
 """Seconds between the server's pings (uvicorn's default, set by ``mmk
 serve``): a proxy's read timeout must be longer (docker/nginx.conf)."""
 FLOODED = 1008  # policy violation: every client library knows it
+INVALID_DATA = 1007  # RFC 6455: a text message that is not UTF-8
 flood_line = ThrottledLog(log, logging.WARNING, settings().connection_log_interval)
+malformed_line = ThrottledLog(log, logging.INFO, settings().connection_log_interval)
 
 
 @functools.cache
@@ -143,6 +152,40 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
     def handle_pong(self, event: Frame) -> None:
         if not self._flooded():
             super().handle_pong(event)
+
+    def send_receive_event_to_app(self) -> None:
+        """A whole message for the app; a text one that is not UTF-8 closes
+        the connection with 1007 instead (uvicorn's own check logs a
+        traceback each time)."""
+        if self.curr_msg_data_type == "text" and not self.close_sent:
+            data = self.frames[0] if len(self.frames) == 1 else b"".join(self.frames)
+            try:
+                data.decode()  # client messages are small (MAX_WS_MESSAGE_BYTES)
+            except UnicodeDecodeError as e:
+                self.frames = []
+                self._fail(INVALID_DATA, f"invalid UTF-8 in a text message at byte {e.start}")
+                return
+        super().send_receive_event_to_app()
+
+    def handle_parser_exception(self) -> None:
+        """A frame the parser refused: it has already chosen the close
+        frame (1002, 1009, ...); said once an interval."""
+        sent = self.conn.close_sent
+        malformed_line(
+            "WebSocket closed (%s): %s",
+            sent.code if sent else "?",
+            sent.reason if sent else self.conn.parser_exc,
+        )
+        super().handle_parser_exception()
+
+    def _fail(self, code: int, reason: str) -> None:
+        """Closes the connection with ``code`` at once, the client's
+        messages unread (as a flood is closed)."""
+        malformed_line("WebSocket closed (%d): %s", code, reason)
+        self.conn.fail(code, reason)
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        self.close_sent = True
+        self.transport.close()
 
     def _flooded(self) -> bool:
         """Takes one frame from the allowance (a token bucket of ``rate``

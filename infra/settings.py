@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ ENV_VARS: tuple[str, ...] = (
     "MMK_DEADLINE_SWEEP_INTERVAL",
     "MMK_HEADER_TIMEOUT",
     "MMK_BODY_TIMEOUT",
+    "MMK_MAX_HEADER_BYTES",
     "MMK_WS_INIT_TIMEOUT",
     "MMK_MAX_CONNECTIONS",
     "MMK_MAX_CONNECTIONS_PER_IP",
@@ -128,6 +130,26 @@ def _origins(env: Mapping[str, str], name: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(o if o == "*" else _origin(name, o) for o in found if o))
 
 
+def _proxies(env: Mapping[str, str], name: str) -> str | None:
+    """The trusted proxies: comma-separated addresses or networks, or ``*``
+    (any peer); None (unset or empty) trusts none. Refused when an item is
+    neither: uvicorn would keep it as a literal that no peer ever matches."""
+    items = [item.strip() for item in (env.get(name) or "").split(",") if item.strip()]
+    for item in items:
+        if item == "*":
+            continue
+        try:
+            if "/" in item:
+                ipaddress.ip_network(item)  # strict: no host bits, as uvicorn parses it
+            else:
+                ipaddress.ip_address(item)
+        except ValueError as e:
+            raise SettingsError(
+                f"{name}: {item!r} is not an IP address or network (e.g. 172.30.0.0/24), nor *"
+            ) from e
+    return ",".join(items) or None
+
+
 def _secret(env: Mapping[str, str], name: str) -> str | None:
     """A secret of at least :data:`MIN_SECRET_KEY` characters, or None."""
     raw = env.get(name) or None
@@ -180,6 +202,9 @@ class Settings:
     rate_cost_burst: int = 10
     # The most one request may cost (BAD_INPUT above it).
     query_max_cost: int = 10_000
+    # Proxies whose X-Forwarded-For names the client (comma-separated
+    # addresses or networks, or *). None: no peer is trusted, every client is
+    # its TCP peer (uvicorn's own default trusts loopback: not taken).
     forwarded_allow_ips: str | None = None
     # [decision] asyncio, not uvloop: under load uvloop starved some keep-alive
     # connections for whole rounds of the others (README "Benchmarks").
@@ -197,6 +222,8 @@ class Settings:
     # the connection, or from the request's first byte) / its whole body.
     header_timeout: int = 10
     body_timeout: int = 30
+    # Bytes of a request's line and headers (431 beyond; counted as they arrive).
+    max_header_bytes: int = 16_384
     # Seconds a WebSocket may stay open without ``connection_init`` (both protocols).
     ws_init_timeout: int = 10
     # Open connections a process keeps; more are refused (503). 0: the
@@ -290,13 +317,14 @@ class Settings:
             rate_query_cost_ip=_int(e, "MMK_RATE_QUERY_COST_IP", 3_000_000, 0, 10**12),
             rate_cost_burst=_int(e, "MMK_RATE_COST_BURST", 10, 1, 60),
             query_max_cost=_int(e, "MMK_QUERY_MAX_COST", 10_000, 1, 10**9),
-            forwarded_allow_ips=e.get("MMK_FORWARDED_ALLOW_IPS") or None,
+            forwarded_allow_ips=_proxies(e, "MMK_FORWARDED_ALLOW_IPS"),
             event_loop=loop,
             cors_origins=_origins(e, "MMK_CORS_ORIGINS"),
             persisted_query_ttl=_int(e, "MMK_PERSISTED_QUERY_TTL", 86_400, 60, 30 * 86_400),
             deadline_sweep_interval=_int(e, "MMK_DEADLINE_SWEEP_INTERVAL", 1, 1, 60),
             header_timeout=_int(e, "MMK_HEADER_TIMEOUT", 10, 1, 3600),
             body_timeout=_int(e, "MMK_BODY_TIMEOUT", 30, 1, 3600),
+            max_header_bytes=_int(e, "MMK_MAX_HEADER_BYTES", 16_384, 1024, 1 << 20),
             ws_init_timeout=_int(e, "MMK_WS_INIT_TIMEOUT", 10, 1, 3600),
             max_connections=_int(e, "MMK_MAX_CONNECTIONS", 0, 0, 10**7),
             max_connections_per_ip=_int(e, "MMK_MAX_CONNECTIONS_PER_IP", 100, 0, 10**7),

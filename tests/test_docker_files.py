@@ -27,6 +27,7 @@ import functools
 import importlib
 import inspect
 import io
+import ipaddress
 import json
 import logging
 import os
@@ -264,6 +265,8 @@ def check_image(text: str, dockerignore: str) -> None:
 
 # ===================================================== compose.yaml
 
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
 _VARIABLE = re.compile(r"\$\$|\$\{(\w+)(:?-)([^}]*)\}|\$\{[^}]*\}|\$\w+")
 
 
@@ -360,6 +363,7 @@ def check_compose(raw: Mapping[str, Any]) -> dict[str, Any]:
     assert {"api1", "api2"} <= set(apis), f"api1 and api2 must be built here (built: {apis})"
     for name in apis:
         check_api_service(name, services[name], environment(postgres))
+        check_proxy_trust(compose, name)
         assert waits_for(balancer, name), f"{LOAD_BALANCER} does not wait for {name} (healthy)"
     environments = [environment(services[name]) for name in apis]
     assert all(e == environments[0] for e in environments), "the API environments differ"
@@ -392,6 +396,54 @@ def check_api_service(name: str, service: Mapping[str, Any], pg_env: Mapping[str
     assert (redis.scheme, redis.hostname, redis.port or 6379) == ("redis", "redis", 6379), (
         f"{name}: REDIS_URL does not point at redis:6379"
     )
+
+
+def joined(service: Mapping[str, Any]) -> list[str]:
+    """The networks a service joins (none named: the project's default)."""
+    networks = service.get("networks") or ["default"]
+    return list(networks)  # the list form, or the names of the map form
+
+
+def subnets(compose: Mapping[str, Any], network: str) -> list[IPNetwork]:
+    """The fixed subnets of a network of the project (none: Docker picks one)."""
+    ipam = ((compose.get("networks") or {}).get(network) or {}).get("ipam") or {}
+    return [ipaddress.ip_network(c["subnet"]) for c in ipam.get("config") or [] if "subnet" in c]
+
+
+def check_proxy_trust(compose: Mapping[str, Any], name: str) -> None:
+    """An instance trusts X-Forwarded-For from the load balancer's network
+    only, a fixed subnet that no other service joins: never ``*``, which
+    trusted any container that reached it (docs/decisions/0052)."""
+    services = compose["services"]
+    trusted = Settings.from_env(environment(services[name])).forwarded_allow_ips
+    assert trusted, (
+        f"{name}: MMK_FORWARDED_ALLOW_IPS is not set: every client would be "
+        f"{LOAD_BALANCER}'s address to the per-IP limits"
+    )
+    items = trusted.split(",")
+    assert "*" not in items, f"{name}: MMK_FORWARDED_ALLOW_IPS trusts any peer (*)"
+    apis = set(api_services(compose))
+    for item in items:
+        peers = ipaddress.ip_network(item)
+        homes = [
+            n
+            for n in joined(services[LOAD_BALANCER])
+            if any(
+                peers.version == s.version and peers.subnet_of(s)  # type: ignore[arg-type]
+                for s in subnets(compose, n)
+            )
+        ]
+        assert homes, (
+            f"{name}: MMK_FORWARDED_ALLOW_IPS {item} is not (within) the fixed subnet "
+            f"of a network {LOAD_BALANCER} joins"
+        )
+        for network in homes:
+            others = sorted(
+                s
+                for s, service in services.items()
+                if network in joined(service) and s != LOAD_BALANCER and s not in apis
+            )
+            assert not others, f"{others} join {network}, whose addresses {name} trusts"
 
 
 # ===================================================== nginx.conf
@@ -645,6 +697,7 @@ def _set(data: dict[str, Any], path: str, value: Any) -> None:
 
 API1, API2, LB = "services/api1", "services/api2", "services/nginx"
 DB_URL, PROBE = f"{API1}/environment/DATABASE_URL", "urlopen('http://127.0.0.1:8000/alive')"
+TRUSTED = f"{API1}/environment/MMK_FORWARDED_ALLOW_IPS"
 # compose.yaml: (path of the item set or, with ..., deleted; its value; words expected)
 COMPOSE_BREAKS = {
     "schema": (f"{API1}/healtcheck", {}, "'healtcheck' was unexpected"),
@@ -681,6 +734,13 @@ COMPOSE_BREAKS = {
     "lb port": (f"{LB}/ports", ["8080:80"], "nginx listens on {8000}"),
     "lb probe path": (f"{LB}/healthcheck/test/5", "http://127.0.0.1:8000/alive", "/alive is"),
     "lb probe port": (f"{LB}/healthcheck/test/5", "http://127.0.0.1:80/healthz", "calls 127"),
+    "trust any": (TRUSTED, "*", "trusts any peer (*)"),
+    "trust none": (TRUSTED, ..., "MMK_FORWARDED_ALLOW_IPS is not set"),
+    "trust a host": (TRUSTED, "10.0.0.5/24", "is not an IP address or network"),
+    "trust elsewhere": (TRUSTED, "10.0.0.0/8", "not (within) the fixed subnet"),
+    "subnet not fixed": ("networks/edge/ipam", ..., "not (within) the fixed subnet"),
+    "lb off the edge": (f"{LB}/networks", ["default"], "not (within) the fixed subnet"),
+    "db on the edge": ("services/postgres/networks", ["default", "edge"], "['postgres'] join"),
 }
 
 

@@ -36,6 +36,7 @@ from strawberry.extensions.query_depth_limiter import create_validator as depth_
 from strawberry.types import ExecutionContext
 
 from api.graphql.cost import priced
+from api.graphql.operation_choice import operation_named, unnamed_choice
 from api.graphql.rate_limits import refuse, who, who_of
 from api.graphql.shape import MAX_SPREAD_DEPTH, FragmentCycle, TooDeep, shape_of
 from domain.errors import ErrorCode
@@ -356,8 +357,9 @@ class CodedParserCache(SchemaExtension):
             return None, 0 if over_budget else BASE_COST
         assert ctx.graphql_document is not None
         checked = self._checks.of(ctx.graphql_document)
-        if checked.refusal is not None:
-            self._refusal = checked.refusal
+        refusal = checked.refusal or unnamed_choice(checked.document, operation_named(ctx))
+        if refusal is not None:
+            self._refusal = refusal
             return None, BASE_COST
         cost = self._checks.cost(checked, ctx)
         if cost > self._checks.max_cost:

@@ -16,7 +16,8 @@ A request carries ``extensions.persistedQuery = {"version": 1,
   schema accepts are kept, and run.
 
 GET works the same (``extensions`` and ``variables`` as JSON query
-parameters), for queries only.
+parameters), for queries only. A client (its IP) registers a bounded share
+of the store (infra/persisted_queries.py, docs/decisions/0052).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import re
 from collections.abc import Callable
 
 from api.graphql.http_transports import Refused
-from infra.persisted_queries import PersistedQueries
+from infra.persisted_queries import UNKNOWN_CLIENT, PersistedQueries
 
 NOT_FOUND_CODE = "PERSISTED_QUERY_NOT_FOUND"
 NOT_FOUND_MESSAGE = "PersistedQueryNotFound"
@@ -56,17 +57,22 @@ def not_found() -> Refused:
 
 
 def registration(
-    store: PersistedQueries, sha: str, query: str, writes: list[asyncio.Task[None]]
+    store: PersistedQueries,
+    sha: str,
+    query: str,
+    writes: list[asyncio.Task[None]],
+    client: str = UNKNOWN_CLIENT,
 ) -> Callable[[], None]:
     """The context's ``on_valid`` for a request that registers ``query``:
-    registers it once, keeping the Redis write (if any) in ``writes``."""
+    registers it once for ``client`` (its IP key: the store keeps a share
+    of texts per client), keeping the Redis write (if any) in ``writes``."""
     done = False
 
     def on_valid() -> None:
         nonlocal done
         if not done:
             done = True
-            task = store.register(sha, query)
+            task = store.register(sha, query, client)
             if task is not None:
                 writes.append(task)
 

@@ -41,6 +41,7 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
 )
 
 from api.graphql.revocation import ORIGIN_WAIT, REVOKED_CLOSE, REVOKED_REASON, hang_up_soon
+from api.graphql.unrunnable import unrunnable
 from api.graphql.ws_messages import MALFORMED, transport_problem
 from domain.ports import SubscriptionClosed
 
@@ -212,6 +213,11 @@ class TransportWSHandler(BaseGraphQLTransportWSHandler[Any, None]):
             return self.operations.get(operation.id) is operation and not operation.completed
 
         OUTLET.set(Pusher(self.outbox, operation.id, "next", alive))  # this task's own context
+        limiter = getattr(getattr(self.view, "container", None), "limiter", None)
+        refusal = await unrunnable(self.context, operation.query, operation.operation_name, limiter)
+        if refusal is not None:  # Strawberry would fail it as INTERNAL
+            await operation.send_initial_errors([refusal])
+            return
         await super().run_operation(operation)
 
 

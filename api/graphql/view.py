@@ -41,7 +41,11 @@ from strawberry.subscriptions import (
     MULTIPART_SUBSCRIPTION_PROTOCOL,
 )
 from strawberry.subscriptions.protocols.graphql_ws.handlers import BaseGraphQLWSHandler
-from strawberry.subscriptions.protocols.graphql_ws.types import CompleteMessage, OperationMessage
+from strawberry.subscriptions.protocols.graphql_ws.types import (
+    CompleteMessage,
+    ErrorMessage,
+    OperationMessage,
+)
 from strawberry.types import ExecutionResult, SubscriptionExecutionResult
 
 from api.graphql import playground
@@ -69,6 +73,7 @@ from api.graphql.revocation import (
 )
 from api.graphql.schema import build_schema
 from api.graphql.stream_limits import Slots
+from api.graphql.unrunnable import unrunnable
 from api.graphql.ws_messages import (
     MALFORMED,
     NOT_JSON,
@@ -82,7 +87,8 @@ from domain.services.auth import bearer_token
 from domain.services.players import dead_tokens
 from infra.bootstrap import Container
 from infra.metrics import Metrics
-from infra.persisted_queries import sha256_of
+from infra.persisted_queries import UNKNOWN_CLIENT, sha256_of
+from infra.rate_limit import ip_key
 from infra.work_meter import METER, Meter, close_step
 
 log = logging.getLogger("mmk.api")
@@ -221,6 +227,15 @@ class LegacyWSHandler(BaseGraphQLWSHandler[Context, None]):
             limiter = self.view.container.limiter if isinstance(self.view, GameGraphQL) else None
             wait = await pay_for_parse(self.context, query, limiter)
             kind = None if wait else operation_type(query, operation_name)
+            refusal = (
+                None if kind else await unrunnable(self.context, query, operation_name, limiter)
+            )
+            if refusal is not None:  # Strawberry would fail it as INTERNAL
+                self.tasks.pop(operation_id, None)
+                await self.send_message(
+                    ErrorMessage(type="error", id=operation_id, payload=refusal.formatted)
+                )
+                return
             if kind is None or kind is OperationType.SUBSCRIPTION:
                 # this task's own context: its subscription may push (api/graphql/push.py)
                 OUTLET.set(legacy_pusher(self, operation_id))
@@ -448,7 +463,9 @@ class GameGraphQL(GraphQL[Context, None]):
                 reason="PERSISTED_QUERY_HASH_MISMATCH",
             )
         writes: list[asyncio.Task[None]] = []
-        context.on_valid = registration(self.persisted, sha, request_data.query, writes)
+        peer = context.request.client
+        client = ip_key(peer.host) if peer else UNKNOWN_CLIENT
+        context.on_valid = registration(self.persisted, sha, request_data.query, writes, client)
         return writes
 
     async def create_streaming_response(

@@ -25,7 +25,8 @@ from api.connections import (
     Registry,
     default_ceiling,
 )
-from api.throttled_log import ThrottledLog
+from api.throttled_log import ThrottledLog, ThrottledRecords, add_filter
+from infra.settings import Settings, SettingsError
 from tests.adapters.test_logs import served_with
 
 
@@ -168,6 +169,27 @@ def test_a_throttled_line_is_written_once_an_interval_with_a_count(
     ]
 
 
+def test_a_librarys_own_lines_go_through_the_throttled_line(
+    captured: tuple[logging.Logger, io.StringIO],
+) -> None:
+    """uvicorn's "Invalid HTTP request received." for each request that does
+    not parse (docs/decisions/0052)."""
+    logger, buf = captured
+    library = logging.getLogger("mmk.test.library")
+    line = ThrottledLog(logger, logging.WARNING, 60)
+    add_filter(library, ThrottledRecords(frozenset({"Invalid HTTP request received."}), line))
+    add_filter(library, ThrottledRecords(frozenset({"Invalid HTTP request received."}), line))
+    try:
+        for _ in range(200):
+            library.warning("Invalid HTTP request received.")
+        library.warning("something else")
+    finally:
+        for f in list(library.filters):
+            library.removeFilter(f)
+    assert buf.getvalue().splitlines() == ["WARNING Invalid HTTP request received.|None"]
+    assert len(library.filters) == 0
+
+
 # ------------------------------------------------------------ failed accepts
 
 
@@ -234,3 +256,49 @@ def test_serve_hands_uvicorn_the_protocols_with_the_limits(monkeypatch: pytest.M
     assert kwargs["ws"] == "api.ws_protocol:WebSocketProtocol"
     # the ceiling is ours, at accept: uvicorn's refuses only after the headers
     assert kwargs.get("limit_concurrency") is None
+
+
+def test_serve_trusts_no_proxy_unless_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """uvicorn's own default trusts loopback's X-Forwarded-For; `mmk serve`
+    reads no proxy header unless MMK_FORWARDED_ALLOW_IPS names the proxies
+    (docs/decisions/0052)."""
+    kwargs = served_with(monkeypatch, "MMK_FORWARDED_ALLOW_IPS", None)
+    assert kwargs["proxy_headers"] is False
+    assert kwargs["forwarded_allow_ips"] == ""
+    kwargs = served_with(monkeypatch, "MMK_FORWARDED_ALLOW_IPS", " 172.31.240.0/24, ::1 ")
+    assert kwargs["proxy_headers"] is True
+    assert kwargs["forwarded_allow_ips"] == "172.31.240.0/24,::1"
+
+
+@pytest.mark.parametrize(
+    ("raw", "kept"),
+    [
+        (None, None),
+        ("", None),
+        (" , ", None),
+        ("*", "*"),
+        ("10.0.0.2", "10.0.0.2"),
+        ("172.31.240.0/24, 2001:db8::/64", "172.31.240.0/24,2001:db8::/64"),
+    ],
+)
+def test_the_trusted_proxies_setting(raw: str | None, kept: str | None) -> None:
+    env = {} if raw is None else {"MMK_FORWARDED_ALLOW_IPS": raw}
+    assert Settings.from_env(env).forwarded_allow_ips == kept
+
+
+@pytest.mark.parametrize("raw", ["proxy.example", "10.0.0.5/24", "10.0.0.0/33", "unix:/tmp/x"])
+def test_a_trusted_proxy_that_is_no_address_stops_the_server(raw: str) -> None:
+    """uvicorn keeps such an item as a literal no TCP peer ever matches, or
+    (a network with host bits) as a literal too: a silent misconfiguration."""
+    with pytest.raises(SettingsError, match="MMK_FORWARDED_ALLOW_IPS"):
+        Settings.from_env({"MMK_FORWARDED_ALLOW_IPS": f"10.0.0.1,{raw}"})
+
+
+@pytest.mark.parametrize(("raw", "ok"), [(None, True), ("1024", True), ("1023", False)])
+def test_the_header_bound_setting(raw: str | None, ok: bool) -> None:
+    env = {} if raw is None else {"MMK_MAX_HEADER_BYTES": raw}
+    if ok:
+        assert Settings.from_env(env).max_header_bytes == int(raw or 16_384)
+    else:
+        with pytest.raises(SettingsError, match="MMK_MAX_HEADER_BYTES"):
+            Settings.from_env(env)

@@ -69,7 +69,8 @@ def free_port() -> int:
 
 # Benchmarks drive ~1,300 moves/s (or thousands of subscriptions) from one
 # address on loopback, far over the per-IP and per-token rate limits meant for
-# players: they measure the server with the limits off (0).
+# players: they measure the server with the limits off (0). So are the per-IP
+# connection caps: loopback is no trusted proxy (docs/decisions/0052).
 RATE_LIMITS_OFF = {
     "MMK_RATE_MUTATIONS_TOKEN": "0",
     "MMK_RATE_MUTATIONS_IP": "0",
@@ -77,6 +78,8 @@ RATE_LIMITS_OFF = {
     "MMK_RATE_SUBSCRIPTIONS_IP": "0",
     "MMK_RATE_QUERY_COST_TOKEN": "0",
     "MMK_RATE_QUERY_COST_IP": "0",
+    "MMK_MAX_CONNECTIONS_PER_IP": "0",
+    "MMK_MAX_WS_PER_IP": "0",
 }
 
 

@@ -1,6 +1,7 @@
-"""Connection hygiene against a real ``mmk serve`` (issue #14,
-docs/decisions/0044): read timeouts, ``connection_init`` timeouts, the
-per-IP caps, the WebSocket message rate and the process ceiling, with the
+"""Connection hygiene against a real ``mmk serve`` (issues #14 and #22,
+docs/decisions/0044 and 0052): read timeouts, ``connection_init`` timeouts,
+the per-IP caps, the WebSocket message rate, the process ceiling, the bound
+on a request's line and headers, and no proxy trusted unless named, with the
 limits lowered by settings so that each shows within a second or two.
 
 Loopback is all of 127.0.0.0/8: each test connects from addresses of its
@@ -11,6 +12,7 @@ few seconds at most, then fails."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import resource
@@ -25,6 +27,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.typing import Subprotocol
 
+from tests.e2e.client import metric
 from tests.e2e.conftest import Server, _stop, launch
 from tests.e2e.own_server import assert_no_leak, log_records, own_server
 from tests.e2e.wsclient import LEGACY_WS, TRANSPORT_WS
@@ -33,6 +36,8 @@ pytestmark = pytest.mark.timeout(60)
 
 TIMEOUT = 1  # MMK_HEADER_TIMEOUT, MMK_BODY_TIMEOUT, MMK_WS_INIT_TIMEOUT
 PER_IP, WS_PER_IP, CEILING, RATE = 3, 2, 8, 20
+HEAD_LIMIT = 4096  # MMK_MAX_HEADER_BYTES
+MUTATIONS_PER_IP = 3  # MMK_RATE_MUTATIONS_IP, a minute
 WAIT = 4.0  # seconds a check waits for the server to close a socket
 LIMITS = {
     "MMK_HEADER_TIMEOUT": str(TIMEOUT),
@@ -42,8 +47,11 @@ LIMITS = {
     "MMK_MAX_WS_PER_IP": str(WS_PER_IP),
     "MMK_MAX_CONNECTIONS": str(CEILING),
     "MMK_WS_MESSAGE_RATE": str(RATE),
-    # loopback is no trusted proxy here: its connections are counted per IP
-    "MMK_FORWARDED_ALLOW_IPS": "192.0.2.1",
+    "MMK_MAX_HEADER_BYTES": str(HEAD_LIMIT),
+    "MMK_RATE_MUTATIONS_IP": str(MUTATIONS_PER_IP),
+    "MMK_CONNECTION_LOG_INTERVAL": "60",  # one line of each kind in the module
+    # No MMK_FORWARDED_ALLOW_IPS: loopback is no trusted proxy (the default),
+    # its connections are counted per IP.
 }
 
 
@@ -232,6 +240,121 @@ async def test_a_ping_flood_closes_the_websocket_and_spares_the_others(server: S
         for _ in range(RATE // 2):  # a calm client's pace stays under the rate
             await asyncio.wait_for(await calm.ping(), 5)
     assert any("frames a second" in r["message"] for r in log_records(server))
+
+
+# ------------------------------------------------------------ request heads
+
+
+def head(size: int, *extra: bytes, path: bytes = b"/healthz") -> bytes:
+    """A GET whose request line and headers (``extra`` header lines
+    included) are ``size`` bytes, blank line included."""
+    start = b"GET " + path + b" HTTP/1.1\r\nHost: x\r\n" + b"".join(h + b"\r\n" for h in extra)
+    start += b"X-Pad: "
+    return start + b"a" * (size - len(start) - 4) + b"\r\n\r\n"
+
+
+UPGRADE = (
+    b"Upgrade: websocket",
+    b"Connection: Upgrade",
+    b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+    b"Sec-WebSocket-Version: 13",
+)
+
+
+def assert_431(got: bytes) -> None:
+    status, _, body = got.partition(b"\r\n\r\n")
+    assert status.startswith(b"HTTP/1.1 431 "), got[:300]
+    (error,) = json.loads(body)["errors"]
+    assert error["extensions"]["code"] == "BAD_INPUT" and f"{HEAD_LIMIT:,}" in error["message"]
+
+
+def flood(server: Server, source: str, size: int) -> bytes:
+    """Sends a request with a ``size``-byte header; what came back (the
+    server may reset the connection while the header is still going out)."""
+    sock = raw(server, source)
+    got = b""
+    with contextlib.suppress(OSError):
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"a" * size + b"\r\n\r\n")
+    with contextlib.suppress(OSError):
+        while chunk := sock.recv(4096):
+            got += chunk
+    sock.close()
+    return got
+
+
+async def rss(server: Server) -> float:
+    async with httpx.AsyncClient(base_url=server.base_url, trust_env=False, timeout=5) as http:
+        return float(await metric(http, "process_resident_memory_bytes"))
+
+
+async def test_a_request_head_over_the_limit_is_refused_with_431(server: Server) -> None:
+    """Counted as the bytes arrive: on a new connection, on a kept-alive
+    one's next request, on a WebSocket upgrade; a head of exactly the limit
+    is served."""
+    exact = raw(server, "127.0.0.51")
+    exact.sendall(head(HEAD_LIMIT, b"Connection: close"))
+    assert closed_within(exact, 0, 2).startswith(b"HTTP/1.1 200 ")
+    over = raw(server, "127.0.0.51")
+    over.sendall(head(HEAD_LIMIT + 1))
+    assert_431(closed_within(over, 0, 2))
+    kept = held(server, "127.0.0.51")
+    kept.sendall(head(HEAD_LIMIT + 1))
+    assert_431(closed_within(kept, 0, 2))
+    upgrade = raw(server, "127.0.0.51")
+    upgrade.sendall(head(HEAD_LIMIT + 1, *UPGRADE, path=b"/graphql"))
+    assert_431(closed_within(upgrade, 0, 2))
+
+    # The trial's: 16 MB of header was read whole and answered 200; 45 MB on
+    # each of 4 connections took ~80 MB of the server's memory. Now each is
+    # refused after HEAD_LIMIT bytes (a reset may come before the 431).
+    before = await rss(server)
+    sources = [f"127.0.0.{52 + i}" for i in range(4)]
+    answers = await asyncio.gather(
+        *(asyncio.to_thread(flood, server, source, 16 << 20) for source in sources)
+    )
+    for got in answers:
+        assert not got.startswith(b"HTTP/1.1 200"), got[:100]
+        if got:
+            assert_431(got)
+    assert await rss(server) - before < 16 << 20, "the server kept the headers"
+    assert await served(server, "127.0.0.56") == 200
+    lines = [r for r in log_records(server) if "request refused (431)" in r["message"]]
+    assert len(lines) == 1, lines  # one line an interval (MMK_CONNECTION_LOG_INTERVAL)
+
+
+def test_requests_that_do_not_parse_get_coded_400s_and_one_log_line(server: Server) -> None:
+    """uvicorn answered each in plain text and logged a warning each time."""
+    for _ in range(20):
+        sock = raw(server, "127.0.0.57")
+        sock.sendall(b"NOT HTTP\r\n\r\n")
+        status, _, body = closed_within(sock, 0, 2).partition(b"\r\n\r\n")
+        assert status.startswith(b"HTTP/1.1 400 "), status
+        assert json.loads(body)["errors"][0]["extensions"]["code"] == "BAD_INPUT"
+    lines = [r for r in log_records(server) if "Invalid HTTP request" in r["message"]]
+    assert [(r["logger"], r["level"]) for r in lines] == [("mmk.connections", "WARNING")]
+
+
+# ------------------------------------------------------------ proxy trust
+
+
+async def test_x_forwarded_for_from_a_peer_not_named_is_ignored(server: Server) -> None:
+    """Without MMK_FORWARDED_ALLOW_IPS no peer is a proxy, loopback
+    included (uvicorn's default trusted it): a client rotating
+    X-Forwarded-For is still one address, and its per-IP budget holds."""
+    transport = httpx.AsyncHTTPTransport(local_address="127.0.0.71")
+    async with httpx.AsyncClient(
+        base_url=server.base_url, transport=transport, trust_env=False, timeout=5
+    ) as http:
+        codes = []
+        for i in range(MUTATIONS_PER_IP + 1):
+            r = await http.post(
+                "/graphql",
+                json={"query": 'mutation { createPlayer(name: "xff") { __typename } }'},
+                headers={"x-forwarded-for": f"198.51.100.{i + 1}"},
+            )
+            errors = r.json().get("errors") or [{"extensions": {"code": None}}]
+            codes.append(errors[0]["extensions"]["code"])
+    assert codes == [None] * MUTATIONS_PER_IP + ["RATE_LIMITED"], codes
 
 
 # ------------------------------------------------------------ ceiling

@@ -6,6 +6,7 @@ error (API.md "Errors")."""
 from __future__ import annotations
 
 import json
+import socket
 from typing import Any
 
 import httpx
@@ -172,3 +173,77 @@ async def test_graphiql_still_answers_a_browser(server: Server, http: httpx.Asyn
     )
     assert r.headers["content-type"] == "application/json"
     assert r.json()["errors"][0]["extensions"]["code"] == "PERSISTED_QUERY_NOT_FOUND"
+
+
+# ------------------------------------------- refusals before /graphql's view
+
+PREFLIGHT = {
+    "origin": "https://elsewhere.example.net",  # the session server allows no other origin
+    "access-control-request-method": "POST",
+}
+OUTSIDE: list[tuple[str, str, str, dict[str, str], bytes | None, int, str]] = [
+    ("unknown path", "GET", "/nope", {}, None, 404, "NOT_FOUND"),
+    ("unknown path, POST", "POST", "/graphql/x", JSON, b"{}", 404, "NOT_FOUND"),
+    ("method of a probe", "POST", "/healthz", {}, b"", 405, "BAD_INPUT"),
+    ("refused preflight", "OPTIONS", "/graphql", PREFLIGHT, None, 400, "FORBIDDEN"),
+    ("body too large", "POST", "/graphql", JSON, b"{" + b" " * (1 << 17) + b"}", 413, "BAD_INPUT"),
+]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "headers", "body", "status", "code"),
+    [case[1:] for case in OUTSIDE],
+    ids=[case[0] for case in OUTSIDE],
+)
+async def test_a_refusal_outside_the_view_is_coded_json(
+    http: httpx.AsyncClient,
+    method: str,
+    path: str,
+    headers: dict[str, str],
+    body: bytes | None,
+    status: int,
+    code: str,
+) -> None:
+    """Starlette's 404 and 405 and its CORS middleware's refused preflight
+    were plain text (docs/decisions/0052)."""
+    r = await http.request(method, path, content=body, headers=headers)
+    assert r.status_code == status, (r.status_code, r.text)
+    assert r.headers["content-type"] == "application/json", r.headers
+    (error,) = r.json()["errors"]
+    assert error["extensions"]["code"] == code and error["message"], error
+    if status == 405:
+        assert {m.strip() for m in r.headers["allow"].split(",")} == {"GET", "HEAD"}
+
+
+def raw_exchange(server: Server, request: bytes) -> bytes:
+    """``request`` on a connection of its own; all the server sent until it closed."""
+    port = int(server.base_url.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), 5) as sock:
+        sock.settimeout(5)
+        sock.sendall(request)
+        got = b""
+        while chunk := sock.recv(4096):
+            got += chunk
+    return got
+
+
+@pytest.mark.parametrize(
+    ("request_bytes", "status"),
+    [
+        (b"NOT HTTP AT ALL\r\n\r\n", 400),
+        (b"GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n", 400),
+        (b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"a" * 20_000 + b"\r\n\r\n", 431),
+    ],
+    ids=["not HTTP", "bad header name", "head too large"],
+)
+def test_a_request_the_server_cannot_read_is_refused_with_coded_json(
+    server: Server, request_bytes: bytes, status: int
+) -> None:
+    """uvicorn's own 400 was plain text ("Invalid HTTP request received.");
+    431 is new (MMK_MAX_HEADER_BYTES, 16 KiB by default)."""
+    got = raw_exchange(server, request_bytes)
+    head, _, body = got.partition(b"\r\n\r\n")
+    assert head.startswith(f"HTTP/1.1 {status} ".encode()), got[:300]
+    assert b"content-type: application/json" in head.lower()
+    (error,) = json.loads(body)["errors"]
+    assert error["extensions"]["code"] == "BAD_INPUT" and error["message"], error

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from gql.transport.aiohttp import AIOHTTPTransport
 from tests.e2e.client import SUBSCRIBE_EVENTS, Api, Person, metric
 from tests.e2e.conftest import Server
 from tests.e2e.httpsub import (
+    ACCEPT,
     HTTP_TRANSPORTS,
     MULTIPART,
     SSE,
@@ -28,7 +30,7 @@ from tests.e2e.httpsub import (
     http_subscribe_events,
     streaming_client,
 )
-from tests.e2e.own_server import assert_no_leak, own_server
+from tests.e2e.own_server import assert_no_leak, log_records, own_server
 from tests.e2e.play import (
     EVENT_TIMEOUT,
     assert_complete,
@@ -38,6 +40,8 @@ from tests.e2e.play import (
     read_until,
     together,
 )
+from tests.e2e.stuck_http import StuckStream
+from tests.e2e.test_stuck_subscriber import bots_game, bots_only_env
 from tests.e2e.wsclient import OperationEnded
 from tests.http_streams import SSEReader
 
@@ -293,3 +297,67 @@ async def test_an_event_source_may_subscribe_by_get(server: Server, api: Api) ->
                 event = items[0].result["data"]["gameEvents"]
                 assert (event["seq"], event["type"]) == (1, "GameCreated")
                 break
+
+
+# ------------------------------------------------------------ stalled streams
+
+SEND_TIMEOUT = 2  # MMK_WS_SEND_TIMEOUT: HTTP responses have the WebSockets' timeout
+# Each event's data seven times over: a finished 8-bot game's replay is then
+# some 300 KB or more, far more than the kernel buffers for a client that does not read.
+BULKY = (
+    "subscription($gameId: ID!) { gameEvents(gameId: $gameId, afterSeq: 0) { seq "
+    + " ".join(f"d{i}: data" for i in range(7))
+    + " } }"
+)
+
+
+async def test_a_stream_whose_client_stops_reading_is_dropped(tmp_path: Path) -> None:
+    """The trial's SSE and multipart clients that stopped reading sat 40-65 s
+    with 290-430 KB queued and were never closed. Now the response is
+    aborted once its writes are blocked for the send timeout, and its
+    subscription and bus subscription end (docs/decisions/0052)."""
+    env = {
+        **bots_only_env(),
+        "MMK_WS_SEND_TIMEOUT": str(SEND_TIMEOUT),
+        "MMK_CONNECTION_LOG_INTERVAL": "60",
+        "MMK_RATE_QUERY_COST_IP": "0",
+        "MMK_RATE_QUERY_COST_TOKEN": "0",
+    }
+    with own_server(tmp_path, f"sqlite:///{tmp_path}/stalled.sqlite3", **env) as (srv, _):
+        async with httpx.AsyncClient(base_url=srv.base_url, timeout=10, trust_env=False) as http:
+            api = Api(http)
+            game_id, host = await bots_game(api, "stalled")
+            await api.start(host, game_id)
+            deadline = time.monotonic() + 30
+            while (await api.game(game_id))["status"] != "FINISHED":
+                assert time.monotonic() < deadline, "the bots-only game does not end"
+                await asyncio.sleep(0.1)
+            operation = {"query": BULKY, "variables": {"gameId": game_id}}
+            before = (await metric(http, *GAUGE), await metric(http, "mmk_bus_subscribers"))
+            stuck = [StuckStream(srv.base_url, ACCEPT[t], operation) for t in HTTP_TRANSPORTS]
+            try:
+                # Both streaming: the drop comes SEND_TIMEOUT after their writes block.
+                await until(http, (before[0] + len(stuck), before[1] + len(stuck)), 10)
+                await until(http, before, SEND_TIMEOUT + 20)
+                # Others are served as before.
+                async with streaming_client(srv.base_url) as streams:
+                    sub = await http_subscribe_events(streams, SSE, game_id, None)
+                    events: list[dict[str, Any]] = []
+                    await read_until(sub, events)
+                    await assert_ended(sub)
+            finally:
+                for s in stuck:
+                    s.close()
+    assert_no_leak(srv)
+    lines = [r for r in log_records(srv) if "client not reading" in r["message"]]
+    assert len(lines) == 1, lines  # the second held back (MMK_CONNECTION_LOG_INTERVAL)
+
+
+async def until(http: httpx.AsyncClient, counts: tuple[float, float], within: float) -> None:
+    """Waits for the open subscriptions and bus subscribers to be ``counts``."""
+    deadline = time.monotonic() + within
+    while (
+        now := (await metric(http, *GAUGE), await metric(http, "mmk_bus_subscribers"))
+    ) != counts:
+        assert time.monotonic() < deadline, f"subscriptions, bus subscribers: {now}, not {counts}"
+        await asyncio.sleep(0.05)

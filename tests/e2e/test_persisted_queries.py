@@ -2,13 +2,16 @@
 trip Apollo's ``PersistedQueryLink`` makes (hash alone, ``PersistedQueryNotFound``,
 hash and text, then the hash alone works), over POST and GET, for
 subscriptions over HTTP streams too; only valid operations are registered;
-and with Redis, a hash registered on one instance works on another."""
+with Redis, a hash registered on one instance works on another; and one
+client's registrations cannot flush another's."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import random
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +19,7 @@ import httpx
 import pytest
 import redis
 
+from infra.persisted_queries import PER_CLIENT
 from tests.e2e.client import Api
 from tests.e2e.cluster import cluster, fresh_backend
 from tests.e2e.conftest import Server
@@ -216,3 +220,33 @@ async def test_a_stream_by_hash_ends_after_game_ended(server: Server, api: Api) 
             await read_until(sub, tail)
             assert [e["seq"] for e in tail] == [game["lastSeq"] - 1, game["lastSeq"]]
             await assert_ended(sub, EVENT_TIMEOUT)
+
+
+async def test_one_clients_registrations_do_not_flush_anothers(server: Server) -> None:
+    """The trial's 700 registrations pushed the first one out of the
+    512-text store. Now each client (address) holds a share: beyond it, its
+    own oldest text goes, never another client's (docs/decisions/0052)."""
+    flood = [unique("{ __typename }", f"flood {i}") for i in range(PER_CLIENT + 36)]
+    theirs = unique("{ cardCatalog { id } }", "theirs")
+    async with (
+        from_address(server, "127.0.0.81") as other,
+        from_address(server, "127.0.0.82") as flooder,
+    ):
+        assert (await post(other, theirs, with_text=True)).json()["data"]["cardCatalog"]
+        for query in flood:
+            answer = (await post(flooder, query, with_text=True)).json()
+            assert answer["data"] == {"__typename": "Query"}, answer
+        assert (await post(other, theirs, with_text=False)).json()["data"]["cardCatalog"]
+        gone = (await post(flooder, flood[0], with_text=False)).json()
+        assert gone["errors"] == NOT_FOUND["errors"], gone  # its own oldest
+        kept = (await post(flooder, flood[-1], with_text=False)).json()
+        assert kept["data"] == {"__typename": "Query"}, kept
+
+
+@contextlib.asynccontextmanager
+async def from_address(server: Server, source: str) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.AsyncHTTPTransport(local_address=source)
+    async with httpx.AsyncClient(
+        base_url=server.base_url, transport=transport, trust_env=False, timeout=10
+    ) as http:
+        yield http

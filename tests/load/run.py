@@ -380,7 +380,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-# Request limits the run turns off (every client is on loopback).
+# Request limits and per-IP connection caps the run turns off (every client
+# is on loopback, which is no trusted proxy: docs/decisions/0052).
 RATE_LIMITS = (
     "MMK_RATE_MUTATIONS_TOKEN",
     "MMK_RATE_MUTATIONS_IP",
@@ -388,6 +389,8 @@ RATE_LIMITS = (
     "MMK_RATE_SUBSCRIPTIONS_IP",
     "MMK_RATE_QUERY_COST_TOKEN",
     "MMK_RATE_QUERY_COST_IP",
+    "MMK_MAX_CONNECTIONS_PER_IP",
+    "MMK_MAX_WS_PER_IP",
 )
 
 if __name__ == "__main__":
