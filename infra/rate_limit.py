@@ -45,6 +45,8 @@ FALLBACK_SECONDS = 5.0  # per-process limits this long after a Redis failure
 SLACK = 1e-6
 """Seconds of float rounding a budget's check forgives (a request that fits
 exactly was refused now and then: ``now + 60 - now - 60`` is not 0.0)."""
+KEYS_KEPT = 10_000
+"""Callers whose budget keys a process limiter keeps worked out."""
 MAX_DEBT = PERIOD
 """Work charged after the fact may run a budget this far into debt (a caller
 then waits up to this long past a full period); more is forgiven."""
@@ -169,6 +171,7 @@ class LocalLimiter:
         self._clock = clock
         self._tats: dict[str, float] = {}
         self._sweep_at = self.SWEEP_AT
+        self._keys: dict[tuple[Kind, str | None, str | None], list[Budget]] = {}
 
     async def check(
         self, kind: Kind, ip: str | None, token: str | None, cost: int = 1, need: int = 0
@@ -179,7 +182,18 @@ class LocalLimiter:
         self, kind: Kind, ip: str | None, token: str | None, cost: int = 1, need: int = 0
     ) -> float:
         """:meth:`check` without a coroutine (the API's in-process fast path)."""
-        return self.hit(budgets(self.limits, kind, ip, token, digest=False), cost, need)
+        return self.hit(self.keys(kind, ip, token), cost, need)
+
+    def keys(self, kind: Kind, ip: str | None, token: str | None) -> list[Budget]:
+        """:func:`budgets` of one caller, kept (most callers come again soon)."""
+        found = self._keys.get((kind, ip, token))
+        if found is None:
+            if len(self._keys) >= KEYS_KEPT:
+                self._keys.clear()
+            found = self._keys[(kind, ip, token)] = budgets(
+                self.limits, kind, ip, token, digest=False
+            )
+        return found
 
     def hit(self, keys: Sequence[Budget], cost: int, need: int = 0) -> float:
         """Charge ``cost`` to every key if all have room for it (and for
@@ -209,10 +223,7 @@ class LocalLimiter:
 
     def settle_now(self, items: Sequence[Settlement]) -> list[float]:
         """:meth:`settle` without a coroutine."""
-        return [
-            self.force(budgets(self.limits, kind, ip, token, digest=False), units)
-            for kind, ip, token, units in items
-        ]
+        return [self.force(self.keys(kind, ip, token), units) for kind, ip, token, units in items]
 
     async def settle(self, items: Sequence[Settlement]) -> list[float]:
         return self.settle_now(items)

@@ -20,7 +20,7 @@ import logging
 import time
 from collections.abc import Callable
 
-from infra.rate_limit import QUERY, LocalLimiter, RateLimiter, Settlement, budgets
+from infra.rate_limit import QUERY, LocalLimiter, RateLimiter, Settlement
 from infra.work_meter import Meter, detached
 
 log = logging.getLogger("mmk.rate_limit")
@@ -65,8 +65,7 @@ class Settler:
         units = meter.units - meter.charged
         if units:
             meter.charged += units
-            keys = budgets(local.limits, QUERY, meter.ip, meter.token, digest=False)
-            wait = local.force(keys, units)
+            wait = local.force(local.keys(QUERY, meter.ip, meter.token), units)
             meter.dry_until = self._clock() + wait if wait > 0 else 0.0
 
     def _due(self, meters: list[Meter]) -> tuple[list[Settlement], list[Meter]]:

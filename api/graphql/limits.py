@@ -216,6 +216,9 @@ def _shape_refusal(document: DocumentNode) -> GraphQLError | None:
     return None
 
 
+_SUBSCRIPTION = OperationType.SUBSCRIPTION.value
+
+
 def _kind(ctx: ExecutionContext) -> str | None:
     """The operation's type (``query``, ...); None without one."""
     try:
@@ -317,7 +320,7 @@ class CodedParserCache(SchemaExtension):
         before it ran (``requested``) and the work measured until its result
         (``actual``), in cost units (docs/decisions/0049)."""
         meter = self._meter
-        if meter is None or self._operation_kind() == OperationType.SUBSCRIPTION.value:
+        if meter is None or self._operation_kind() == _SUBSCRIPTION:
             return {}
         requested = BASE_COST if self._refusal is not None else self._requested
         return {"cost": {"requested": requested, "actual": units_so_far(meter)}}

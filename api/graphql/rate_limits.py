@@ -39,6 +39,7 @@ from api.graphql.context import Context
 from domain.errors import DomainError, ErrorCode
 from domain.services.auth import bearer_token
 from infra.rate_limit import MUTATION, SUBSCRIPTION, Kind, LocalLimiter, RateLimiter
+from infra.work_meter import METER
 
 log = logging.getLogger("mmk.api")
 
@@ -80,7 +81,11 @@ def who(ctx: ExecutionContext) -> tuple[str | None, str | None]:
 
 
 def who_of(context: object) -> tuple[str | None, str | None]:
-    """:func:`who` from the request's context."""
+    """:func:`who` from the request's context (an HTTP request's meter knows
+    it already: read from the request once, docs/decisions/0049)."""
+    meter = METER.get()
+    if meter is not None and not meter.shared and meter.parent is None:
+        return meter.ip, meter.token
     if not isinstance(context, Context):
         return None, None
     client = context.request.client

@@ -26,6 +26,7 @@ from tests.bench.http_load import HOST, free_port, run, serving
 from tests.e2e.client import Api
 
 SECONDS = 10.0
+SETUP = "127.0.0.9"
 PAUSE = 0.02  # the neighbour's pause between two requests
 
 
@@ -62,7 +63,11 @@ def _ms(values: list[float], p: float) -> float:
 
 
 async def _target(base_url: str, port: int) -> Target:
-    async with httpx.AsyncClient(base_url=base_url, trust_env=False, timeout=30) as http:
+    """Set up from an address of its own: the neighbour's budget is its own."""
+    transport = httpx.AsyncHTTPTransport(local_address=SETUP)
+    async with httpx.AsyncClient(
+        base_url=base_url, trust_env=False, timeout=30, transport=transport
+    ) as http:
         api = Api(http)
 
         async def finished(game_id: str) -> None:
