@@ -1,10 +1,11 @@
 """What charging the measured cost costs (issue #22, docs/decisions/0049),
 run by ``make bench``.
 
-Two ``mmk serve`` processes in the same run: one charging every request what
-it cost (the cost budgets on, so high that nothing is refused: the meter,
-the reservation and the settlement all run), one with the cost budgets off
-(nothing measured, nothing charged). Each answers ``{ __typename }`` over
+Two ``mmk serve`` processes in the same run, the cost budgets on in both
+(so high that nothing is refused): one as served, charging every request
+what it cost (the meter, the settlement, ``extensions.cost``), one without
+the settler (nothing measured nor settled: a request is charged its
+estimate before it runs, as before #22). Each answers ``{ __typename }`` over
 one keep-alive connection, in alternating turns; the server's CPU time per
 request is read from /proc. Target: charging adds under 5% to a
 ``{ __typename }`` request.
@@ -47,25 +48,33 @@ async def _turn(server: Server) -> float:
     return (after - before) / REQUESTS
 
 
+NOT_CHARGED = (
+    "import sys, api.app as a; build = a.build\n"
+    "def unmetered(settings, **kwargs):\n"
+    "    container = build(settings, **kwargs)\n"
+    "    container.settler = None\n"
+    "    return container\n"
+    "a.build = unmetered\n"
+    "from api.cli import main; sys.argv = ['mmk'] + sys.argv[1:]; main()"
+)
+
+
 def test_charging_adds_little_to_a_trivial_request(tmp_path: Path) -> None:
     servers: dict[str, list[float]] = {"charged": [], "not charged": []}
-    budgets = {
-        "charged": str(10**12),  # on: measured and charged, never refused
-        "not charged": "0",
-    }
+    launchers = {"charged": ["-m", "api.cli"], "not charged": ["-c", NOT_CHARGED]}
     with ExitStack() as stack:
         running: dict[str, Server] = {}
-        for name, budget in budgets.items():
+        for name, launcher in launchers.items():
             port = free_port()
             env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / name}.sqlite3"}
             env.pop("REDIS_URL", None)
             env.update(
                 MMK_LOG_LEVEL="warning",
                 MMK_ACCESS_LOG="off",
-                MMK_RATE_QUERY_COST_TOKEN=budget,
-                MMK_RATE_QUERY_COST_IP=budget,
+                MMK_RATE_QUERY_COST_TOKEN=str(10**12),
+                MMK_RATE_QUERY_COST_IP=str(10**12),
             )
-            cmd = [sys.executable, "-m", "api.cli", "serve", "--host", HOST, "--port", str(port)]
+            cmd = [sys.executable, *launcher, "serve", "--host", HOST, "--port", str(port)]
             running[name] = stack.enter_context(serving(cmd, env, tmp_path / f"{name}.log", port))
         for _ in range(TURNS):
             for name, server in running.items():
