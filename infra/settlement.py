@@ -27,6 +27,8 @@ log = logging.getLogger("mmk.rate_limit")
 
 INTERVAL = 0.25
 """Seconds between settlements of open connections and streams."""
+DRY_KEPT = 10_000
+"""Callers whose budgets ran dry a settler remembers."""
 
 
 class Settler:
@@ -45,6 +47,26 @@ class Settler:
         self._ended: list[Meter] = []
         self._task: asyncio.Task[None] | None = None
         self._local = limiter if isinstance(limiter, LocalLimiter) else None
+        self._dry: dict[tuple[str | None, str | None], float] = {}
+
+    def dry_for(self, ip: str | None, token: str | None) -> float:
+        """Seconds until this caller's budgets have room again, as their last
+        settlement found them (0.0: room, or not known)."""
+        until = self._dry.get((ip, token))
+        if until is None:
+            return 0.0
+        left = until - self._clock()
+        if left <= 0:
+            del self._dry[(ip, token)]
+            return 0.0
+        return left
+
+    def _dried(self, meter: Meter, wait: float) -> None:
+        meter.dry_until = self._clock() + wait if wait > 0 else 0.0
+        if wait > 0:
+            if len(self._dry) >= DRY_KEPT:
+                self._dry.clear()
+            self._dry[(meter.ip, meter.token)] = meter.dry_until
 
     def __len__(self) -> int:
         return len(self._open)
@@ -65,8 +87,7 @@ class Settler:
         units = meter.units - meter.charged
         if units:
             meter.charged += units
-            wait = local.force(local.keys(QUERY, meter.ip, meter.token), units)
-            meter.dry_until = self._clock() + wait if wait > 0 else 0.0
+            self._dried(meter, local.force(local.keys(QUERY, meter.ip, meter.token), units))
 
     def _due(self, meters: list[Meter]) -> tuple[list[Settlement], list[Meter]]:
         items: list[Settlement] = []
@@ -80,9 +101,8 @@ class Settler:
         return items, charged
 
     def _mark(self, meters: list[Meter], waits: list[float]) -> None:
-        now = self._clock()
         for meter, wait in zip(meters, waits, strict=True):
-            meter.dry_until = now + wait if wait > 0 else 0.0
+            self._dried(meter, wait)
 
     def _settle_local(self, meters: list[Meter]) -> None:
         assert self._local is not None

@@ -66,3 +66,17 @@ async def test_open_connections_are_settled_each_round_and_marked_when_dry() -> 
     await s.settle()
     assert socket.dry(clock.now) == 0.0
     await s.aclose()
+
+
+async def test_a_settler_remembers_who_ran_dry_until_when() -> None:
+    """For the view's tarpit (docs/decisions/0049): a dry caller's next HTTP
+    request waits before it is answered."""
+    s, _, clock = settler(per_ip=60_000)
+    meter = Meter("1.2.3.4", "t")
+    s.open(meter)
+    s.close(worked(meter, 70_000))  # 10 s into debt
+    assert s.dry_for("1.2.3.4", "t") == pytest.approx(10.0)
+    assert s.dry_for("1.2.3.4", "other") == 0.0  # another caller
+    clock.now += 10.5
+    assert s.dry_for("1.2.3.4", "t") == 0.0
+    await s.aclose()

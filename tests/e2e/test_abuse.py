@@ -138,11 +138,13 @@ async def _over_budget(server: Server) -> None:
         assert "errors" not in body, body
         cost = body["extensions"]["cost"]
         assert cost["requested"] == 500 + 5_000 and cost["actual"] > 30_000, cost
+        asked = time.monotonic()
         _, body, headers = await _post(http, "{ __typename }")
         [error] = body["errors"]
         assert error["extensions"]["code"] == "RATE_LIMITED"
         assert error["extensions"]["retryAfter"] > 0
         assert int(headers["retry-after"]) >= 1
+        assert time.monotonic() - asked >= 0.9  # a dry caller waits (TARPIT) for its answer
 
 
 DEEP_INTROSPECTION = (
