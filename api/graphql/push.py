@@ -41,9 +41,11 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
 )
 
 from api.graphql.revocation import ORIGIN_WAIT, REVOKED_CLOSE, REVOKED_REASON, hang_up_soon
+from api.graphql.stream_limits import tarpit
 from api.graphql.unrunnable import unrunnable
 from api.graphql.ws_messages import MALFORMED, transport_problem
 from domain.ports import SubscriptionClosed
+from infra.work_meter import METER
 
 CATCH_UP_BATCH = 64
 """Frames of a replay (the log, not live) put before waiting for the socket."""
@@ -213,6 +215,7 @@ class TransportWSHandler(BaseGraphQLTransportWSHandler[Any, None]):
             return self.operations.get(operation.id) is operation and not operation.completed
 
         OUTLET.set(Pusher(self.outbox, operation.id, "next", alive))  # this task's own context
+        await tarpit(METER.get())  # a connection whose budgets ran dry waits its turn
         limiter = getattr(getattr(self.view, "container", None), "limiter", None)
         refusal = await unrunnable(self.context, operation.query, operation.operation_name, limiter)
         if refusal is not None:  # Strawberry would fail it as INTERNAL

@@ -119,6 +119,20 @@ async def gate(meter: Meter | None, pace: Pace | None = None) -> None:
             await asyncio.sleep(delay)
 
 
+TARPIT = 1.0
+"""Seconds at most an operation of a caller whose work budgets ran dry waits
+before it runs (or is refused): a client that ignores ``retryAfter`` gets
+one answer a second, not thousands that each cost the loop."""
+
+
+async def tarpit(meter: Meter | None) -> None:
+    """Waits while the caller's budgets are dry, :data:`TARPIT` at most."""
+    if meter is not None:
+        wait = meter.dry()
+        if wait:
+            await asyncio.sleep(min(wait, TARPIT))
+
+
 def slot(slots: Slots | None, ip: str | None, token: str | None) -> AbstractContextManager[None]:
     """``slots.held(...)``, or nothing held when there are no caps."""
     if slots is None:

@@ -72,7 +72,7 @@ from api.graphql.revocation import (
     hang_up_soon,
 )
 from api.graphql.schema import build_schema
-from api.graphql.stream_limits import Slots
+from api.graphql.stream_limits import TARPIT, Slots, tarpit
 from api.graphql.unrunnable import unrunnable
 from api.graphql.ws_messages import (
     MALFORMED,
@@ -93,11 +93,6 @@ from infra.work_meter import METER, Meter, close_step
 
 log = logging.getLogger("mmk.api")
 MAX_SUBSCRIPTIONS_PER_CONNECTION = 20
-TARPIT = 1.0
-"""Seconds at most an HTTP request of a caller whose work budgets ran dry
-waits before it is served (or refused): a client that ignores
-``retryAfter`` gets one answer a second a connection, not thousands that
-each cost the loop (docs/decisions/0049)."""
 REFUSED = 4403  # graphql-transport-ws: connection_init refused
 INIT_TIMEOUT = 4408  # graphql-transport-ws: no connection_init in time (graphql-ws too, here)
 MAX_CLOSE_REASON_BYTES = 123  # RFC 6455: a close frame's reason
@@ -229,6 +224,7 @@ class LegacyWSHandler(BaseGraphQLWSHandler[Context, None]):
         variables: dict[str, object] | None,
     ) -> None:
         with suppress(WebSocketDisconnected):
+            await tarpit(METER.get())  # a connection whose budgets ran dry waits its turn
             limiter = self.view.container.limiter if isinstance(self.view, GameGraphQL) else None
             wait = await pay_for_parse(self.context, query, limiter)
             kind = None if wait else operation_type(query, operation_name)
@@ -317,7 +313,7 @@ class GameGraphQL(GraphQL[Context, None]):
         http = scope["type"] == "http"
         meter = Meter(_client_ip(scope), _header_token(scope) if http else None, shared=not http)
         dry = settler.dry_for(meter.ip, meter.token) if http else 0.0
-        if dry:  # its budgets ran dry: answered no sooner than the wait (at most 1 s)
+        if dry:  # its budgets ran dry: answered no sooner than the wait (TARPIT at most)
             await asyncio.sleep(min(dry, TARPIT))
         reset = METER.set(meter)
         settler.open(meter)
