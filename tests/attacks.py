@@ -239,10 +239,12 @@ def abuser_address(family: int, i: int) -> str:
 # ---------------------------------------------------------------- the neighbour
 
 
-async def neighbour(port: int, until: asyncio.Event, pause: float) -> list[float]:
-    """``{ __typename }`` every ``pause`` seconds from :data:`NEIGHBOUR` over
-    one keep-alive connection, each answer checked; the latencies."""
-    reader, writer = await asyncio.open_connection(HOST, port, local_addr=(NEIGHBOUR, 0))
+async def neighbour(
+    port: int, until: asyncio.Event, pause: float, address: str = NEIGHBOUR
+) -> list[float]:
+    """``{ __typename }`` every ``pause`` seconds from ``address`` over one
+    keep-alive connection, each answer checked; the latencies."""
+    reader, writer = await asyncio.open_connection(HOST, port, local_addr=(address, 0))
     request = _post(port, TRIVIAL, None)
     times: list[float] = []
     try:

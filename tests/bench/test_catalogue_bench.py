@@ -4,9 +4,9 @@ bench``).
 One ``mmk serve`` (SQLite, default settings). For each family of
 tests/attacks.py, four abusers (another process, each from a loopback
 address of its own) send it for :data:`SECONDS` as fast as they are
-answered, while a neighbour (this process, 127.0.0.1) sends ``{ __typename
-}`` every 20 ms; the neighbour's latencies alone, in the same run, are the
-reference. Targets: beside every family, the neighbour's p99 is under 50 ms
+answered, while two neighbours (this process, 127.0.0.1 and 127.0.0.2,
+budgets of their own) each send ``{ __typename }`` every 50 ms; their
+latencies alone, in the same run, are the reference. Targets: beside every family, the neighbour's p99 is under 50 ms
 and within 3x its p99 alone, and every abuser ends ``RATE_LIMITED``.
 """
 
@@ -27,6 +27,7 @@ from tests.e2e.client import Api
 
 SECONDS = 10.0
 SETUP = "127.0.0.9"
+NEIGHBOURS = ("127.0.0.1", "127.0.0.2")
 PAUSE = 0.05  # the neighbour's pause between two requests: 20 a second, within its budget
 
 
@@ -52,9 +53,11 @@ def _abusers(port: int, target: Target, family: str, seconds: float, out: object
 
 
 async def _alone(port: int, seconds: float) -> list[float]:
+    """Two neighbours (addresses and budgets of their own), their latencies."""
     quiet = asyncio.Event()
     asyncio.get_running_loop().call_later(seconds, quiet.set)
-    return await neighbour(port, quiet, PAUSE)
+    both = await asyncio.gather(*(neighbour(port, quiet, PAUSE, a) for a in NEIGHBOURS))
+    return [t for times in both for t in times]
 
 
 def _ms(values: list[float], p: float) -> float:
