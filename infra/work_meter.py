@@ -18,6 +18,7 @@ query cost budgets (docs/decisions/0045).
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from collections.abc import Callable, Coroutine, Generator
 from contextvars import ContextVar, copy_context
@@ -198,11 +199,33 @@ def install(loop: asyncio.AbstractEventLoop) -> None:
 
     factory.meters = True  # type: ignore[attr-defined]
     loop.set_task_factory(factory)
+    if _collected not in gc.callbacks:
+        gc.callbacks.append(_collected)
 
 
 def uninstall(loop: asyncio.AbstractEventLoop) -> None:
     if getattr(loop.get_task_factory(), "meters", False):
         loop.set_task_factory(None)
+    if _collected in gc.callbacks:
+        gc.callbacks.remove(_collected)
+
+
+_gc_started = 0.0
+
+
+def _collected(phase: str, info: dict[str, int]) -> None:
+    """A garbage collection is the process's housekeeping, not the work of
+    the caller whose step happened to allocate when it ran: its time is
+    taken back from that caller's meter (a full pass at thousands of
+    connections takes tens of milliseconds)."""
+    global _gc_started
+    if phase == "start":
+        _gc_started = _cpu()
+        return
+    meter = METER.get()
+    if meter is not None and _gc_started and _step_started:
+        meter.add(-(_cpu() - _gc_started))
+    _gc_started = 0.0
 
 
 def in_thread(fn: Callable[[], T]) -> Callable[[], T]:

@@ -6,8 +6,9 @@ tests/attacks.py, four abusers (another process, each from a loopback
 address of its own) send it for :data:`SECONDS` as fast as they are
 answered, while two neighbours (this process, 127.0.0.1 and 127.0.0.2,
 budgets of their own) each send ``{ __typename }`` every 50 ms; their
-latencies alone, in the same run, are the reference. Targets: beside every family, the neighbour's p99 is under 50 ms
-and within 3x its p99 alone, and every abuser ends ``RATE_LIMITED``.
+latencies alone, in the same run, are the reference. Targets: beside every
+family, the neighbours' p99 is under 50 ms and within 3x their p99 alone,
+and every abuser ends ``RATE_LIMITED``.
 """
 
 from __future__ import annotations

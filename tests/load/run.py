@@ -391,6 +391,7 @@ RATE_LIMITS = (
     "MMK_RATE_QUERY_COST_IP",
     "MMK_MAX_CONNECTIONS_PER_IP",
     "MMK_MAX_WS_PER_IP",
+    "MMK_MAX_SUBSCRIPTIONS_PER_IP",
 )
 
 if __name__ == "__main__":
