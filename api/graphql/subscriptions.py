@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable
+from datetime import UTC, datetime
 from typing import Annotated
 
 import strawberry
@@ -28,16 +29,13 @@ def _pushing(meter: Meter | None) -> tuple[Pusher | None, streams.Push | None]:
     """This operation's pusher and the stream's ``push``, when its transport
     can push (a WebSocket: api/graphql/push.py); else (None, None). A push
     runs in the publisher's task (or the bus reader's): its time is moved to
-    the subscriber's ``meter``. A caller whose budgets are dry is not pushed
-    to: the event goes the usual way, which ends the stream."""
+    the subscriber's ``meter``."""
     pusher, executor = OUTLET.get(), SUBSCRIBING.get()
     if pusher is None or executor is None:
         return None, None
     send = pusher.send
 
     def push(audience: str, e: LoggedEvent) -> bool:
-        if meter is not None and meter.dry():
-            return False
         start = cpu()
         try:
             key = (audience, e.seq)
@@ -122,12 +120,10 @@ class Subscription:
     ) -> AsyncGenerator[PresenceChanged, None]:
         context = info.context
         player = await context.player()
-        meter = METER.get()
         with slot(context.slots, *who_of(context)):
             stream = streams.presence_events(context.deps, game_id, player.id if player else None)
             try:
                 async for change in stream:
-                    await gate(meter)
                     yield PresenceChanged.from_domain(change)
             except DomainError as e:
                 raise from_domain(e) from None
@@ -140,17 +136,19 @@ class Subscription:
     async def lobby(self, info: Info) -> AsyncGenerator[LobbyUpdate, None]:
         context = info.context
         await context.player()  # a bad token is refused on every operation
-        meter = METER.get()
         with slot(context.slots, *who_of(context)):
             stream = streams.lobby_events(context.deps)
             try:
                 async for update in stream:
-                    await gate(meter)
                     yield LobbyUpdate.from_domain(update)
             except SubscriptionClosed as e:
                 raise dropped(e) from None
             finally:
                 await stream.aclose()
+
+
+REPLAYED = 5.0
+"""Seconds after which an event sent is a replay of the log, not live."""
 
 
 async def _sent(
@@ -162,11 +160,15 @@ async def _sent(
     pace: Pace | None,
 ) -> AsyncGenerator[GameEvent, None]:
     """The events of a ``gameEvents`` stream the executor is to send: the
-    log's (each at the connection's pace, while the caller's budgets have
-    room), or the live ones the pusher did not take."""
+    log's, or the live ones the pusher did not take. Each goes at the
+    connection's pace; an event replayed from the log (older than
+    :data:`REPLAYED`) only while the caller's budgets have room (a live game
+    is charged to its subscriber but never cut: its other operations are
+    refused meanwhile)."""
     try:
         async for audience, event in stream:  # the log, or what push did not take
-            await gate(meter, pace)
+            replayed = (datetime.now(UTC) - event.at).total_seconds() > REPLAYED
+            await gate(meter if replayed else None, pace)
             if pusher is not None and push is not None:
                 if push(audience, event):
                     await pusher.caught_up()
