@@ -514,7 +514,7 @@ class GameGraphQL(GraphQL[Context, None]):
                 initial=transport.send_initial_heartbeat,
                 opening=opening,
             )
-            token = _stream_token(request)
+            token = _header_token(request.scope)
             if token is None:
                 return chunks
 
@@ -595,15 +595,6 @@ REVOKED_RESULT: GraphQLHTTPResponse = {
     "errors": [{"message": REVOKED_MESSAGE, "extensions": {"code": "UNAUTHENTICATED"}}],
 }
 """What ends an HTTP stream whose token was rotated or revoked."""
-
-
-def _stream_token(request: Request) -> str | None:
-    """The bearer token of a streamed request, if it sends a readable one
-    (one it cannot read is refused by the operation itself)."""
-    try:
-        return bearer_token(request.headers.get("authorization"))
-    except DomainError:
-        return None
 
 
 def _client_ip(scope: Scope) -> str | None:
