@@ -104,12 +104,6 @@ class Settler:
         for meter, wait in zip(meters, waits, strict=True):
             self._dried(meter, wait)
 
-    def _settle_local(self, meters: list[Meter]) -> None:
-        assert self._local is not None
-        items, charged = self._due(meters)
-        if items:
-            self._mark(charged, self._local.settle_now(items))
-
     async def settle(self) -> None:
         """One round: the open meters' new work, and the ended ones'."""
         meters = [*self._open, *self._ended]

@@ -6,8 +6,8 @@ connection, or one operation inside either (a child, whose time also counts
 for its parent). While a meter is the task's :data:`METER`, every step of
 that task, and of every task it starts (tasks copy their context), adds the
 CPU time the event loop's thread spent on it; work sent to a worker thread
-adds that thread's CPU time (:func:`in_thread`). The steps are timed by wrapping each task's
-coroutine (:func:`install`, a task factory: public asyncio API), so nothing
+adds that thread's CPU time (:func:`in_thread`). The steps are timed by
+wrapping each task's coroutine (:func:`install`, a task factory: public asyncio API), so nothing
 a price list could miss escapes the meter: parsing, validation, resolvers,
 the database, encoding, writes to the socket.
 
@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 UNIT = 5e-7
 """Seconds of work per cost unit."""
 
-cpu = _cpu = time.thread_time
+cpu = time.thread_time
 """The running thread's CPU time, in seconds: a step preempted by the
 system, or waiting for the GIL a worker thread holds, is not its caller's
 work (nor is a wait on the disk)."""
@@ -126,7 +126,7 @@ def close_step(meter: Meter) -> None:
     step counts afresh."""
     global _step_started
     if _step_started and METER.get() is meter:
-        now = _cpu()
+        now = cpu()
         meter.add(now - _step_started)
         _step_started = now
 
@@ -138,8 +138,21 @@ def units_so_far(meter: Meter) -> int:
     running = 0.0
     current = METER.get()
     if _step_started and current is not None and current in (meter, meter.parent):
-        running = _cpu() - _step_started
+        running = cpu() - _step_started
     return meter.units + int(running / UNIT)
+
+
+def _step(advance: Callable[..., Any], *args: Any) -> Any:
+    """One step of a task, its CPU time added to the task's meter."""
+    global _step_started
+    start = _step_started = cpu()
+    try:
+        return advance(*args)
+    finally:
+        _step_started = 0.0
+        meter = METER.get()
+        if meter is not None:
+            meter.add(cpu() - start)
 
 
 class _Timed(Coroutine[Any, Any, Any]):
@@ -152,26 +165,10 @@ class _Timed(Coroutine[Any, Any, Any]):
         self._coro = coro
 
     def send(self, value: Any) -> Any:
-        global _step_started
-        start = _step_started = _cpu()
-        try:
-            return self._coro.send(value)
-        finally:
-            _step_started = 0.0
-            meter = METER.get()
-            if meter is not None:
-                meter.add(_cpu() - start)
+        return _step(self._coro.send, value)
 
     def throw(self, *args: Any) -> Any:
-        global _step_started
-        start = _step_started = _cpu()
-        try:
-            return self._coro.throw(*args)
-        finally:
-            _step_started = 0.0
-            meter = METER.get()
-            if meter is not None:
-                meter.add(_cpu() - start)
+        return _step(self._coro.throw, *args)
 
     def close(self) -> None:
         self._coro.close()
@@ -220,11 +217,11 @@ def _collected(phase: str, info: dict[str, int]) -> None:
     connections takes tens of milliseconds)."""
     global _gc_started
     if phase == "start":
-        _gc_started = _cpu()
+        _gc_started = cpu()
         return
     meter = METER.get()
     if meter is not None and _gc_started and _step_started:
-        meter.add(-(_cpu() - _gc_started))
+        meter.add(-(cpu() - _gc_started))
     _gc_started = 0.0
 
 
@@ -236,11 +233,11 @@ def in_thread(fn: Callable[[], T]) -> Callable[[], T]:
         meter = METER.get()
         if meter is None:
             return fn()
-        start = time.thread_time()
+        start = cpu()
         try:
             return fn()
         finally:
-            meter.add_from_thread(time.thread_time() - start)
+            meter.add_from_thread(cpu() - start)
 
     return timed
 
