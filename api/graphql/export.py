@@ -9,6 +9,7 @@ from pathlib import Path
 
 from graphql import GraphQLInterfaceType, GraphQLUnionType
 
+from api.graphql.core_schema import core_schema
 from api.graphql.schema import schema
 
 POSSIBLE_TYPES = "possibleTypes.json"
@@ -22,7 +23,7 @@ def possible_types() -> dict[str, list[str]]:
     """Every union and interface with its object types, by name (Apollo's
     ``new InMemoryCache({ possibleTypes })``, so that a fragment on a union
     member or an interface matches)."""
-    s = schema._schema
+    s = core_schema(schema)
     return {
         name: sorted(t.name for t in s.get_possible_types(abstract))
         for name, abstract in sorted(s.type_map.items())

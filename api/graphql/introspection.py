@@ -44,6 +44,7 @@ from graphql import execute as graphql_execute
 from graphql.utilities import get_operation_ast
 from strawberry.extensions import SchemaExtension
 
+from api.graphql.core_schema import core_schema
 from infra.lru import LRU
 from infra.work_meter import in_thread
 
@@ -176,7 +177,7 @@ class IntrospectionCache(SchemaExtension):
         key = (id(document), ctx.operation_name, variables)
         result = self._kept.get(key, document)
         if result is None:
-            schema = ctx.schema._schema
+            schema = core_schema(ctx.schema)
             name, values, context = ctx.operation_name, ctx.variables, ctx.context
             run = in_thread(lambda: executed(schema, document, name, values, context))
             caller = contextvars.copy_context()  # the caller's meter, in the thread

@@ -35,6 +35,7 @@ from strawberry.extensions.max_aliases import create_validator as alias_validato
 from strawberry.extensions.query_depth_limiter import create_validator as depth_validator
 from strawberry.types import ExecutionContext
 
+from api.graphql.core_schema import core_schema
 from api.graphql.cost import priced
 from api.graphql.operation_choice import operation_named, unnamed_choice
 from api.graphql.rate_limits import refuse, who, who_of
@@ -260,7 +261,7 @@ class Checks:
         if cost is None:
             variables = ctx.variables or {}
             cost, varies = priced(
-                ctx.schema._schema, checked.document, ctx.operation_name, variables
+                core_schema(ctx.schema), checked.document, ctx.operation_name, variables
             )
             if not varies:  # no list's size came from a variable: it holds for any
                 checked.costs[ctx.operation_name] = cost
@@ -360,7 +361,7 @@ class CodedParserCache(SchemaExtension):
             return None, 0 if over_budget else BASE_COST
         assert ctx.graphql_document is not None
         checked = self._checks.of(ctx.graphql_document)
-        refusal = checked.refusal or unnamed_choice(checked.document, operation_named(ctx))
+        refusal = checked.refusal or unnamed_choice(checked.document, operation_named())
         if refusal is not None:
             self._refusal = refusal
             return None, BASE_COST
@@ -398,7 +399,7 @@ class CodedParserCache(SchemaExtension):
             ctx.pre_execution_errors = [self._refusal]
             return
         ctx.pre_execution_errors = errors = self._checks.errors(
-            checked, ctx.schema._schema, ctx.validation_rules
+            checked, core_schema(ctx.schema), ctx.validation_rules
         )
         if not errors:
             # A request that registers an automatic persisted query does so

@@ -9,17 +9,23 @@ operations ran its first. Here such a request is refused, on every transport
 
 from __future__ import annotations
 
+from contextvars import ContextVar
+
 from graphql import DocumentNode, GraphQLError, OperationDefinitionNode
-from strawberry.types import ExecutionContext
 
 from domain.errors import ErrorCode
 
+SENT: ContextVar[str | None] = ContextVar("mmk_operation_sent", default=None)
+"""The ``operationName`` the running operation's request sent, set by the
+schema's ``execute`` and ``stream`` (api/graphql/schema.py: every transport
+runs an operation through one of them). Strawberry's ``ctx.operation_name``
+falls back on the first operation's name, and keeps the one sent under a
+private name only."""
 
-def operation_named(ctx: ExecutionContext) -> str | None:
-    """The ``operationName`` the request sent (Strawberry's
-    ``ctx.operation_name`` falls back on the first operation's name)."""
-    name: str | None = getattr(ctx, "_provided_operation_name", None)
-    return name
+
+def operation_named() -> str | None:
+    """The ``operationName`` the running operation's request sent."""
+    return SENT.get()
 
 
 def unnamed_choice(document: DocumentNode, operation_name: str | None) -> GraphQLError | None:

@@ -24,6 +24,7 @@ from api.graphql.introspection import IntrospectionCache, Kept
 from api.graphql.limits import DEFAULT_MAX_COST, extensions
 from api.graphql.metrics import metrics_extension, root_results
 from api.graphql.mutations import Mutation
+from api.graphql.operation_choice import SENT
 from api.graphql.queries import Query
 from api.graphql.rate_limits import rate_limit_extension
 from api.graphql.scalars import SCALARS
@@ -90,6 +91,38 @@ class GameSchema(strawberry.Schema):
     shared subscription frames (api/graphql/frames.py)."""
 
     frames: FrameCache
+
+    async def execute(  # type: ignore[override]
+        self,
+        query: str | None,
+        variable_values: dict[str, Any] | None = None,
+        context_value: Any | None = None,
+        root_value: Any | None = None,
+        operation_name: str | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """Strawberry's, the ``operationName`` sent known to the limits
+        (api/graphql/operation_choice.py)."""
+        SENT.set(operation_name)
+        return await super().execute(
+            query, variable_values, context_value, root_value, operation_name, **kwargs
+        )
+
+    async def stream(  # type: ignore[override]
+        self,
+        query: str | None,
+        variable_values: dict[str, Any] | None = None,
+        context_value: Any | None = None,
+        root_value: Any | None = None,
+        operation_name: str | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """Strawberry's (subscriptions, and HTTP and WebSocket operations),
+        the ``operationName`` sent known to the limits."""
+        SENT.set(operation_name)
+        return await super().stream(
+            query, variable_values, context_value, root_value, operation_name, **kwargs
+        )
 
     def create_extensions_runner(
         self, execution_context: ExecutionContext, extensions: list[SchemaExtension]
