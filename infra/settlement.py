@@ -68,9 +68,6 @@ class Settler:
                 self._dry.clear()
             self._dry[(meter.ip, meter.token)] = meter.dry_until
 
-    def __len__(self) -> int:
-        return len(self._open)
-
     def open(self, meter: Meter) -> None:
         """A caller's request or connection starts (settled while it lasts)."""
         self._open.add(meter)

@@ -87,10 +87,6 @@ class Kept:
     def put(self, key: Key, document: DocumentNode, result: ExecutionResult) -> None:
         self._results.put(key, (document, result))
 
-    @property
-    def hits(self) -> int:
-        return self._results.hits
-
 
 def introspective(document: DocumentNode, operation_name: str | None) -> bool:
     """Whether the operation selects introspection fields only (fragments
