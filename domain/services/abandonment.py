@@ -9,10 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from domain.abandonment import abandon, due
-from domain.errors import DomainError
 from domain.records import GameRecord
 from domain.services.deps import Deps
-from domain.services.transaction import Change, Tx, change_game
+from domain.services.transaction import Change, Tx, change_each
 
 BATCH = 100
 """Games a round reads at most."""
@@ -44,13 +43,7 @@ async def abandon_round(deps: Deps, limit: int = BATCH) -> AbandonRound:
             return uow.games.due_abandonments(now, limit)
 
     game_ids = await deps.run(found)
-    ended = 0
-    for game_id in game_ids:
-        try:
-            done = await change_game(deps, None, game_id, end_if_due)
-        except DomainError:
-            continue  # e.g. lost every race: the next sweep looks again
-        ended += bool(done.events)
+    ended = await change_each(deps, game_ids, end_if_due)
     return AbandonRound(ended, len(game_ids) == limit and ended > 0)
 
 

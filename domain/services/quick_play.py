@@ -7,13 +7,20 @@ from datetime import datetime
 
 from domain import lobby
 from domain import quick_play as qp
-from domain.errors import DomainError
 from domain.game.options import Format, GameOptions
 from domain.records import GameRecord, MutationResult
 from domain.services.caps import room_for_a_wait
 from domain.services.deps import Deps
 from domain.services.games import starting, starting_if_full
-from domain.services.transaction import Change, Request, Tx, change_game, no_load, steps, transact
+from domain.services.transaction import (
+    Change,
+    Request,
+    Tx,
+    change_each,
+    no_load,
+    steps,
+    transact,
+)
 
 CANDIDATES = 8
 """Open games a call looks at, oldest first (each a free seat, normally)."""
@@ -85,18 +92,11 @@ async def fill_due_games(deps: Deps, limit: int = 100) -> int:
         with deps.uow() as uow:
             return uow.games.due_bot_fills(now, limit)
 
-    ids = await deps.run(due)
-    filled = 0
-    for game_id in ids:
+    return await change_each(deps, await deps.run(due), _fill)
 
-        def fill(tx: Tx, game: GameRecord) -> Change:
-            if not qp.fill_due(game, tx.now()):
-                return Change([])
-            return starting(tx, game, qp.fill_with_bots(game))
 
-        try:
-            done = await change_game(deps, None, game_id, fill)
-        except DomainError:  # e.g. lost every race: the next sweep looks again
-            continue
-        filled += bool(done.events)
-    return filled
+def _fill(tx: Tx, game: GameRecord) -> Change:
+    """Bots in the empty seats, and the start, if the fill time has come."""
+    if not qp.fill_due(game, tx.now()):
+        return Change([])
+    return starting(tx, game, qp.fill_with_bots(game))

@@ -11,7 +11,7 @@ from datetime import datetime
 
 from domain.bots.strategy import bot_for
 from domain.clocks import TAKEOVER_BOT, SeatReclaimed, SeatTakenOver, TurnTimedOut, fallback_moves
-from domain.errors import Conflict, DomainError, Forbidden
+from domain.errors import Forbidden
 from domain.fairness import bot_rng_state
 from domain.game.errors import IllegalAction
 from domain.game.events import Event
@@ -21,7 +21,7 @@ from domain.records import GameRecord, GameStatus, MutationResult, Occupant
 from domain.services.clocked import clock_of
 from domain.services.deps import Deps
 from domain.services.play import engine_change
-from domain.services.transaction import Change, Request, Tx, change_game
+from domain.services.transaction import Change, Request, Tx, change_each, change_game
 
 
 def _with(values: tuple[int, ...], i: int, value: int) -> tuple[int, ...]:
@@ -90,15 +90,7 @@ async def deadline_round(deps: Deps, limit: int = 100) -> DeadlineRound:
             return uow.games.due_deadlines(now, limit), uow.games.next_deadline(now)
 
     game_ids, next_due = await deps.run(due)
-    fired = 0
-    for game_id in game_ids:
-        try:
-            done = await fire_deadline(deps, game_id)
-        except Conflict:
-            continue  # busy game: the next sweep looks again
-        except DomainError:
-            continue  # a game that cannot time out must not hold up the others
-        fired += bool(done.events)
+    fired = await change_each(deps, game_ids, time_out)
     return DeadlineRound(fired, len(game_ids) == limit and fired > 0, next_due)
 
 

@@ -349,6 +349,23 @@ async def change_game(
     return await transact(deps, req, steps)
 
 
+async def change_each(
+    deps: Deps, game_ids: list[str], decide: Callable[[Tx, GameRecord], Change]
+) -> int:
+    """A sweep's changes: :func:`change_game` for each game, one versioned
+    transaction each (every instance may sweep: each change commits once). A
+    game that cannot change now (lost its races, or a rule refuses) is left
+    for the next sweep and holds up none of the others. The games changed."""
+    changed = 0
+    for game_id in game_ids:
+        try:
+            done = await change_game(deps, None, game_id, decide)
+        except DomainError:
+            continue
+        changed += bool(done.events)
+    return changed
+
+
 async def add_game(
     deps: Deps, req: Request, make: Callable[[Tx], tuple[GameRecord, Change]]
 ) -> MutationResult:
