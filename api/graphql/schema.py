@@ -4,7 +4,7 @@ error codes."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any
 
@@ -14,7 +14,9 @@ from strawberry.extensions import DisableIntrospection, SchemaExtension
 from strawberry.extensions.context import ExecutingContextManager
 from strawberry.extensions.runner import SchemaExtensionsRunner
 from strawberry.schema.config import StrawberryConfig
-from strawberry.types import ExecutionContext
+from strawberry.schema.schema import StreamResult
+from strawberry.types import ExecutionContext, ExecutionResult
+from strawberry.types.graphql import OperationType
 from strawberry.utils.await_maybe import await_maybe
 
 import api.graphql.types.enums  # noqa: F401  (registers the domain enums)
@@ -92,36 +94,50 @@ class GameSchema(strawberry.Schema):
 
     frames: FrameCache
 
-    async def execute(  # type: ignore[override]
+    async def execute(
         self,
         query: str | None,
         variable_values: dict[str, Any] | None = None,
         context_value: Any | None = None,
         root_value: Any | None = None,
         operation_name: str | None = None,
-        **kwargs: Any,
-    ) -> Any:
+        allowed_operation_types: Iterable[OperationType] | None = None,
+        operation_extensions: dict[str, Any] | None = None,
+    ) -> ExecutionResult:
         """Strawberry's, the ``operationName`` sent known to the limits
         (api/graphql/operation_choice.py)."""
         SENT.set(operation_name)
         return await super().execute(
-            query, variable_values, context_value, root_value, operation_name, **kwargs
+            query,
+            variable_values,
+            context_value,
+            root_value,
+            operation_name,
+            allowed_operation_types,
+            operation_extensions,
         )
 
-    async def stream(  # type: ignore[override]
+    async def stream(
         self,
         query: str | None,
         variable_values: dict[str, Any] | None = None,
         context_value: Any | None = None,
         root_value: Any | None = None,
         operation_name: str | None = None,
-        **kwargs: Any,
-    ) -> Any:
+        operation_extensions: dict[str, Any] | None = None,
+        allowed_operation_types: Iterable[OperationType] | None = None,
+    ) -> StreamResult:
         """Strawberry's (subscriptions, and HTTP and WebSocket operations),
         the ``operationName`` sent known to the limits."""
         SENT.set(operation_name)
         return await super().stream(
-            query, variable_values, context_value, root_value, operation_name, **kwargs
+            query,
+            variable_values,
+            context_value,
+            root_value,
+            operation_name,
+            operation_extensions,
+            allowed_operation_types,
         )
 
     def create_extensions_runner(
