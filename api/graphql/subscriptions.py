@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated
 
 import strawberry
@@ -105,8 +105,7 @@ class Subscription:
                 push,
                 await_rematch,
             )
-            sent = _sent(stream, payload, pusher, push, meter, pace, context.deps.clock.now)
-            async for event in sent:
+            async for event in _sent(stream, payload, pusher, push, meter, pace):
                 yield event
 
     @strawberry.subscription(
@@ -159,7 +158,6 @@ async def _sent(
     push: streams.Push | None,
     meter: Meter | None,
     pace: Pace | None,
-    now: Callable[[], datetime],
 ) -> AsyncGenerator[GameEvent, None]:
     """The events of a ``gameEvents`` stream the executor is to send: the
     log's, or the live ones the pusher did not take. Each goes at the
@@ -169,7 +167,7 @@ async def _sent(
     refused meanwhile)."""
     try:
         async for audience, event in stream:  # the log, or what push did not take
-            replayed = (now() - event.at).total_seconds() > REPLAYED
+            replayed = (datetime.now(UTC) - event.at).total_seconds() > REPLAYED
             await gate(meter if replayed else None, pace)
             if pusher is not None and push is not None:
                 if push(audience, event):
