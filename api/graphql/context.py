@@ -154,8 +154,10 @@ class Context:
 
     def pace(self) -> Pace | None:
         """This connection's (or HTTP stream's) pace of replayed events."""
-        if self._pace is None and self.settings.replay_rate:
-            self._pace = Pace(self.settings.replay_rate)
+        if self._pace is None and (self.settings.replay_rate or self.settings.replays_per_minute):
+            self._pace = Pace(
+                self.settings.replay_rate, per_minute=self.settings.replays_per_minute
+            )
         return self._pace
 
     def token(self) -> str | None:

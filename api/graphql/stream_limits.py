@@ -1,6 +1,7 @@
 """What a stream may take (issue #22 item 3, docs/decisions/0049): open
 subscriptions per token and per IP in this process (:class:`Slots`), events
-a second a connection's streams send from the log (:class:`Pace`), and the
+a second a connection's streams send from the log, and a minute's replays
+(:class:`Pace`), and the
 caller's cost budgets (a stream whose caller ran them dry ends with
 ``RATE_LIMITED`` and ``retryAfter``: the client resumes later with
 ``afterSeq``). Every subscription, every transport: ``gameEvents``,
@@ -76,16 +77,25 @@ def _too_many(what: str) -> GraphQLError:
 
 
 class Pace:
-    """Events a second a connection's streams send from the log: a bucket of
-    ``rate`` tokens refilled at ``rate`` a second (0: no pace)."""
+    """What a connection's streams send from the log. Every event keeps the
+    pace: a bucket of ``rate`` tokens refilled at ``rate`` a second (0: no
+    pace), more wait their turn. A replayed event also takes one of
+    ``per_minute`` (a bucket of that many refilled over a minute; 0: no
+    cap): a connection that replays the log over and over (a whole 8-seat
+    game is ~670 events) is then refused, ``RATE_LIMITED``, until the bucket
+    holds :data:`REPLAY_ROOM` again."""
 
-    __slots__ = ("_at", "_clock", "_level", "rate")
+    __slots__ = ("_at", "_clock", "_dry", "_level", "_minute", "_minute_at", "per_minute", "rate")
 
-    def __init__(self, rate: int, clock: Callable[[], float] = time.monotonic) -> None:
-        self.rate = rate
+    def __init__(
+        self, rate: int, clock: Callable[[], float] = time.monotonic, per_minute: int = 0
+    ) -> None:
+        self.rate, self.per_minute = rate, per_minute
         self._clock = clock
         self._level = float(rate)
-        self._at = clock()
+        self._minute = float(per_minute)
+        self._at = self._minute_at = clock()
+        self._dry = False  # ran out: refused until REPLAY_ROOM is back
 
     def delay(self) -> float:
         """Takes one event's token; the seconds to wait before sending it."""
@@ -95,6 +105,38 @@ class Pace:
         self._level = min(float(self.rate), self._level + (now - self._at) * self.rate) - 1
         self._at = now
         return 0.0 if self._level >= 0 else -self._level / self.rate
+
+    def replay(self) -> float:
+        """Takes one replayed event's share of the minute's: 0.0, or the
+        seconds until the connection may replay again (nothing taken)."""
+        if not self.per_minute:
+            return 0.0
+        now = self._clock()
+        gained = (now - self._minute_at) * self.per_minute / 60
+        self._minute = min(float(self.per_minute), self._minute + gained)
+        self._minute_at = now
+        room = min(REPLAY_ROOM, self.per_minute)
+        if self._dry and self._minute >= room:
+            self._dry = False
+        if not self._dry and self._minute >= 1:
+            self._minute -= 1
+            return 0.0
+        self._dry = True
+        return (room - self._minute) * 60 / self.per_minute
+
+
+REPLAY_ROOM = 100
+"""Replayed events a connection that ran out of its minute's must have
+again before its ``retryAfter`` has passed: not one event at a time."""
+
+
+def replays_dry(wait: float) -> GraphQLError:
+    """The error ending a replay of a connection that replayed its minute's."""
+    return _refusal(
+        "too many events replayed on this connection: resubscribe in {seconds:g} s "
+        "(gameEvents: with afterSeq = the last seq you got)",
+        wait,
+    )
 
 
 def over_budget(wait: float) -> GraphQLError:
@@ -106,13 +148,17 @@ def over_budget(wait: float) -> GraphQLError:
     )
 
 
-async def gate(meter: Meter | None, pace: Pace | None = None) -> None:
-    """Before a stream sends an event: its caller's budgets must have room
-    (else ``RATE_LIMITED``), and a replay keeps the connection's pace."""
-    if meter is not None:
-        wait = meter.dry()
+async def gate(meter: Meter | None, pace: Pace | None = None, replayed: bool = False) -> None:
+    """Before a stream sends an event: a replayed one (from the log) only
+    while its caller's budgets have room and its connection has replays
+    left (else ``RATE_LIMITED``); every one keeps the connection's pace."""
+    if replayed:
+        wait = meter.dry() if meter is not None else 0.0
         if wait:
             raise over_budget(wait)
+        wait = pace.replay() if pace is not None else 0.0
+        if wait:
+            raise replays_dry(wait)
     if pace is not None:
         delay = pace.delay()
         if delay:

@@ -162,13 +162,13 @@ async def _sent(
     """The events of a ``gameEvents`` stream the executor is to send: the
     log's, or the live ones the pusher did not take. Each goes at the
     connection's pace; an event replayed from the log (older than
-    :data:`REPLAYED`) only while the caller's budgets have room (a live game
-    is charged to its subscriber but never cut: its other operations are
-    refused meanwhile)."""
+    :data:`REPLAYED`) only while the caller's budgets and the connection's
+    replays a minute have room (a live game is charged to its subscriber but
+    never cut: its other operations are refused meanwhile)."""
     try:
         async for audience, event in stream:  # the log, or what push did not take
             replayed = (datetime.now(UTC) - event.at).total_seconds() > REPLAYED
-            await gate(meter if replayed else None, pace)
+            await gate(meter, pace, replayed)
             if pusher is not None and push is not None:
                 if push(audience, event):
                     await pusher.caught_up()

@@ -9,7 +9,7 @@ import time
 import pytest
 from graphql import GraphQLError
 
-from api.graphql.stream_limits import Pace, Slots, gate
+from api.graphql.stream_limits import REPLAY_ROOM, Pace, Slots, gate
 from infra.work_meter import Meter
 from tests.adapters.test_rate_limit import FakeClock
 
@@ -60,13 +60,49 @@ def test_the_pace_lets_a_burst_through_then_spaces_events() -> None:
     assert Pace(0, clock).delay() == 0.0  # 0: no pace
 
 
-async def test_a_stream_of_a_caller_whose_budgets_are_dry_ends_rate_limited() -> None:
+async def test_a_replay_of_a_caller_whose_budgets_are_dry_ends_rate_limited() -> None:
     meter = Meter()
-    await gate(meter)
+    await gate(meter, replayed=True)
     meter.dry_until = time.monotonic() + 4
     with pytest.raises(GraphQLError) as ended:
-        await gate(Meter(parent=meter))
+        await gate(Meter(parent=meter), replayed=True)
     assert ended.value.extensions is not None
     assert ended.value.extensions["code"] == "RATE_LIMITED"
     assert 3 < ended.value.extensions["retryAfter"] <= 4
     assert "afterSeq" in ended.value.message
+
+
+def test_a_connection_replays_its_minute_then_is_refused_until_there_is_room_again() -> None:
+    clock = FakeClock()
+    pace = Pace(0, clock, per_minute=300)  # 5 a second refill; no pace
+    assert [pace.replay() for _ in range(300)] == [0.0] * 300
+    wait = pace.replay()
+    assert wait == pytest.approx(REPLAY_ROOM * 60 / 300)  # until 100 fit again, not 1
+    clock.now += 1.0  # 5 back: still refused, the rest of the wait told
+    assert pace.replay() == pytest.approx(wait - 1.0)
+    clock.now += wait - 1.0
+    assert [pace.replay() for _ in range(REPLAY_ROOM)] == [0.0] * REPLAY_ROOM
+    assert pace.replay() > 0
+    assert Pace(10, clock).replay() == 0.0  # 0: no cap
+
+
+async def test_a_replay_past_its_connections_minute_ends_rate_limited_a_live_event_never() -> None:
+    clock = FakeClock()
+    pace = Pace(0, clock, per_minute=2)
+    await gate(None, pace, replayed=True)
+    await gate(None, pace, replayed=True)
+    with pytest.raises(GraphQLError) as ended:
+        await gate(None, pace, replayed=True)
+    assert ended.value.extensions is not None
+    assert ended.value.extensions["code"] == "RATE_LIMITED"
+    assert ended.value.extensions["retryAfter"] == pytest.approx(60.0)  # room for 2 (< 100)
+    assert "afterSeq" in ended.value.message
+    await gate(None, pace, replayed=False)  # live: never cut
+
+
+async def test_a_live_event_is_sent_whatever_the_callers_budgets() -> None:
+    meter = Meter()
+    meter.dry_until = time.monotonic() + 4
+    await gate(meter, None, replayed=False)
+    with pytest.raises(GraphQLError):
+        await gate(meter, None, replayed=True)
