@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
+from collections import deque
 from collections.abc import Callable, Coroutine, Generator
 from contextvars import ContextVar, copy_context
 from typing import Any, TypeVar
@@ -42,6 +43,7 @@ class Meter:
     __slots__ = (
         "_threads",
         "charged",
+        "demotable",
         "dry_until",
         "ip",
         "parent",
@@ -68,6 +70,8 @@ class Meter:
         self.charged = 0  # units charged to the budgets so far (reserved, then settled)
         self.requested = 0  # units reserved before running (the estimate)
         self.dry_until = 0.0  # monotonic time until which the budgets are dry
+        # a query's or mutation's: past DEMOTE_AFTER its steps wait their turn
+        self.demotable = False
 
     @property
     def root(self) -> Meter:
@@ -155,19 +159,75 @@ def _step(advance: Callable[..., Any], *args: Any) -> Any:
             meter.add(cpu() - start)
 
 
+DEMOTE_AFTER = 0.002
+"""Seconds of the loop's CPU a query or mutation may take before each of its
+further steps waits its turn (docs/decisions/0055)."""
+
+_held: deque[asyncio.Future[None]] = deque()
+"""The futures of held steps, oldest first: one is let go each time the
+loop has polled for I/O and run what that brought."""
+_releasing = False
+
+
+def _wait_turn() -> Any:
+    """What a held step yields to its task: a future the releaser resolves
+    (``Future.__await__``, as an ``await`` would; the task then waits)."""
+    global _releasing
+    loop = asyncio.get_running_loop()
+    waiting: asyncio.Future[None] = loop.create_future()
+    _held.append(waiting)
+    if not _releasing:
+        _releasing = True
+        loop.call_soon(_arm, loop)
+    return next(iter(waiting.__await__()))
+
+
+def _arm(loop: asyncio.AbstractEventLoop) -> None:
+    """Schedules the release after the loop's next poll for I/O: a timer due
+    now is run once the I/O callbacks that poll brought are queued, so what
+    arrived meanwhile (another caller's request) goes first."""
+    loop.call_at(loop.time(), _release, loop)
+
+
+def _release(loop: asyncio.AbstractEventLoop) -> None:
+    global _releasing
+    while _held:
+        waiting = _held.popleft()
+        if not waiting.done():  # a held task may have been cancelled
+            waiting.set_result(None)
+            break
+    if _held:
+        _arm(loop)
+    else:
+        _releasing = False
+
+
 class _Timed(Coroutine[Any, Any, Any]):
     """A task's coroutine, each step timed for the task's meter (read when
-    the step ends: a step that sets the meter counts for it)."""
+    the step ends: a step that sets the meter counts for it). A step of a
+    query or mutation that already took :data:`DEMOTE_AFTER` waits until
+    what else is ready has run (docs/decisions/0055): a dear request no
+    longer holds up a cheap one for the length of all its steps."""
 
-    __slots__ = ("_coro",)
+    __slots__ = ("_coro", "_kept")
 
     def __init__(self, coro: Coroutine[Any, Any, Any]) -> None:
         self._coro = coro
+        self._kept: tuple[Any] | None = None  # the value of a held step
 
     def send(self, value: Any) -> Any:
+        kept = self._kept
+        if kept is not None:  # its turn came
+            self._kept = None
+            return _step(self._coro.send, kept[0])
+        meter = METER.get()
+        if meter is not None and meter.demotable and meter.seconds > DEMOTE_AFTER:
+            self._kept = (value,)
+            return _wait_turn()
         return _step(self._coro.send, value)
 
     def throw(self, *args: Any) -> Any:
+        self._kept = None  # cancelled while held: the coroutine is told
         return _step(self._coro.throw, *args)
 
     def close(self) -> None:

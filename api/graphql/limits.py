@@ -415,7 +415,14 @@ class CodedParserCache(SchemaExtension):
             wait = self._limiter.check_now(QUERY, *who(self.execution_context), charge, need)
             checked = self._over_budget(wait, checked, charge)
         self._validate(checked)
+        self._demotable()
         yield
+
+    def _demotable(self) -> None:
+        """A query's or mutation's steps may wait their turn once it is dear
+        (infra/work_meter.py); a subscription's never do (a live feed)."""
+        if self._meter is not None and self._operation_kind() not in (None, _SUBSCRIPTION):
+            self._meter.demotable = True
 
 
 class SharedBudgetParserCache(CodedParserCache):
@@ -438,6 +445,7 @@ class SharedBudgetParserCache(CodedParserCache):
             wait = await self._shared.check(QUERY, *who(self.execution_context), charge, need)
             checked = self._over_budget(wait, checked, charge)
         self._validate(checked)
+        self._demotable()
         yield
 
 

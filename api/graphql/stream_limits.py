@@ -109,6 +109,21 @@ class Pace:
     def replay(self) -> float:
         """Takes one replayed event's share of the minute's: 0.0, or the
         seconds until the connection may replay again (nothing taken)."""
+        wait = self.dry()
+        if wait:
+            return wait
+        if not self.per_minute:
+            return 0.0
+        if self._minute >= 1:
+            self._minute -= 1
+            return 0.0
+        self._dry = True
+        return self.dry()
+
+    def dry(self) -> float:
+        """The seconds until a connection that ran out of replays may replay
+        again (0.0: it may now): a new ``gameEvents`` is refused at once
+        meanwhile, before it reads the log."""
         if not self.per_minute:
             return 0.0
         now = self._clock()
@@ -118,11 +133,7 @@ class Pace:
         room = min(REPLAY_ROOM, self.per_minute)
         if self._dry and self._minute >= room:
             self._dry = False
-        if not self._dry and self._minute >= 1:
-            self._minute -= 1
-            return 0.0
-        self._dry = True
-        return (room - self._minute) * 60 / self.per_minute
+        return (room - self._minute) * 60 / self.per_minute if self._dry else 0.0
 
 
 REPLAY_ROOM = 100

@@ -15,7 +15,7 @@ from api.graphql.errors import from_domain, graphql_error
 from api.graphql.frames import SUBSCRIBING
 from api.graphql.push import OUTLET, Pusher
 from api.graphql.rate_limits import who_of
-from api.graphql.stream_limits import Pace, gate, slot
+from api.graphql.stream_limits import Pace, gate, replays_dry, slot
 from api.graphql.types.events import GameEvent, LobbyUpdate, typed
 from api.graphql.types.presence import PresenceChanged
 from domain.errors import DomainError, ErrorCode
@@ -95,6 +95,11 @@ class Subscription:
             return frames.payload(key, lambda: typed(e, key))  # type: ignore[no-any-return]
 
         meter, pace = METER.get(), context.pace()
+        wait = pace.dry() if pace is not None else 0.0
+        if wait:  # it replayed its minute's: refused before it reads the log
+            raise replays_dry(wait)
+        if meter is not None:  # its first reads wait their turn once dear (0055)
+            meter.demotable = True
         with slot(context.slots, *who_of(context)):
             pusher, push = _pushing(meter)
             stream = streams.game_events(
@@ -168,6 +173,8 @@ async def _sent(
     try:
         async for audience, event in stream:  # the log, or what push did not take
             replayed = (datetime.now(UTC) - event.at).total_seconds() > REPLAYED
+            if meter is not None:  # a replay's steps wait their turn once dear (0055)
+                meter.demotable = replayed
             await gate(meter, pace, replayed)
             if pusher is not None and push is not None:
                 if push(audience, event):

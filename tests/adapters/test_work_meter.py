@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from infra.work_meter import (
+    DEMOTE_AFTER,
     METER,
     UNIT,
     Meter,
@@ -196,3 +197,62 @@ async def test_a_garbage_collection_is_nobodys_work(metered: None) -> None:
     collecting = await asyncio.create_task(request())
     assert collecting > 0.005, "a measurable collection"
     assert seconds(meter) < collecting / 4
+
+
+async def _order(demotable: bool) -> list[str]:
+    """A dear query's task (its meter past DEMOTE_AFTER) and a cheap one's,
+    three steps each, started in that order: who ran when."""
+    log: list[str] = []
+
+    async def steps(name: str) -> None:
+        for _ in range(3):
+            log.append(name)
+            await asyncio.sleep(0)
+
+    dear = Meter()
+    dear.demotable = demotable
+    dear.add(DEMOTE_AFTER * 2)
+    token = METER.set(dear)
+    a = asyncio.create_task(steps("dear"))
+    METER.reset(token)
+    b = asyncio.create_task(steps("cheap"))
+    await asyncio.gather(a, b)
+    return log
+
+
+async def test_a_dear_querys_steps_wait_until_what_else_is_ready_has_run(metered: None) -> None:
+    """docs/decisions/0055: once a query or mutation took DEMOTE_AFTER, each
+    of its steps waits its turn, so a cheap request is not held up behind
+    all of them; it still finishes."""
+    log = await _order(demotable=True)
+    assert log.count("dear") == 3
+    assert log.index("dear") > log.index("cheap") + 1  # the cheap one went first, twice
+    assert log[-1] == "dear"
+
+
+async def test_a_subscriptions_steps_and_a_cheap_querys_are_never_held(metered: None) -> None:
+    """The control: the same dear work, not demotable (a live feed), runs in
+    the order its steps were ready."""
+    assert await _order(demotable=False) == ["dear", "cheap"] * 3
+
+
+async def test_a_held_task_cancelled_ends_and_the_next_held_one_still_runs(
+    metered: None,
+) -> None:
+    ran: list[str] = []
+
+    async def dear(name: str) -> None:
+        ran.append(name)
+
+    meter = Meter()
+    meter.demotable = True
+    meter.add(DEMOTE_AFTER * 2)
+    token = METER.set(meter)
+    first, second = asyncio.create_task(dear("first")), asyncio.create_task(dear("second"))
+    METER.reset(token)
+    await asyncio.sleep(0)  # both first steps are held
+    assert ran == []
+    first.cancel()
+    await asyncio.wait_for(second, 5)
+    assert first.cancelled()
+    assert ran == ["second"]
