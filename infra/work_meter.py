@@ -163,43 +163,45 @@ DEMOTE_AFTER = 0.002
 """Seconds of the loop's CPU a query or mutation may take before each of its
 further steps waits its turn (docs/decisions/0055)."""
 
-_held: deque[asyncio.Future[None]] = deque()
-"""The futures of held steps, oldest first: one is let go each time the
-loop has polled for I/O and run what that brought."""
-_releasing = False
 
+class _Turns:
+    """One loop's held steps: their futures, oldest first; one is let go
+    each time the loop has polled for I/O and run what that poll brought."""
 
-def _wait_turn() -> Any:
-    """What a held step yields to its task: a future the releaser resolves
-    (``Future.__await__``, as an ``await`` would; the task then waits)."""
-    global _releasing
-    loop = asyncio.get_running_loop()
-    waiting: asyncio.Future[None] = loop.create_future()
-    _held.append(waiting)
-    if not _releasing:
-        _releasing = True
-        loop.call_soon(_arm, loop)
-    return next(iter(waiting.__await__()))
+    __slots__ = ("held", "loop", "releasing")
 
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.held: deque[asyncio.Future[None]] = deque()
+        self.releasing = False
 
-def _arm(loop: asyncio.AbstractEventLoop) -> None:
-    """Schedules the release after the loop's next poll for I/O: a timer due
-    now is run once the I/O callbacks that poll brought are queued, so what
-    arrived meanwhile (another caller's request) goes first."""
-    loop.call_at(loop.time(), _release, loop)
+    def wait(self) -> Any:
+        """What a held step yields to its task: a future the release
+        resolves (``Future.__await__``, as an ``await`` would)."""
+        waiting: asyncio.Future[None] = self.loop.create_future()
+        self.held.append(waiting)
+        if not self.releasing:
+            self.releasing = True
+            self.loop.call_soon(self._arm)
+        return next(iter(waiting.__await__()))
 
+    def _arm(self) -> None:
+        """The release, after the loop's next poll for I/O: a timer due now
+        runs once the I/O callbacks that poll brought are queued, so what
+        arrived meanwhile (another caller's request) goes first."""
+        self.loop.call_at(self.loop.time(), self._release)
 
-def _release(loop: asyncio.AbstractEventLoop) -> None:
-    global _releasing
-    while _held:
-        waiting = _held.popleft()
-        if not waiting.done():  # a held task may have been cancelled
-            waiting.set_result(None)
-            break
-    if _held:
-        _arm(loop)
-    else:
-        _releasing = False
+    def _release(self) -> None:
+        held = self.held
+        while held:
+            waiting = held.popleft()
+            if not waiting.done():  # a held task may have been cancelled
+                waiting.set_result(None)
+                break
+        if held:
+            self._arm()
+        else:
+            self.releasing = False
 
 
 class _Timed(Coroutine[Any, Any, Any]):
@@ -209,10 +211,11 @@ class _Timed(Coroutine[Any, Any, Any]):
     what else is ready has run (docs/decisions/0055): a dear request no
     longer holds up a cheap one for the length of all its steps."""
 
-    __slots__ = ("_coro", "_kept")
+    __slots__ = ("_coro", "_kept", "_turns")
 
-    def __init__(self, coro: Coroutine[Any, Any, Any]) -> None:
+    def __init__(self, coro: Coroutine[Any, Any, Any], turns: _Turns) -> None:
         self._coro = coro
+        self._turns = turns
         self._kept: tuple[Any] | None = None  # the value of a held step
 
     def send(self, value: Any) -> Any:
@@ -223,7 +226,7 @@ class _Timed(Coroutine[Any, Any, Any]):
         meter = METER.get()
         if meter is not None and meter.demotable and meter.seconds > DEMOTE_AFTER:
             self._kept = (value,)
-            return _wait_turn()
+            return self._turns.wait()
         return _step(self._coro.send, value)
 
     def throw(self, *args: Any) -> Any:
@@ -248,8 +251,10 @@ def install(loop: asyncio.AbstractEventLoop) -> None:
     if getattr(previous, "meters", False):
         return
 
+    turns = _Turns(loop)
+
     def factory(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> Any:
-        timed = coro if isinstance(coro, _Timed) else _Timed(coro)
+        timed = coro if isinstance(coro, _Timed) else _Timed(coro, turns)
         if previous is not None:
             return previous(loop, timed, **kwargs)
         return asyncio.Task(timed, loop=loop, **kwargs)

@@ -256,3 +256,39 @@ async def test_a_held_task_cancelled_ends_and_the_next_held_one_still_runs(
     await asyncio.wait_for(second, 5)
     assert first.cancelled()
     assert ran == ["second"]
+
+
+def test_steps_held_on_a_loop_that_closed_do_not_stop_another_loops() -> None:
+    """Each loop has its own held steps: a loop closed with one still held
+    (a test's, a worker's) leaves the next loop's release working."""
+
+    def held_then(close: bool) -> bool:
+        loop = asyncio.new_event_loop()
+        install(loop)
+        meter = Meter()
+        meter.demotable = True
+        meter.add(DEMOTE_AFTER * 2)
+        done: list[bool] = []
+
+        async def dear() -> None:
+            done.append(True)
+
+        async def main() -> None:
+            token = METER.set(meter)
+            task = asyncio.create_task(dear())
+            METER.reset(token)
+            if close:
+                await asyncio.sleep(0)  # held, never let go: the loop ends first
+                task.cancel()
+            else:
+                await asyncio.wait_for(task, 5)
+
+        try:
+            loop.run_until_complete(main())
+        finally:
+            uninstall(loop)
+            loop.close()
+        return bool(done)
+
+    assert held_then(close=True) is False
+    assert held_then(close=False) is True
