@@ -21,14 +21,19 @@ import time
 from collections.abc import Callable
 
 from infra.rate_limit import QUERY, LocalLimiter, RateLimiter, Settlement
-from infra.work_meter import Meter, detached
+from infra.work_meter import DEMOTE_AFTER, Meter, detached
 
 log = logging.getLogger("mmk.rate_limit")
 
 INTERVAL = 0.25
 """Seconds between settlements of open connections and streams."""
 DRY_KEPT = 10_000
-"""Callers whose budgets ran dry a settler remembers."""
+"""Callers whose budgets ran dry (or whose last request was dear) a settler
+remembers."""
+DEAR_FOR = 1.0
+"""Seconds after a dear request (over DEMOTE_AFTER of the loop) during which
+its caller's next requests wait their turn from their start
+(docs/decisions/0055)."""
 
 
 class Settler:
@@ -48,6 +53,7 @@ class Settler:
         self._task: asyncio.Task[None] | None = None
         self._local = limiter if isinstance(limiter, LocalLimiter) else None
         self._dry: dict[tuple[str | None, str | None], float] = {}
+        self._dear: dict[tuple[str | None, str | None], float] = {}
 
     def dry_for(self, ip: str | None, token: str | None) -> float:
         """Seconds until this caller's budgets have room again, as their last
@@ -60,6 +66,16 @@ class Settler:
             del self._dry[(ip, token)]
             return 0.0
         return left
+
+    def dear(self, ip: str | None, token: str | None) -> bool:
+        """Whether this caller's last request was dear, within DEAR_FOR."""
+        until = self._dear.get((ip, token))
+        if until is None:
+            return False
+        if until <= self._clock():
+            del self._dear[(ip, token)]
+            return False
+        return True
 
     def _dried(self, meter: Meter, wait: float) -> None:
         meter.dry_until = self._clock() + wait if wait > 0 else 0.0
@@ -77,6 +93,10 @@ class Settler:
     def close(self, meter: Meter) -> None:
         """It ended: settled now (in process) or with the next round."""
         self._open.discard(meter)
+        if meter.demotable and meter.seconds > DEMOTE_AFTER:
+            if len(self._dear) >= DRY_KEPT:
+                self._dear.clear()
+            self._dear[(meter.ip, meter.token)] = self._clock() + DEAR_FOR
         local = self._local
         if local is None:
             self._ended.append(meter)

@@ -36,6 +36,11 @@ work (nor is a wait on the disk)."""
 T = TypeVar("T")
 
 
+DEMOTE_AFTER = 0.002
+"""Seconds of the loop's CPU a query or mutation may take before each of its
+further steps waits its turn (docs/decisions/0055)."""
+
+
 class Meter:
     """One caller's measured work, in seconds. ``parent``: the meter of the
     connection or request it runs in (its time counts there too)."""
@@ -45,6 +50,7 @@ class Meter:
         "charged",
         "demotable",
         "dry_until",
+        "hold_after",
         "ip",
         "parent",
         "requested",
@@ -70,8 +76,9 @@ class Meter:
         self.charged = 0  # units charged to the budgets so far (reserved, then settled)
         self.requested = 0  # units reserved before running (the estimate)
         self.dry_until = 0.0  # monotonic time until which the budgets are dry
-        # a query's or mutation's: past DEMOTE_AFTER its steps wait their turn
+        # a query's or mutation's: past hold_after its steps wait their turn
         self.demotable = False
+        self.hold_after = DEMOTE_AFTER  # 0.0: a dear caller's next request, from its start
 
     @property
     def root(self) -> Meter:
@@ -159,11 +166,6 @@ def _step(advance: Callable[..., Any], *args: Any) -> Any:
             meter.add(cpu() - start)
 
 
-DEMOTE_AFTER = 0.002
-"""Seconds of the loop's CPU a query or mutation may take before each of its
-further steps waits its turn (docs/decisions/0055)."""
-
-
 class _Turns:
     """One loop's held steps: their futures, oldest first; one is let go
     each time the loop has polled for I/O and run what that poll brought."""
@@ -224,7 +226,7 @@ class _Timed(Coroutine[Any, Any, Any]):
             self._kept = None
             return _step(self._coro.send, kept[0])
         meter = METER.get()
-        if meter is not None and meter.demotable and meter.seconds > DEMOTE_AFTER:
+        if meter is not None and meter.demotable and meter.seconds > meter.hold_after:
             self._kept = (value,)
             return self._turns.wait()
         return _step(self._coro.send, value)

@@ -421,8 +421,9 @@ class CodedParserCache(SchemaExtension):
     def _demotable(self) -> None:
         """A query's or mutation's steps may wait their turn once it is dear
         (infra/work_meter.py); a subscription's never do (a live feed)."""
-        if self._meter is not None and self._operation_kind() not in (None, _SUBSCRIPTION):
-            self._meter.demotable = True
+        kind = self._operation_kind()
+        if self._meter is not None and kind is not None:
+            self._meter.demotable = kind != _SUBSCRIPTION
 
 
 class SharedBudgetParserCache(CodedParserCache):

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator, Callable
 from datetime import UTC, datetime
 from typing import Annotated
@@ -98,8 +99,9 @@ class Subscription:
         wait = pace.dry() if pace is not None else 0.0
         if wait:  # it replayed its minute's: refused before it reads the log
             raise replays_dry(wait)
-        if meter is not None:  # its first reads wait their turn once dear (0055)
-            meter.demotable = True
+        if meter is not None:  # its set-up and what it replays wait their turn (0055)
+            meter.demotable, meter.hold_after = True, 0.0
+            await asyncio.sleep(0)
         with slot(context.slots, *who_of(context)):
             pusher, push = _pushing(meter)
             stream = streams.game_events(

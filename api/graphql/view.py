@@ -318,6 +318,9 @@ class GameGraphQL(GraphQL[Context, None]):
         reset = METER.set(meter)
         settler.open(meter)
         try:
+            if http and settler.dear(meter.ip, meter.token):  # its last request was dear:
+                meter.demotable, meter.hold_after = True, 0.0  # this one waits its turn (0055)
+                await asyncio.sleep(0)
             await self._serve(scope, receive, send)
         finally:
             close_step(meter)

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from infra.rate_limit import QUERY, Limits, LocalLimiter
-from infra.settlement import Settler
-from infra.work_meter import UNIT, Meter
+from infra.settlement import DEAR_FOR, Settler
+from infra.work_meter import DEMOTE_AFTER, UNIT, Meter
 from tests.adapters.test_rate_limit import FakeClock
 
 
@@ -79,4 +79,27 @@ async def test_a_settler_remembers_who_ran_dry_until_when() -> None:
     assert s.dry_for("1.2.3.4", "other") == 0.0  # another caller
     clock.now += 10.5
     assert s.dry_for("1.2.3.4", "t") == 0.0
+    await s.aclose()
+
+
+async def test_a_settler_remembers_a_caller_whose_last_request_was_dear() -> None:
+    """docs/decisions/0055: a caller whose query took over DEMOTE_AFTER of the
+    loop has its next requests wait their turn from their start, for
+    DEAR_FOR; a cheap one, or a dear subscription, marks nobody."""
+    s, _, clock = settler(per_ip=10**9)
+    dear, cheap, stream = Meter("1.2.3.4", "t"), Meter("1.2.3.5", None), Meter("1.2.3.6", None)
+    dear.demotable = cheap.demotable = True
+    for meter in (dear, cheap, stream):
+        s.open(meter)
+    dear.add(DEMOTE_AFTER * 2)
+    cheap.add(DEMOTE_AFTER / 2)
+    stream.add(DEMOTE_AFTER * 10)  # not demotable: a subscription's
+    for meter in (dear, cheap, stream):
+        s.close(meter)
+    assert s.dear("1.2.3.4", "t")
+    assert not s.dear("1.2.3.4", "other")
+    assert not s.dear("1.2.3.5", None)
+    assert not s.dear("1.2.3.6", None)
+    clock.now += DEAR_FOR
+    assert not s.dear("1.2.3.4", "t")
     await s.aclose()

@@ -292,3 +292,24 @@ def test_steps_held_on_a_loop_that_closed_do_not_stop_another_loops() -> None:
 
     assert held_then(close=True) is False
     assert held_then(close=False) is True
+
+
+async def test_a_dear_callers_next_request_waits_from_its_first_step(metered: None) -> None:
+    """hold_after 0 (the view's mark for a caller whose last request was
+    dear): its steps are held before it has taken anything."""
+    log: list[str] = []
+
+    async def steps(name: str) -> None:
+        for _ in range(2):
+            log.append(name)
+            await asyncio.sleep(0)
+
+    meter = Meter()
+    meter.demotable, meter.hold_after = True, 0.0
+    meter.add(UNIT)
+    token = METER.set(meter)
+    a = asyncio.create_task(steps("dear"))
+    METER.reset(token)
+    b = asyncio.create_task(steps("cheap"))
+    await asyncio.gather(a, b)
+    assert log.index("dear") > log.index("cheap")
