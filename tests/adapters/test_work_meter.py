@@ -8,7 +8,8 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
+from typing import Any
 
 import pytest
 
@@ -199,22 +200,34 @@ async def test_a_garbage_collection_is_nobodys_work(metered: None) -> None:
     assert seconds(meter) < collecting / 4
 
 
-async def _order(demotable: bool) -> list[str]:
-    """A dear query's task (its meter past DEMOTE_AFTER) and a cheap one's,
-    three steps each, started in that order: who ran when."""
+def dear_meter(demotable: bool = True) -> Meter:
+    """A query's meter that took twice DEMOTE_AFTER already."""
+    meter = Meter()
+    meter.demotable = demotable
+    meter.add(DEMOTE_AFTER * 2)
+    return meter
+
+
+def started(meter: Meter, *coros: Coroutine[Any, Any, None]) -> list[asyncio.Task[None]]:
+    """Tasks started as ``meter``'s caller (they copy its context)."""
+    token = METER.set(meter)
+    try:
+        return [asyncio.create_task(c) for c in coros]
+    finally:
+        METER.reset(token)
+
+
+async def _order(dear: Meter, steps_each: int = 3) -> list[str]:
+    """A task of ``dear``'s and a cheap one's, ``steps_each`` steps each,
+    started in that order: who ran when."""
     log: list[str] = []
 
     async def steps(name: str) -> None:
-        for _ in range(3):
+        for _ in range(steps_each):
             log.append(name)
             await asyncio.sleep(0)
 
-    dear = Meter()
-    dear.demotable = demotable
-    dear.add(DEMOTE_AFTER * 2)
-    token = METER.set(dear)
-    a = asyncio.create_task(steps("dear"))
-    METER.reset(token)
+    (a,) = started(dear, steps("dear"))
     b = asyncio.create_task(steps("cheap"))
     await asyncio.gather(a, b)
     return log
@@ -224,7 +237,7 @@ async def test_a_dear_querys_steps_wait_until_what_else_is_ready_has_run(metered
     """docs/decisions/0055: once a query or mutation took DEMOTE_AFTER, each
     of its steps waits its turn, so a cheap request is not held up behind
     all of them; it still finishes."""
-    log = await _order(demotable=True)
+    log = await _order(dear_meter())
     assert log.count("dear") == 3
     assert log.index("dear") > log.index("cheap") + 1  # the cheap one went first, twice
     assert log[-1] == "dear"
@@ -233,7 +246,7 @@ async def test_a_dear_querys_steps_wait_until_what_else_is_ready_has_run(metered
 async def test_a_subscriptions_steps_and_a_cheap_querys_are_never_held(metered: None) -> None:
     """The control: the same dear work, not demotable (a live feed), runs in
     the order its steps were ready."""
-    assert await _order(demotable=False) == ["dear", "cheap"] * 3
+    assert await _order(dear_meter(demotable=False)) == ["dear", "cheap"] * 3
 
 
 async def test_a_held_task_cancelled_ends_and_the_next_held_one_still_runs(
@@ -244,12 +257,7 @@ async def test_a_held_task_cancelled_ends_and_the_next_held_one_still_runs(
     async def dear(name: str) -> None:
         ran.append(name)
 
-    meter = Meter()
-    meter.demotable = True
-    meter.add(DEMOTE_AFTER * 2)
-    token = METER.set(meter)
-    first, second = asyncio.create_task(dear("first")), asyncio.create_task(dear("second"))
-    METER.reset(token)
+    first, second = started(dear_meter(), dear("first"), dear("second"))
     await asyncio.sleep(0)  # both first steps are held
     assert ran == []
     first.cancel()
@@ -265,18 +273,13 @@ def test_steps_held_on_a_loop_that_closed_do_not_stop_another_loops() -> None:
     def held_then(close: bool) -> bool:
         loop = asyncio.new_event_loop()
         install(loop)
-        meter = Meter()
-        meter.demotable = True
-        meter.add(DEMOTE_AFTER * 2)
         done: list[bool] = []
 
         async def dear() -> None:
             done.append(True)
 
         async def main() -> None:
-            token = METER.set(meter)
-            task = asyncio.create_task(dear())
-            METER.reset(token)
+            (task,) = started(dear_meter(), dear())
             if close:
                 await asyncio.sleep(0)  # held, never let go: the loop ends first
                 task.cancel()
@@ -297,19 +300,8 @@ def test_steps_held_on_a_loop_that_closed_do_not_stop_another_loops() -> None:
 async def test_a_dear_callers_next_request_waits_from_its_first_step(metered: None) -> None:
     """hold_after 0 (the view's mark for a caller whose last request was
     dear): its steps are held before it has taken anything."""
-    log: list[str] = []
-
-    async def steps(name: str) -> None:
-        for _ in range(2):
-            log.append(name)
-            await asyncio.sleep(0)
-
-    meter = Meter()
-    meter.demotable, meter.hold_after = True, 0.0
-    meter.add(UNIT)
-    token = METER.set(meter)
-    a = asyncio.create_task(steps("dear"))
-    METER.reset(token)
-    b = asyncio.create_task(steps("cheap"))
-    await asyncio.gather(a, b)
+    fresh = Meter()
+    fresh.demotable, fresh.hold_after = True, 0.0
+    fresh.add(UNIT)
+    log = await _order(fresh, steps_each=2)
     assert log.index("dear") > log.index("cheap")
