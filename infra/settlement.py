@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 
 from infra.rate_limit import QUERY, LocalLimiter, RateLimiter, Settlement
-from infra.work_meter import DEMOTE_AFTER, Meter, detached
+from infra.work_meter import DEAR_FOR, DEMOTE_AFTER, Meter, detached, forgiven
 
 log = logging.getLogger("mmk.rate_limit")
 
@@ -30,10 +30,6 @@ INTERVAL = 0.25
 DRY_KEPT = 10_000
 """Callers whose budgets ran dry (or whose last request was dear) a settler
 remembers."""
-DEAR_FOR = 1.0
-"""Seconds after a dear request (over DEMOTE_AFTER of the loop) during which
-its caller's next requests wait their turn from their start
-(docs/decisions/0055)."""
 
 
 class Settler:
@@ -122,7 +118,11 @@ class Settler:
             self._dried(meter, wait)
 
     async def settle(self) -> None:
-        """One round: the open meters' new work, and the ended ones'."""
+        """One round: the open meters' new work, and the ended ones'; an
+        open connection held from the start past its time is let go."""
+        now = time.monotonic()
+        for meter in self._open:
+            forgiven(meter, now)
         meters = [*self._open, *self._ended]
         self._ended.clear()
         items, charged = self._due(meters)

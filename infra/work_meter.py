@@ -48,6 +48,7 @@ class Meter:
     __slots__ = (
         "_threads",
         "charged",
+        "dear_until",
         "demotable",
         "dry_until",
         "hold_after",
@@ -79,6 +80,7 @@ class Meter:
         # a query's or mutation's: past hold_after its steps wait their turn
         self.demotable = False
         self.hold_after = DEMOTE_AFTER  # 0.0: a dear caller's next request, from its start
+        self.dear_until = 0.0  # a connection held from the start until then (see held)
 
     @property
     def root(self) -> Meter:
@@ -166,6 +168,28 @@ def _step(advance: Callable[..., Any], *args: Any) -> Any:
             meter.add(cpu() - start)
 
 
+DEAR_FOR = 1.0
+"""Seconds a caller whose work was held stays dear: its next HTTP requests
+(infra/settlement.py), or its WebSocket connection's next operations, wait
+their turn from their first step (docs/decisions/0055)."""
+
+
+def held(meter: Meter) -> None:
+    """A step of ``meter``'s operation is held: the connection it belongs to
+    (its parent) has its next operations, which start in its context, held
+    from their first step for :data:`DEAR_FOR` (the settler lets it go)."""
+    connection = meter.parent
+    if connection is not None and not connection.dear_until:
+        connection.demotable, connection.hold_after = True, 0.0
+        connection.dear_until = time.monotonic() + DEAR_FOR
+
+
+def forgiven(meter: Meter, now: float) -> None:
+    """A connection past its :data:`DEAR_FOR` is held no more."""
+    if meter.dear_until and meter.dear_until <= now:
+        meter.demotable, meter.hold_after, meter.dear_until = False, DEMOTE_AFTER, 0.0
+
+
 class _Turns:
     """One loop's held steps: their futures, oldest first; one is let go
     each time the loop has polled for I/O and run what that poll brought."""
@@ -228,6 +252,7 @@ class _Timed(Coroutine[Any, Any, Any]):
         meter = METER.get()
         if meter is not None and meter.demotable and meter.seconds > meter.hold_after:
             self._kept = (value,)
+            held(meter)
             return self._turns.wait()
         return _step(self._coro.send, value)
 

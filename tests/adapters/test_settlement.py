@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from infra.rate_limit import QUERY, Limits, LocalLimiter
-from infra.settlement import DEAR_FOR, Settler
-from infra.work_meter import DEMOTE_AFTER, UNIT, Meter
+from infra.settlement import Settler
+from infra.work_meter import DEAR_FOR, DEMOTE_AFTER, UNIT, Meter
 from tests.adapters.test_rate_limit import FakeClock
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from infra.work_meter import (
+    DEAR_FOR,
     DEMOTE_AFTER,
     METER,
     UNIT,
@@ -21,6 +22,7 @@ from infra.work_meter import (
     close_step,
     cpu,
     detached,
+    forgiven,
     in_thread,
     install,
     moved,
@@ -305,3 +307,26 @@ async def test_a_dear_callers_next_request_waits_from_its_first_step(metered: No
     fresh.add(UNIT)
     log = await _order(fresh, steps_each=2)
     assert log.index("dear") > log.index("cheap")
+
+
+async def test_a_held_operation_holds_its_connections_next_ones_from_their_start(
+    metered: None,
+) -> None:
+    """docs/decisions/0055: an operation of a WebSocket connection that is
+    held marks the connection, whose next operations start in its context:
+    they are held from their first step, until DEAR_FOR has passed."""
+    connection = Meter(shared=True)
+    operation = Meter(parent=connection)
+    operation.demotable = True
+    operation.add(DEMOTE_AFTER * 2)
+    (task,) = started(operation, asyncio.sleep(0))
+    await task
+    assert (connection.demotable, connection.hold_after) == (True, 0.0)
+    assert 0 < connection.dear_until - time.monotonic() <= DEAR_FOR
+    log = await _order(connection, steps_each=2)  # its next operation: held at once
+    assert log.index("dear") > log.index("cheap")
+    forgiven(connection, connection.dear_until - 0.1)
+    assert connection.hold_after == 0.0  # not yet
+    forgiven(connection, connection.dear_until)
+    assert (connection.demotable, connection.hold_after) == (False, DEMOTE_AFTER)
+    assert await _order(connection, steps_each=2) == ["dear", "cheap"] * 2
