@@ -104,7 +104,9 @@ class WebSocketAdapter(ASGIWebSocketAdapter):
     connection's state, where :meth:`GameGraphQL.on_ws_connect` put it.
     Once this server has closed the socket (a revoked token's 4401, sent
     from another task), a send is as if the client had gone and a second
-    close does nothing: a message read meanwhile raises nothing."""
+    close does nothing: a message read meanwhile raises nothing. A close
+    the client does not wait for (it sent ``connection_terminate`` and
+    left) finds it gone: nothing is left to close."""
 
     async def send_json(self, message: Mapping[str, object]) -> None:
         if self.ws.application_state == WebSocketState.DISCONNECTED:
@@ -117,7 +119,8 @@ class WebSocketAdapter(ASGIWebSocketAdapter):
         if code == REFUSED:
             reason = getattr(self.ws.state, "refusal", None) or reason
         cut = reason.encode()[:MAX_CLOSE_REASON_BYTES].decode(errors="ignore")
-        await super().close(code, cut)
+        with suppress(WebSocketDisconnect):  # the client had gone already
+            await super().close(code, cut)
 
 
 SUBSCRIPTION_ACCEPT = (
