@@ -122,7 +122,7 @@ def create_app(settings: Settings | None = None, container: Container | None = N
         accept_errors.install(asyncio.get_running_loop(), s.connection_log_interval)
         c.start()
         if c.settler is not None:  # every task's steps timed for its caller (0049)
-            work_meter.install(asyncio.get_running_loop())
+            work_meter.install(asyncio.get_running_loop(), hold=s.hold_dear_steps)
         # What exists now lives as long as the process: keep it out of the
         # collector's full passes, which otherwise stall requests. Requests
         # make no reference cycles (their garbage goes by reference

@@ -191,8 +191,8 @@ def forgiven(meter: Meter, now: float) -> None:
 
 
 class _Turns:
-    """One loop's held steps: their futures, oldest first; one is let go
-    each time the loop has polled for I/O and run what that poll brought."""
+    """One loop's held steps: their futures, oldest first; all are let go
+    each time the loop has polled for I/O and queued what that poll brought."""
 
     __slots__ = ("held", "loop", "releasing")
 
@@ -218,16 +218,14 @@ class _Turns:
         self.loop.call_at(self.loop.time(), self._release)
 
     def _release(self) -> None:
-        held = self.held
-        while held:
-            waiting = held.popleft()
+        """Lets go every step held so far: they run next, after the steps
+        of what the last poll brought (one at a time fell behind at
+        saturation: the held outgrew what a loop turn let go)."""
+        held, self.held = self.held, deque()
+        self.releasing = False
+        for waiting in held:
             if not waiting.done():  # a held task may have been cancelled
                 waiting.set_result(None)
-                break
-        if held:
-            self._arm()
-        else:
-            self.releasing = False
 
 
 class _Timed(Coroutine[Any, Any, Any]):
@@ -239,7 +237,7 @@ class _Timed(Coroutine[Any, Any, Any]):
 
     __slots__ = ("_coro", "_kept", "_turns")
 
-    def __init__(self, coro: Coroutine[Any, Any, Any], turns: _Turns) -> None:
+    def __init__(self, coro: Coroutine[Any, Any, Any], turns: _Turns | None) -> None:
         self._coro = coro
         self._turns = turns
         self._kept: tuple[Any] | None = None  # the value of a held step
@@ -250,10 +248,16 @@ class _Timed(Coroutine[Any, Any, Any]):
             self._kept = None
             return _step(self._coro.send, kept[0])
         meter = METER.get()
-        if meter is not None and meter.demotable and meter.seconds > meter.hold_after:
+        turns = self._turns
+        if (
+            turns is not None
+            and meter is not None
+            and meter.demotable
+            and meter.seconds > meter.hold_after
+        ):
             self._kept = (value,)
             held(meter)
-            return self._turns.wait()
+            return turns.wait()
         return _step(self._coro.send, value)
 
     def throw(self, *args: Any) -> Any:
@@ -272,13 +276,14 @@ class _Timed(Coroutine[Any, Any, Any]):
         return getattr(self._coro, name)
 
 
-def install(loop: asyncio.AbstractEventLoop) -> None:
-    """Time every task's steps from now on (once per loop)."""
+def install(loop: asyncio.AbstractEventLoop, *, hold: bool = False) -> None:
+    """Time every task's steps from now on (once per loop); ``hold``: a dear
+    query's steps wait their turn (docs/decisions/0055, off by default)."""
     previous = loop.get_task_factory()
     if getattr(previous, "meters", False):
         return
 
-    turns = _Turns(loop)
+    turns = _Turns(loop) if hold else None
 
     def factory(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> Any:
         timed = coro if isinstance(coro, _Timed) else _Timed(coro, turns)
@@ -287,9 +292,15 @@ def install(loop: asyncio.AbstractEventLoop) -> None:
         return asyncio.Task(timed, loop=loop, **kwargs)
 
     factory.meters = True  # type: ignore[attr-defined]
+    factory.holds = hold  # type: ignore[attr-defined]
     loop.set_task_factory(factory)
     if _collected not in gc.callbacks:
         gc.callbacks.append(_collected)
+
+
+def holds() -> bool:
+    """Whether the running loop holds dear steps (``install(hold=True)``)."""
+    return bool(getattr(asyncio.get_running_loop().get_task_factory(), "holds", False))
 
 
 def uninstall(loop: asyncio.AbstractEventLoop) -> None:

@@ -43,7 +43,7 @@ def burn(seconds: float = WORK) -> None:
 @pytest.fixture
 async def metered() -> AsyncIterator[None]:
     loop = asyncio.get_running_loop()
-    install(loop)
+    install(loop, hold=True)
     try:
         yield
     finally:
@@ -274,7 +274,7 @@ def test_steps_held_on_a_loop_that_closed_do_not_stop_another_loops() -> None:
 
     def held_then(close: bool) -> bool:
         loop = asyncio.new_event_loop()
-        install(loop)
+        install(loop, hold=True)
         done: list[bool] = []
 
         async def dear() -> None:
@@ -330,3 +330,13 @@ async def test_a_held_operation_holds_its_connections_next_ones_from_their_start
     forgiven(connection, connection.dear_until)
     assert (connection.demotable, connection.hold_after) == (False, DEMOTE_AFTER)
     assert await _order(connection, steps_each=2) == ["dear", "cheap"] * 2
+
+
+async def test_nothing_is_held_when_holding_is_off() -> None:
+    """MMK_HOLD_DEAR_STEPS off (the default): steps are only timed."""
+    loop = asyncio.get_running_loop()
+    install(loop)
+    try:
+        assert await _order(dear_meter()) == ["dear", "cheap"] * 3
+    finally:
+        uninstall(loop)
