@@ -208,7 +208,9 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         keeper,
         deadlines,
         revocations,
-        Settler(limiter) if limiter is not None and limiter.limits.queries_limited else None,
+        Settler(limiter, hold=settings.hold_dear_steps)
+        if limiter is not None and limiter.limits.queries_limited
+        else None,
         abandoned,
     )
 

@@ -40,8 +40,13 @@ class Settler:
         limiter: RateLimiter,
         interval: float = INTERVAL,
         clock: Callable[[], float] = time.monotonic,
+        *,
+        hold: bool = False,
     ) -> None:
+        """``hold``: dear steps wait their turn (MMK_HOLD_DEAR_STEPS): the
+        settler remembers dear callers and lets held connections go."""
         self.limiter = limiter
+        self.hold = hold
         self.interval = interval
         self._clock = clock
         self._open: set[Meter] = set()
@@ -89,7 +94,7 @@ class Settler:
     def close(self, meter: Meter) -> None:
         """It ended: settled now (in process) or with the next round."""
         self._open.discard(meter)
-        if meter.demotable and meter.seconds > DEMOTE_AFTER:
+        if self.hold and meter.demotable and meter.seconds > DEMOTE_AFTER:
             if len(self._dear) >= DRY_KEPT:
                 self._dear.clear()
             self._dear[(meter.ip, meter.token)] = self._clock() + DEAR_FOR
@@ -120,9 +125,10 @@ class Settler:
     async def settle(self) -> None:
         """One round: the open meters' new work, and the ended ones'; an
         open connection held from the start past its time is let go."""
-        now = time.monotonic()
-        for meter in self._open:
-            forgiven(meter, now)
+        if self.hold:
+            now = time.monotonic()
+            for meter in self._open:
+                forgiven(meter, now)
         meters = [*self._open, *self._ended]
         self._ended.clear()
         items, charged = self._due(meters)

@@ -292,15 +292,9 @@ def install(loop: asyncio.AbstractEventLoop, *, hold: bool = False) -> None:
         return asyncio.Task(timed, loop=loop, **kwargs)
 
     factory.meters = True  # type: ignore[attr-defined]
-    factory.holds = hold  # type: ignore[attr-defined]
     loop.set_task_factory(factory)
     if _collected not in gc.callbacks:
         gc.callbacks.append(_collected)
-
-
-def holds() -> bool:
-    """Whether the running loop holds dear steps (``install(hold=True)``)."""
-    return bool(getattr(asyncio.get_running_loop().get_task_factory(), "holds", False))
 
 
 def uninstall(loop: asyncio.AbstractEventLoop) -> None:

@@ -1,10 +1,9 @@
 """What a stream may take (issue #22 item 3, docs/decisions/0049): open
 subscriptions per token and per IP in this process (:class:`Slots`), events
-a second a connection's streams send from the log, and a minute's replays
-(:class:`Pace`), and the
-caller's cost budgets (a stream whose caller ran them dry ends with
-``RATE_LIMITED`` and ``retryAfter``: the client resumes later with
-``afterSeq``). Every subscription, every transport: ``gameEvents``,
+a second and replays a minute a connection's streams send from the log
+(:class:`Pace`), and the caller's cost budgets (a stream whose caller ran
+them dry ends with ``RATE_LIMITED`` and ``retryAfter``: the client resumes
+later with ``afterSeq``). Every subscription, every transport: ``gameEvents``,
 ``seatPresence``, ``lobby``."""
 
 from __future__ import annotations
@@ -110,10 +109,8 @@ class Pace:
         """Takes one replayed event's share of the minute's: 0.0, or the
         seconds until the connection may replay again (nothing taken)."""
         wait = self.dry()
-        if wait:
+        if wait or not self.per_minute:
             return wait
-        if not self.per_minute:
-            return 0.0
         if self._minute >= 1:
             self._minute -= 1
             return 0.0

@@ -23,7 +23,7 @@ from domain.errors import DomainError, ErrorCode
 from domain.log import LoggedEvent
 from domain.ports import SubscriptionClosed
 from domain.services import streams
-from infra.work_meter import METER, Meter, cpu, holds, moved
+from infra.work_meter import METER, Meter, cpu, moved
 
 
 def _pushing(meter: Meter | None) -> tuple[Pusher | None, streams.Push | None]:
@@ -99,7 +99,7 @@ class Subscription:
         wait = pace.dry() if pace is not None else 0.0
         if wait:  # it replayed its minute's: refused before it reads the log
             raise replays_dry(wait)
-        if meter is not None and holds():  # its set-up and replay wait their turn (0055)
+        if meter is not None and context.settings.hold_dear_steps:  # wait their turn (0055)
             meter.demotable, meter.hold_after = True, 0.0
             await asyncio.sleep(0)
         with slot(context.slots, *who_of(context)):

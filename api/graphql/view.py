@@ -89,7 +89,7 @@ from infra.bootstrap import Container
 from infra.metrics import Metrics
 from infra.persisted_queries import UNKNOWN_CLIENT, sha256_of
 from infra.rate_limit import ip_key
-from infra.work_meter import METER, Meter, close_step, holds
+from infra.work_meter import METER, Meter, close_step
 
 log = logging.getLogger("mmk.api")
 MAX_SUBSCRIPTIONS_PER_CONNECTION = 20
@@ -321,7 +321,7 @@ class GameGraphQL(GraphQL[Context, None]):
         reset = METER.set(meter)
         settler.open(meter)
         try:
-            if http and settler.dear(meter.ip, meter.token) and holds():  # last one was dear:
+            if http and settler.dear(meter.ip, meter.token):  # its last request was dear:
                 meter.demotable, meter.hold_after = True, 0.0  # this one waits its turn (0055)
                 await asyncio.sleep(0)
             await self._serve(scope, receive, send)

@@ -12,10 +12,12 @@ from infra.work_meter import DEAR_FOR, DEMOTE_AFTER, UNIT, Meter
 from tests.adapters.test_rate_limit import FakeClock
 
 
-def settler(per_ip: int = 60_000, per_token: int = 0) -> tuple[Settler, LocalLimiter, FakeClock]:
+def settler(
+    per_ip: int = 60_000, per_token: int = 0, *, hold: bool = False
+) -> tuple[Settler, LocalLimiter, FakeClock]:
     clock = FakeClock()
     limiter = LocalLimiter(Limits(query_cost_per_ip=per_ip, query_cost_per_token=per_token), clock)
-    return Settler(limiter, clock=clock), limiter, clock
+    return Settler(limiter, clock=clock, hold=hold), limiter, clock
 
 
 def worked(meter: Meter, units: int) -> Meter:
@@ -86,7 +88,7 @@ async def test_a_settler_remembers_a_caller_whose_last_request_was_dear() -> Non
     """docs/decisions/0055: a caller whose query took over DEMOTE_AFTER of the
     loop has its next requests wait their turn from their start, for
     DEAR_FOR; a cheap one, or a dear subscription, marks nobody."""
-    s, _, clock = settler(per_ip=10**9)
+    s, _, clock = settler(per_ip=10**9, hold=True)
     dear, cheap, stream = Meter("1.2.3.4", "t"), Meter("1.2.3.5", None), Meter("1.2.3.6", None)
     dear.demotable = cheap.demotable = True
     for meter in (dear, cheap, stream):
