@@ -407,7 +407,10 @@ async def test_failed_accepts_are_logged_once_an_interval_without_a_traceback(
     proc, srv = launch(tmp_path, env, db, preexec=fewer_descriptors)
     try:
         socks = [raw(srv, "127.0.0.61") for _ in range(DESCRIPTORS + 16)]
-        await asyncio.sleep(0.5)  # accept() fails, ~2,000 times a try
+        deadline = time.monotonic() + 30  # accept() fails, ~2,000 times a try
+        while "accept() failed" not in srv.log.read_text(errors="replace"):
+            assert time.monotonic() < deadline, "accept() never failed"
+            await asyncio.sleep(0.05)
         for sock in socks:
             sock.close()
         assert await served(srv, "127.0.0.62") == 200  # asyncio tries again after 1 s
