@@ -183,6 +183,7 @@ async def replay_abuser(t: Target, address: str, stop: asyncio.Event, out: Outco
                         json.dumps({"id": str(next(ids)), "type": "subscribe", "payload": payload})
                     )
 
+                refused: set[str] = set()  # ended by an error frame, their complete to come
                 for _ in range(SUBSCRIPTIONS):
                     await subscribe()
                 while not stop.is_set():
@@ -192,6 +193,9 @@ async def replay_abuser(t: Target, address: str, stop: asyncio.Event, out: Outco
                     except TimeoutError:
                         continue
                     if frame["type"] == "complete":
+                        if frame["id"] in refused:  # the end of a refused one: told already
+                            refused.discard(frame["id"])
+                            continue
                         out.saw(None)
                         await subscribe()
                     elif frame["type"] == "error" or (
@@ -202,6 +206,8 @@ async def replay_abuser(t: Target, address: str, stop: asyncio.Event, out: Outco
                             if frame["type"] == "error"
                             else frame["payload"]["errors"]
                         )
+                        if frame["type"] == "next":
+                            refused.add(frame["id"])  # its complete follows
                         out.saw((errors[0].get("extensions") or {}).get("code"))
                         await subscribe()  # an abuser ignores retryAfter
         except (ConnectionClosed, OSError):

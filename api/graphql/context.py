@@ -15,7 +15,7 @@ from strawberry.types import Info as StrawberryInfo
 from api.graphql.errors import from_domain, graphql_error
 from api.graphql.player_cache import TTL, PlayerCache, monotonic
 from api.graphql.revocation import REVOKED_MESSAGE, Ticket
-from api.graphql.stream_limits import Pace, Slots
+from api.graphql.stream_limits import Pace, Replays, Slots
 from domain.errors import DomainError, ErrorCode, Unauthenticated
 from domain.records import Player
 from domain.services.auth import bearer_token
@@ -112,9 +112,11 @@ class Context:
     # Called once the operation's document is parsed and valid (a request
     # that registers an automatic persisted query: api/graphql/persisted.py).
     on_valid: Callable[[], None] | None = None
-    # Open subscriptions per token and IP in this process (the view's), and
-    # the connection's pace of events sent from the log (api/graphql/stream_limits.py).
+    # Open subscriptions per token and IP in this process (the view's), each
+    # caller's replays (the view's), and the connection's pace of events
+    # sent from the log (api/graphql/stream_limits.py).
     slots: Slots | None = None
+    replays: Replays | None = None
     _pace: Pace | None = field(default=None, repr=False)
     # A WebSocket's: what ends the connection when its token is rotated or
     # revoked (its handler sets it), and its ticket among the instance's
@@ -152,12 +154,13 @@ class Context:
             self._known, self._checked = True, monotonic()
         return self._player
 
-    def pace(self) -> Pace | None:
-        """This connection's (or HTTP stream's) pace of replayed events."""
-        if self._pace is None and (self.settings.replay_rate or self.settings.replays_per_minute):
-            self._pace = Pace(
-                self.settings.replay_rate, per_minute=self.settings.replays_per_minute
-            )
+    def pace(self, ip: str | None, token: str | None) -> Pace | None:
+        """This connection's (or HTTP stream's) pace of events sent from the
+        log, with its caller's (``ip``, ``token``) replays a minute."""
+        if self._pace is None:
+            minute = self.replays.of(ip, token) if self.replays is not None else None
+            if self.settings.replay_rate or minute is not None:
+                self._pace = Pace(self.settings.replay_rate, minute=minute)
         return self._pace
 
     def token(self) -> str | None:

@@ -1,9 +1,10 @@
 """What a stream may take (issue #22 item 3, docs/decisions/0049): open
 subscriptions per token and per IP in this process (:class:`Slots`), events
-a second and replays a minute a connection's streams send from the log
-(:class:`Pace`), and the caller's cost budgets (a stream whose caller ran
-them dry ends with ``RATE_LIMITED`` and ``retryAfter``: the client resumes
-later with ``afterSeq``). Every subscription, every transport: ``gameEvents``,
+a second a connection's streams send from the log (:class:`Pace`), events a
+minute a caller's streams replay (:class:`Replays`, by IP and token), and
+the caller's cost budgets (a stream whose caller ran them dry ends with
+``RATE_LIMITED`` and ``retryAfter``: the client resumes later with
+``afterSeq``). Every subscription, every transport: ``gameEvents``,
 ``seatPresence``, ``lobby``."""
 
 from __future__ import annotations
@@ -78,23 +79,26 @@ def _too_many(what: str) -> GraphQLError:
 class Pace:
     """What a connection's streams send from the log. Every event keeps the
     pace: a bucket of ``rate`` tokens refilled at ``rate`` a second (0: no
-    pace), more wait their turn. A replayed event also takes one of
-    ``per_minute`` (a bucket of that many refilled over a minute; 0: no
-    cap): a connection that replays the log over and over (a whole 8-seat
-    game is ~670 events) is then refused, ``RATE_LIMITED``, until the bucket
-    holds :data:`REPLAY_ROOM` again."""
+    pace), more wait their turn. A replayed event also takes one of its
+    caller's :class:`ReplayMinute` (shared by all of the caller's
+    connections: one that reconnects starts with what it left)."""
 
-    __slots__ = ("_at", "_clock", "_dry", "_level", "_minute", "_minute_at", "per_minute", "rate")
+    __slots__ = ("_at", "_clock", "_level", "minute", "rate")
 
     def __init__(
-        self, rate: int, clock: Callable[[], float] = time.monotonic, per_minute: int = 0
+        self,
+        rate: int,
+        clock: Callable[[], float] = time.monotonic,
+        per_minute: int = 0,
+        minute: ReplayMinute | None = None,
     ) -> None:
-        self.rate, self.per_minute = rate, per_minute
+        self.rate = rate
         self._clock = clock
         self._level = float(rate)
-        self._minute = float(per_minute)
-        self._at = self._minute_at = clock()
-        self._dry = False  # ran out: refused until REPLAY_ROOM is back
+        self._at = clock()
+        if minute is None and per_minute:
+            minute = ReplayMinute(per_minute, clock)
+        self.minute = minute
 
     def delay(self) -> float:
         """Takes one event's token; the seconds to wait before sending it."""
@@ -107,41 +111,100 @@ class Pace:
 
     def replay(self) -> float:
         """Takes one replayed event's share of the minute's: 0.0, or the
-        seconds until the connection may replay again (nothing taken)."""
+        seconds until the caller may replay again (nothing taken)."""
+        return self.minute.take() if self.minute is not None else 0.0
+
+    def dry(self) -> float:
+        """The seconds until a caller that ran out of replays may replay
+        again (0.0: it may now): a new ``gameEvents`` is refused at once
+        meanwhile, before it reads the log."""
+        return self.minute.dry() if self.minute is not None else 0.0
+
+
+class ReplayMinute:
+    """A caller's replayed events: a bucket of ``per_minute`` refilled over a
+    minute. A caller that replays the log over and over (a whole 8-seat game
+    is ~670 events), on one connection or on many, is then refused,
+    ``RATE_LIMITED``, until the bucket holds :data:`REPLAY_ROOM` again."""
+
+    __slots__ = ("_at", "_clock", "_dry", "_level", "per_minute")
+
+    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.per_minute, self._clock = per_minute, clock
+        self._level = float(per_minute)
+        self._at = clock()
+        self._dry = False  # ran out: refused until REPLAY_ROOM is back
+
+    def take(self) -> float:
+        """One replayed event: 0.0, or the seconds until there is room."""
         wait = self.dry()
-        if wait or not self.per_minute:
+        if wait:
             return wait
-        if self._minute >= 1:
-            self._minute -= 1
+        if self._level >= 1:
+            self._level -= 1
             return 0.0
         self._dry = True
         return self.dry()
 
     def dry(self) -> float:
-        """The seconds until a connection that ran out of replays may replay
-        again (0.0: it may now): a new ``gameEvents`` is refused at once
-        meanwhile, before it reads the log."""
-        if not self.per_minute:
-            return 0.0
+        """The seconds until this caller may replay again (0.0: now)."""
         now = self._clock()
-        gained = (now - self._minute_at) * self.per_minute / 60
-        self._minute = min(float(self.per_minute), self._minute + gained)
-        self._minute_at = now
+        gained = (now - self._at) * self.per_minute / 60
+        self._level = min(float(self.per_minute), self._level + gained)
+        self._at = now
         room = min(REPLAY_ROOM, self.per_minute)
-        if self._dry and self._minute >= room:
+        if self._dry and self._level >= room:
             self._dry = False
-        return (room - self._minute) * 60 / self.per_minute if self._dry else 0.0
+        return (room - self._level) * 60 / self.per_minute if self._dry else 0.0
 
+    @property
+    def full(self) -> bool:
+        """Nothing taken that has not come back (forgotten at no loss)."""
+        self.dry()
+        return self._level >= self.per_minute
+
+
+class Replays:
+    """Each caller's :class:`ReplayMinute` in this process, by client IP and
+    token (0 a minute: no cap). At most :data:`CALLERS_KEPT` are kept; past
+    that, the full ones are forgotten."""
+
+    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.per_minute, self._clock = per_minute, clock
+        self._minutes: dict[tuple[str | None, str | None], ReplayMinute] = {}
+
+    def of(self, ip: str | None, token: str | None) -> ReplayMinute | None:
+        """The caller's minute (None: no cap)."""
+        if not self.per_minute:
+            return None
+        key = (ip_key(ip) if ip else None, token_key(token) if token else None)
+        minute = self._minutes.get(key)
+        if minute is None:
+            if len(self._minutes) >= CALLERS_KEPT:
+                self._forget()
+            minute = self._minutes[key] = ReplayMinute(self.per_minute, self._clock)
+        return minute
+
+    def _forget(self) -> None:
+        kept = {k: m for k, m in self._minutes.items() if not m.full}
+        self._minutes = kept if len(kept) < CALLERS_KEPT else {}
+
+    def __len__(self) -> int:
+        return len(self._minutes)
+
+
+CALLERS_KEPT = 10_000
+"""Callers whose replays a process keeps count of."""
 
 REPLAY_ROOM = 100
-"""Replayed events a connection that ran out of its minute's must have
+"""Replayed events a caller that ran out of its minute's must have
 again before its ``retryAfter`` has passed: not one event at a time."""
 
 
 def replays_dry(wait: float) -> GraphQLError:
-    """The error ending a replay of a connection that replayed its minute's."""
+    """The error ending a replay of a caller that replayed its minute's."""
     return _refusal(
-        "too many events replayed on this connection: resubscribe in {seconds:g} s "
+        "too many events replayed by this caller: resubscribe in {seconds:g} s "
         "(gameEvents: with afterSeq = the last seq you got)",
         wait,
     )
@@ -158,7 +221,7 @@ def over_budget(wait: float) -> GraphQLError:
 
 async def gate(meter: Meter | None, pace: Pace | None = None, replayed: bool = False) -> None:
     """Before a stream sends an event: a replayed one (from the log) only
-    while its caller's budgets have room and its connection has replays
+    while its caller's budgets have room and it has replays
     left (else ``RATE_LIMITED``); every one keeps the connection's pace."""
     if replayed:
         wait = meter.dry() if meter is not None else 0.0

@@ -16,7 +16,7 @@ from api.graphql.errors import from_domain, graphql_error
 from api.graphql.frames import SUBSCRIBING
 from api.graphql.push import OUTLET, Pusher
 from api.graphql.rate_limits import who_of
-from api.graphql.stream_limits import Pace, gate, replays_dry, slot
+from api.graphql.stream_limits import TARPIT, Pace, gate, replays_dry, slot
 from api.graphql.types.events import GameEvent, LobbyUpdate, typed
 from api.graphql.types.presence import PresenceChanged
 from domain.errors import DomainError, ErrorCode
@@ -95,14 +95,18 @@ class Subscription:
             """The same object for all of the audience."""
             return frames.payload(key, lambda: typed(e, key))  # type: ignore[no-any-return]
 
-        meter, pace = METER.get(), context.pace()
+        meter, who = METER.get(), who_of(context)
+        pace = context.pace(*who)
         wait = pace.dry() if pace is not None else 0.0
-        if wait:  # it replayed its minute's: refused before it reads the log
-            raise replays_dry(wait)
+        if wait and pace is not None:  # its caller replayed its minute's: refused before
+            await asyncio.sleep(min(wait, TARPIT))  # it reads the log, and not at once
+            wait = pace.dry()
+            if wait:
+                raise replays_dry(wait)
         if meter is not None and context.settings.hold_dear_steps:  # wait their turn (0055)
             meter.demotable, meter.hold_after = True, 0.0
             await asyncio.sleep(0)
-        with slot(context.slots, *who_of(context)):
+        with slot(context.slots, *who):
             pusher, push = _pushing(meter)
             stream = streams.game_events(
                 context.deps,
@@ -157,6 +161,10 @@ class Subscription:
 REPLAYED = 5.0
 """Seconds after which an event sent is a replay of the log, not live."""
 
+REPLAY_STRIDE = 4
+"""Replayed events a stream sends in one step of the loop at most: a replay
+then waits its turn between them once dear (docs/decisions/0055)."""
+
 
 async def _sent(
     stream: AsyncGenerator[tuple[str, LoggedEvent], None],
@@ -172,12 +180,17 @@ async def _sent(
     :data:`REPLAYED`) only while the caller's budgets and the connection's
     replays a minute have room (a live game is charged to its subscriber but
     never cut: its other operations are refused meanwhile)."""
+    run = 0  # replayed events since the replay last let the loop go
     try:
         async for audience, event in stream:  # the log, or what push did not take
             replayed = (datetime.now(UTC) - event.at).total_seconds() > REPLAYED
             if meter is not None:  # a replay's steps wait their turn once dear (0055)
                 meter.demotable = replayed
             await gate(meter, pace, replayed)
+            run = run + 1 if replayed else 0
+            if run >= REPLAY_STRIDE:  # a page of the log is not sent in one step
+                run = 0
+                await asyncio.sleep(0)
             if pusher is not None and push is not None:
                 if push(audience, event):
                     await pusher.caught_up()

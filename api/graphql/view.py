@@ -72,7 +72,7 @@ from api.graphql.revocation import (
     hang_up_soon,
 )
 from api.graphql.schema import build_schema
-from api.graphql.stream_limits import TARPIT, Slots, tarpit
+from api.graphql.stream_limits import TARPIT, Replays, Slots, tarpit
 from api.graphql.unrunnable import unrunnable
 from api.graphql.ws_messages import (
     MALFORMED,
@@ -297,6 +297,7 @@ class GameGraphQL(GraphQL[Context, None]):
         self.persisted = container.persisted
         self.players = PlayerCache()
         self.slots = Slots(s.max_subscriptions_per_token, s.max_subscriptions_per_ip)
+        self.replays = Replays(s.replays_per_minute)
         # This instance's open WebSockets and HTTP streams by token, ended
         # when it is rotated or revoked (docs/decisions/0053).
         deps = container.deps
@@ -554,6 +555,7 @@ class GameGraphQL(GraphQL[Context, None]):
             response,
             players=self.players,
             slots=self.slots,
+            replays=self.replays,
         )
 
     def is_websocket_origin_allowed(self, request: WebSocket, origin: str) -> bool:

@@ -1,6 +1,7 @@
 """What a stream may take (api/graphql/stream_limits.py, issue #22 item 3):
 open subscriptions per token and per IP, the pace of replayed events per
-connection, and a caller's dry budgets ending its streams."""
+connection, replays a minute per caller, and a caller's dry budgets ending
+its streams."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import time
 import pytest
 from graphql import GraphQLError
 
-from api.graphql.stream_limits import REPLAY_ROOM, Pace, Slots, gate
+from api.graphql import stream_limits
+from api.graphql.stream_limits import REPLAY_ROOM, Pace, Replays, Slots, gate
 from infra.work_meter import Meter
 from tests.adapters.test_rate_limit import FakeClock
 
@@ -106,3 +108,37 @@ async def test_a_live_event_is_sent_whatever_the_callers_budgets() -> None:
     await gate(meter, None, replayed=False)
     with pytest.raises(GraphQLError):
         await gate(meter, None, replayed=True)
+
+
+def test_a_callers_connections_share_its_replays_a_minute() -> None:
+    """A caller that reconnects (or opens more sockets) starts with what it
+    left, not a fresh minute; another token, or another address, has its own."""
+    clock = FakeClock()
+    replays = Replays(per_minute=150, clock=clock)
+    first = Pace(0, clock, minute=replays.of("1.1.1.1", "t"))
+    assert [first.replay() for _ in range(150)] == [0.0] * 150
+    again = Pace(0, clock, minute=replays.of("1.1.1.1", "t"))  # a new connection
+    assert again.dry() == 0.0  # not yet known dry: its first replayed event tells
+    assert again.replay() == pytest.approx(REPLAY_ROOM * 60 / 150)
+    assert again.dry() > 0  # the next subscription is refused before it reads
+    for other in (replays.of("1.1.1.1", "u"), replays.of("2.2.2.2", "t")):
+        assert other is not None
+        assert Pace(0, clock, minute=other).replay() == 0.0
+    assert replays.of("1.1.1.1", None) is not replays.of("1.1.1.2", None)  # anonymous: by IP
+    assert Replays(0, clock).of("1.1.1.1", "t") is None  # 0: no cap
+
+
+def test_the_callers_kept_are_bounded_and_a_dry_one_is_not_forgotten(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = FakeClock()
+    monkeypatch.setattr(stream_limits, "CALLERS_KEPT", 3)
+    replays = Replays(per_minute=10, clock=clock)
+    dry = replays.of("9.9.9.9", None)
+    assert dry is not None
+    while not dry.take():
+        pass
+    for i in range(10):
+        replays.of(f"1.1.1.{i}", None)  # each full: forgotten at no loss
+        assert len(replays) <= 3
+    assert replays.of("9.9.9.9", None) is dry  # still dry: kept
