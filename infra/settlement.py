@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 
 from infra.rate_limit import QUERY, LocalLimiter, RateLimiter, Settlement
-from infra.work_meter import DEAR_FOR, DEMOTE_AFTER, Meter, detached, forgiven
+from infra.work_meter import DEAR_AFTER, DEAR_FOR, Meter, detached, forgiven
 
 log = logging.getLogger("mmk.rate_limit")
 
@@ -94,7 +94,7 @@ class Settler:
     def close(self, meter: Meter) -> None:
         """It ended: settled now (in process) or with the next round."""
         self._open.discard(meter)
-        if self.hold and meter.demotable and meter.seconds > DEMOTE_AFTER:
+        if self.hold and meter.demotable and meter.seconds > DEAR_AFTER:
             if len(self._dear) >= DRY_KEPT:
                 self._dear.clear()
             self._dear[(meter.ip, meter.token)] = self._clock() + DEAR_FOR

@@ -168,6 +168,11 @@ def _step(advance: Callable[..., Any], *args: Any) -> Any:
             meter.add(cpu() - start)
 
 
+DEAR_AFTER = 0.010
+"""Seconds of the loop's CPU after which an operation's caller is dear: a
+player's look at its table (a millisecond or three) never is; an abuser's
+aliased pages (tens of milliseconds each) are (docs/decisions/0055)."""
+
 DEAR_FOR = 1.0
 """Seconds a caller whose work was held stays dear: its next HTTP requests
 (infra/settlement.py), or its WebSocket connection's next operations, wait
@@ -179,6 +184,8 @@ def held(meter: Meter) -> None:
     (its parent) has its next operations, which start in its context, held
     from their first step for :data:`DEAR_FOR` (the settler lets it go)."""
     connection = meter.parent
+    if meter.seconds <= DEAR_AFTER:
+        return  # a step or two past DEMOTE_AFTER, or held from its start: not dear
     if connection is not None and not connection.dear_until:
         connection.demotable, connection.hold_after = True, 0.0
         connection.dear_until = time.monotonic() + DEAR_FOR

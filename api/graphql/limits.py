@@ -218,6 +218,7 @@ def _shape_refusal(document: DocumentNode) -> GraphQLError | None:
 
 
 _SUBSCRIPTION = OperationType.SUBSCRIPTION.value
+_QUERY = OperationType.QUERY.value
 
 
 def _kind(ctx: ExecutionContext) -> str | None:
@@ -419,11 +420,13 @@ class CodedParserCache(SchemaExtension):
         yield
 
     def _demotable(self) -> None:
-        """A query's or mutation's steps may wait their turn once it is dear
-        (infra/work_meter.py); a subscription's never do (a live feed)."""
+        """A query's steps may wait their turn once it is dear
+        (infra/work_meter.py); a mutation's never do (a move, bounded by the
+        mutation rate, fans out to its table), nor a subscription's set-up
+        (its replay may: api/graphql/subscriptions.py)."""
         kind = self._operation_kind()
         if self._meter is not None and kind is not None:
-            self._meter.demotable = kind != _SUBSCRIPTION
+            self._meter.demotable = kind == _QUERY
 
 
 class SharedBudgetParserCache(CodedParserCache):

@@ -8,7 +8,7 @@ import pytest
 
 from infra.rate_limit import QUERY, Limits, LocalLimiter
 from infra.settlement import Settler
-from infra.work_meter import DEAR_FOR, DEMOTE_AFTER, UNIT, Meter
+from infra.work_meter import DEAR_AFTER, DEAR_FOR, DEMOTE_AFTER, UNIT, Meter
 from tests.adapters.test_rate_limit import FakeClock
 
 
@@ -85,16 +85,17 @@ async def test_a_settler_remembers_who_ran_dry_until_when() -> None:
 
 
 async def test_a_settler_remembers_a_caller_whose_last_request_was_dear() -> None:
-    """docs/decisions/0055: a caller whose query took over DEMOTE_AFTER of the
+    """docs/decisions/0055: a caller whose query took over DEAR_AFTER of the
     loop has its next requests wait their turn from their start, for
-    DEAR_FOR; a cheap one, or a dear subscription, marks nobody."""
+    DEAR_FOR; a cheaper one (even past DEMOTE_AFTER), or a dear
+    subscription, marks nobody."""
     s, _, clock = settler(per_ip=10**9, hold=True)
     dear, cheap, stream = Meter("1.2.3.4", "t"), Meter("1.2.3.5", None), Meter("1.2.3.6", None)
     dear.demotable = cheap.demotable = True
     for meter in (dear, cheap, stream):
         s.open(meter)
-    dear.add(DEMOTE_AFTER * 2)
-    cheap.add(DEMOTE_AFTER / 2)
+    dear.add(DEAR_AFTER * 2)
+    cheap.add((DEMOTE_AFTER + DEAR_AFTER) / 2)
     stream.add(DEMOTE_AFTER * 10)  # not demotable: a subscription's
     for meter in (dear, cheap, stream):
         s.close(meter)

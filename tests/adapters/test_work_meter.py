@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from infra.work_meter import (
+    DEAR_AFTER,
     DEAR_FOR,
     DEMOTE_AFTER,
     METER,
@@ -318,7 +319,7 @@ async def test_a_held_operation_holds_its_connections_next_ones_from_their_start
     connection = Meter(shared=True)
     operation = Meter(parent=connection)
     operation.demotable = True
-    operation.add(DEMOTE_AFTER * 2)
+    operation.add(DEAR_AFTER * 2)
     (task,) = started(operation, asyncio.sleep(0))
     await task
     assert (connection.demotable, connection.hold_after) == (True, 0.0)
@@ -330,6 +331,27 @@ async def test_a_held_operation_holds_its_connections_next_ones_from_their_start
     forgiven(connection, connection.dear_until)
     assert (connection.demotable, connection.hold_after) == (False, DEMOTE_AFTER)
     assert await _order(connection, steps_each=2) == ["dear", "cheap"] * 2
+
+
+async def test_an_operation_held_under_dear_after_does_not_mark_its_connection(
+    metered: None,
+) -> None:
+    """docs/decisions/0055: a step just past DEMOTE_AFTER waits its turn, but
+    its connection is dear only once the operation took DEAR_AFTER (a
+    player's look at its table never is), nor is it for a step held from
+    its start (a stream's set-up)."""
+    connection = Meter(shared=True)
+    operation = Meter(parent=connection)
+    operation.demotable = True
+    operation.add((DEMOTE_AFTER + DEAR_AFTER) / 2)
+    log = await _order(operation, steps_each=2)
+    assert log.index("dear") > log.index("cheap")  # held all the same
+    assert (connection.demotable, connection.dear_until) == (False, 0.0)
+    setup = Meter(parent=connection)
+    setup.demotable, setup.hold_after = True, 0.0
+    (task,) = started(setup, asyncio.sleep(0))
+    await task
+    assert (connection.demotable, connection.dear_until) == (False, 0.0)
 
 
 async def test_nothing_is_held_when_holding_is_off() -> None:
