@@ -272,7 +272,7 @@ class Settings:
     # A query's or mutation's steps wait their turn once it took 2 ms of the
     # event loop (docs/decisions/0055). Off: at 1,040 connections of the
     # capacity ramp it cost the process ~14 points of CPU.
-    hold_dear_steps: bool = False
+    hold_dear_steps: bool = True
     # Seconds between two checks, on each instance, of the tokens of its open
     # WebSockets and HTTP streams (with REDIS_URL): a revocation notice lost
     # on the way ends them this late at most (docs/decisions/0053).
@@ -353,7 +353,7 @@ class Settings:
             max_subscriptions_per_ip=_int(e, "MMK_MAX_SUBSCRIPTIONS_PER_IP", 200, 0, 10**6),
             replay_rate=_int(e, "MMK_REPLAY_RATE", 500, 0, 10**6),
             replays_per_minute=_int(e, "MMK_REPLAYS_PER_MINUTE", 3000, 0, 10**9),
-            hold_dear_steps=_bool(e, "MMK_HOLD_DEAR_STEPS", False),
+            hold_dear_steps=_bool(e, "MMK_HOLD_DEAR_STEPS", True),
             token_recheck_interval=_int(e, "MMK_TOKEN_RECHECK_INTERVAL", 10, 1, 3600),
             max_open_games=_int(e, "MMK_MAX_OPEN_GAMES", 5, 0, 10**6),
             max_quick_play_waits=_int(e, "MMK_MAX_QUICK_PLAY_WAITS", 3, 0, 10**6),

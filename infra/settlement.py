@@ -17,19 +17,30 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections.abc import Callable
 
 from infra.rate_limit import QUERY, LocalLimiter, RateLimiter, Settlement
-from infra.work_meter import DEAR_AFTER, DEAR_FOR, Meter, detached, forgiven
+from infra.work_meter import DEAR_FOR, Meter, detached, forgiven
 
 log = logging.getLogger("mmk.rate_limit")
 
 INTERVAL = 0.25
 """Seconds between settlements of open connections and streams."""
 DRY_KEPT = 10_000
-"""Callers whose budgets ran dry (or whose last request was dear) a settler
+"""Callers whose budgets ran dry (or whose requests were dear) a settler
 remembers."""
+DEAR_SHARE = 0.05
+"""The share of the event loop a caller's queries may take, over about the
+last second, before its next ones wait their turn from their first step
+(docs/decisions/0055): a player looking at its table a few times a second
+takes well under 1 %; a client sending dear documents as fast as they are
+answered takes tens of percent, and is known after a tenth of a second."""
+USAGE_HALF_LIFE = 0.5
+"""Seconds after which a caller's measured loop time counts half."""
+DEAR_LEVEL = DEAR_SHARE * USAGE_HALF_LIFE / math.log(2)
+"""The decayed loop seconds that a caller steadily at DEAR_SHARE holds."""
 
 
 class Settler:
@@ -55,6 +66,8 @@ class Settler:
         self._local = limiter if isinstance(limiter, LocalLimiter) else None
         self._dry: dict[tuple[str | None, str | None], float] = {}
         self._dear: dict[tuple[str | None, str | None], float] = {}
+        # each caller's queries' loop time, decayed by USAGE_HALF_LIFE: (level, at)
+        self._usage: dict[tuple[str | None, str | None], tuple[float, float]] = {}
 
     def dry_for(self, ip: str | None, token: str | None) -> float:
         """Seconds until this caller's budgets have room again, as their last
@@ -69,7 +82,8 @@ class Settler:
         return left
 
     def dear(self, ip: str | None, token: str | None) -> bool:
-        """Whether this caller's last request was dear, within DEAR_FOR."""
+        """Whether this caller's queries took over :data:`DEAR_SHARE` of the
+        loop lately (within DEAR_FOR of when they were found to)."""
         until = self._dear.get((ip, token))
         if until is None:
             return False
@@ -94,10 +108,8 @@ class Settler:
     def close(self, meter: Meter) -> None:
         """It ended: settled now (in process) or with the next round."""
         self._open.discard(meter)
-        if self.hold and meter.demotable and meter.seconds > DEAR_AFTER:
-            if len(self._dear) >= DRY_KEPT:
-                self._dear.clear()
-            self._dear[(meter.ip, meter.token)] = self._clock() + DEAR_FOR
+        if self.hold and meter.demotable:
+            self._used((meter.ip, meter.token), meter.seconds)
         local = self._local
         if local is None:
             self._ended.append(meter)
@@ -106,6 +118,20 @@ class Settler:
         if units:
             meter.charged += units
             self._dried(meter, local.force(local.keys(QUERY, meter.ip, meter.token), units))
+
+    def _used(self, caller: tuple[str | None, str | None], seconds: float) -> None:
+        """A query of ``caller`` took ``seconds`` of the loop: past
+        :data:`DEAR_LEVEL` of recent use, its next requests are held."""
+        now = self._clock()
+        level, at = self._usage.get(caller, (0.0, now))
+        level = level * 0.5 ** ((now - at) / USAGE_HALF_LIFE) + seconds
+        if len(self._usage) >= DRY_KEPT and caller not in self._usage:
+            self._usage.clear()
+        self._usage[caller] = (level, now)
+        if level > DEAR_LEVEL:
+            if len(self._dear) >= DRY_KEPT:
+                self._dear.clear()
+            self._dear[caller] = now + DEAR_FOR
 
     def _due(self, meters: list[Meter]) -> tuple[list[Settlement], list[Meter]]:
         items: list[Settlement] = []

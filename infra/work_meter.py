@@ -197,16 +197,25 @@ def forgiven(meter: Meter, now: float) -> None:
         meter.demotable, meter.hold_after, meter.dear_until = False, DEMOTE_AFTER, 0.0
 
 
+ROUND = 0.002
+"""Seconds of the loop's CPU the held steps let go together may take; those
+whose turn comes after that wait for the next round (after the next poll for
+I/O), so a request that arrives meanwhile waits for at most this much held
+work (docs/decisions/0055)."""
+
+
 class _Turns:
     """One loop's held steps: their futures, oldest first; all are let go
-    each time the loop has polled for I/O and queued what that poll brought."""
+    each time the loop has polled for I/O and queued what that poll brought,
+    and run until the round has taken :data:`ROUND`."""
 
-    __slots__ = ("held", "loop", "releasing")
+    __slots__ = ("held", "loop", "releasing", "spent")
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
         self.held: deque[asyncio.Future[None]] = deque()
         self.releasing = False
+        self.spent = 0.0  # CPU seconds the steps let go in this round took
 
     def wait(self) -> Any:
         """What a held step yields to its task: a future the release
@@ -230,6 +239,7 @@ class _Turns:
         saturation: the held outgrew what a loop turn let go)."""
         held, self.held = self.held, deque()
         self.releasing = False
+        self.spent = 0.0
         for waiting in held:
             if not waiting.done():  # a held task may have been cancelled
                 waiting.set_result(None)
@@ -251,11 +261,17 @@ class _Timed(Coroutine[Any, Any, Any]):
 
     def send(self, value: Any) -> Any:
         kept = self._kept
-        if kept is not None:  # its turn came
-            self._kept = None
-            return _step(self._coro.send, kept[0])
-        meter = METER.get()
         turns = self._turns
+        if kept is not None and turns is not None:  # its turn came
+            if turns.spent > ROUND:  # the round is spent: the next one
+                return turns.wait()
+            self._kept = None
+            start = cpu()
+            try:
+                return _step(self._coro.send, kept[0])
+            finally:
+                turns.spent += cpu() - start
+        meter = METER.get()
         if (
             turns is not None
             and meter is not None

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from infra.rate_limit import QUERY, Limits, LocalLimiter
-from infra.settlement import Settler
-from infra.work_meter import DEAR_AFTER, DEAR_FOR, DEMOTE_AFTER, UNIT, Meter
+from infra.settlement import DEAR_LEVEL, DEAR_SHARE, USAGE_HALF_LIFE, Settler
+from infra.work_meter import DEAR_FOR, UNIT, Meter
 from tests.adapters.test_rate_limit import FakeClock
 
 
@@ -84,25 +84,52 @@ async def test_a_settler_remembers_who_ran_dry_until_when() -> None:
     await s.aclose()
 
 
-async def test_a_settler_remembers_a_caller_whose_last_request_was_dear() -> None:
-    """docs/decisions/0055: a caller whose query took over DEAR_AFTER of the
-    loop has its next requests wait their turn from their start, for
-    DEAR_FOR; a cheaper one (even past DEMOTE_AFTER), or a dear
-    subscription, marks nobody."""
-    s, _, clock = settler(per_ip=10**9, hold=True)
-    dear, cheap, stream = Meter("1.2.3.4", "t"), Meter("1.2.3.5", None), Meter("1.2.3.6", None)
-    dear.demotable = cheap.demotable = True
-    for meter in (dear, cheap, stream):
+def _queries(s: Settler, clock: FakeClock, caller: tuple[str, str | None], **kw: float) -> None:
+    """``count`` queries of ``caller``, each taking ``seconds`` of the loop,
+    one every ``every`` seconds."""
+    for _ in range(int(kw["count"])):
+        meter = Meter(*caller)
+        meter.demotable = True
         s.open(meter)
-    dear.add(DEAR_AFTER * 2)
-    cheap.add((DEMOTE_AFTER + DEAR_AFTER) / 2)
-    stream.add(DEMOTE_AFTER * 10)  # not demotable: a subscription's
-    for meter in (dear, cheap, stream):
+        meter.add(kw["seconds"])
         s.close(meter)
-    assert s.dear("1.2.3.4", "t")
+        clock.now += kw["every"]
+
+
+async def test_a_caller_whose_queries_take_over_its_share_of_the_loop_is_dear() -> None:
+    """docs/decisions/0055: a caller whose queries took over DEAR_SHARE of the
+    loop lately has its next requests wait their turn from their start, for
+    DEAR_FOR; a player looking at its table now and then never does, nor does
+    one dear look, nor a subscription (not demotable), nor another caller."""
+    s, _, clock = settler(per_ip=10**9, hold=True)
+    abuser = ("1.2.3.4", "t")
+    _queries(s, clock, abuser, count=2, seconds=0.010, every=0.001)
+    assert not s.dear(*abuser)  # 20 ms: not yet
+    _queries(s, clock, abuser, count=3, seconds=0.010, every=0.001)
+    assert s.dear(*abuser)  # ~50 ms in a few ms: well over its share
     assert not s.dear("1.2.3.4", "other")
-    assert not s.dear("1.2.3.5", None)
+    player = ("1.2.3.5", "p")
+    _queries(s, clock, player, count=240, seconds=0.003, every=0.25)  # a minute of looks
+    assert not s.dear(*player)
+    _queries(s, clock, player, count=1, seconds=DEAR_LEVEL * 0.7, every=0.0)  # one dear look
+    assert not s.dear(*player)
+    stream = Meter("1.2.3.6", None)  # not demotable: a subscription's
+    s.open(stream)
+    stream.add(DEAR_LEVEL * 10)
+    s.close(stream)
     assert not s.dear("1.2.3.6", None)
     clock.now += DEAR_FOR
-    assert not s.dear("1.2.3.4", "t")
+    assert not s.dear(*abuser)
+    await s.aclose()
+
+
+async def test_a_steady_caller_is_dear_just_over_its_share() -> None:
+    """The decayed level tracks a steady rate: a caller at 0.8x DEAR_SHARE
+    for ten half-lives is not dear; at 1.25x it is."""
+    s, _, clock = settler(per_ip=10**9, hold=True)
+    every = USAGE_HALF_LIFE / 20
+    _queries(s, clock, ("1.1.1.1", None), count=200, seconds=DEAR_SHARE * 0.8 * every, every=every)
+    assert not s.dear("1.1.1.1", None)
+    _queries(s, clock, ("1.1.1.2", None), count=200, seconds=DEAR_SHARE * 1.25 * every, every=every)
+    assert s.dear("1.1.1.2", None)
     await s.aclose()

@@ -18,6 +18,7 @@ from infra.work_meter import (
     DEAR_FOR,
     DEMOTE_AFTER,
     METER,
+    ROUND,
     UNIT,
     Meter,
     close_step,
@@ -244,6 +245,33 @@ async def test_a_dear_querys_steps_wait_until_what_else_is_ready_has_run(metered
     assert log.count("dear") == 3
     assert log.index("dear") > log.index("cheap") + 1  # the cheap one went first, twice
     assert log[-1] == "dear"
+
+
+async def test_held_steps_are_let_go_a_round_of_cpu_at_a_time(metered: None) -> None:
+    """docs/decisions/0055: the held steps let go together run until the
+    round took ROUND of CPU; the rest wait for the next round, so a cheap
+    task never waits behind more than a round of held work (twenty streams
+    set up at once by one socket, each step under DEMOTE_AFTER)."""
+    ran: list[str] = []
+    done = asyncio.Event()
+
+    async def dear() -> None:
+        burn(ROUND * 0.75)
+        ran.append("dear")
+
+    async def cheap() -> None:
+        while not done.is_set():
+            ran.append("cheap")
+            await asyncio.sleep(0)
+
+    tasks = started(dear_meter(), *(dear() for _ in range(6)))
+    watcher = asyncio.create_task(cheap())
+    await asyncio.gather(*tasks)
+    done.set()
+    await watcher
+    runs = "".join("d" if r == "dear" else "." for r in ran).split(".")
+    assert ran.count("dear") == 6
+    assert max(len(run) for run in runs) == 2, ran  # never all six back to back
 
 
 async def test_a_subscriptions_steps_and_a_cheap_querys_are_never_held(metered: None) -> None:
