@@ -48,6 +48,7 @@ class Outcome:
 
     sent: int = 0
     limited: int = 0
+    events: int = 0  # a stream's events received (a replay served, if only in part)
     last: str | None = None
     codes: set[str] = field(default_factory=set)
 
@@ -58,6 +59,11 @@ class Outcome:
             self.codes.add(code)
         if code == RATE_LIMITED:
             self.limited += 1
+
+    @property
+    def served(self) -> bool:
+        """Answered at least once, or sent events, before (or between) refusals."""
+        return self.sent > self.limited or self.events > 0
 
     @property
     def ended_limited(self) -> bool:
@@ -210,6 +216,8 @@ async def replay_abuser(t: Target, address: str, stop: asyncio.Event, out: Outco
                             refused.add(frame["id"])  # its complete follows
                         out.saw((errors[0].get("extensions") or {}).get("code"))
                         await subscribe()  # an abuser ignores retryAfter
+                    elif frame["type"] == "next":
+                        out.events += 1
         except (ConnectionClosed, OSError):
             pass
 
