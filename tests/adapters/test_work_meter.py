@@ -89,6 +89,31 @@ async def test_a_worker_threads_cpu_counts_for_the_caller_that_sent_it(metered: 
     assert WORK <= seconds(meter) < WORK + 0.015
 
 
+async def test_a_garbage_collection_in_a_worker_thread_is_nobodys_work(metered: None) -> None:
+    """A full pass the collector runs in a worker thread (a transaction's
+    allocation set it off) is not charged to the caller that sent the work."""
+    meter = Meter()
+    garbage = []
+    for _ in range(200_000):  # cycles for a full pass to find
+        a: list[object] = []
+        a.append(a)
+        garbage.append(a)
+    del garbage
+
+    def work() -> float:
+        start = cpu()
+        gc.collect()
+        return cpu() - start
+
+    async def request() -> float:
+        METER.set(meter)
+        return await asyncio.to_thread(in_thread(work))
+
+    collecting = await asyncio.create_task(request())
+    assert collecting > 0.005, "a measurable collection"
+    assert seconds(meter) < collecting / 4
+
+
 async def test_a_background_task_started_by_a_caller_meters_nobody(metered: None) -> None:
     meter = Meter()
 
