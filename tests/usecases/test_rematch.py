@@ -130,6 +130,14 @@ async def test_an_invited_player_may_sit_elsewhere_and_frees_their_seat(h: Harne
     await join_game(h.deps, req(ids[1]), new, 1)
     stranger = await player(h, "zed")
     await _refused(ErrorCode.ILLEGAL_ACTION, join_game(h.deps, req(stranger), new, None))
+    # the host gives up seat 0; ids[2] sits there instead of its kept seat 2,
+    # which is then anyone's: the stranger gets it
+    await leave_game(h.deps, req(ids[0]), new)
+    await join_game(h.deps, req(ids[2]), new, 0)
+    game = h.store.games[new]
+    assert game.seat_of(ids[2]) == 0 and game.reserved == [None] * 4
+    await join_game(h.deps, req(stranger), new, None)
+    assert h.store.games[new].seat_of(stranger) == 2
 
 
 async def test_the_old_game_still_verifies_and_replays_its_offer(h: Harness) -> None:
