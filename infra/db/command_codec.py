@@ -6,43 +6,8 @@ import dataclasses
 from typing import Any
 
 from domain.game.cards import Card
-from domain.game.commands import (
-    ChooseNeighbour,
-    Command,
-    DeclineMessage,
-    DeliverMessage,
-    DiscardAndPlay,
-    Gift,
-    GiveCard,
-    GiveCards,
-    HungryDiscard,
-    HungryTake,
-    Pass,
-    PlayCard,
-    PlaySecondCard,
-    ReorderTop,
-    SendMessage,
-)
+from domain.game.commands import COMMAND_KINDS, Command, Gift, GiveCards, ReorderTop
 from domain.game.errors import BadInput
-
-KINDS: dict[str, type[Command]] = {
-    cls.__name__: cls
-    for cls in (
-        SendMessage,
-        DeliverMessage,
-        DeclineMessage,
-        PlayCard,
-        Pass,
-        DiscardAndPlay,
-        PlaySecondCard,
-        GiveCards,
-        HungryDiscard,
-        HungryTake,
-        ChooseNeighbour,
-        GiveCard,
-        ReorderTop,
-    )
-}
 
 
 def command_to_dict(cmd: Command) -> dict[str, Any]:
@@ -79,7 +44,7 @@ def _gift(g: Any) -> Gift:
 def command_from_dict(data: dict[str, Any]) -> Command:
     """Rebuild a command; malformed data raises ``BadInput``."""
     try:
-        cls = KINDS[data["kind"]]
+        cls = COMMAND_KINDS[data["kind"]]
         args = {k: v for k, v in data.items() if k != "kind"}
         if cls is GiveCards:
             args["gifts"] = tuple(_gift(g) for g in _list(args["gifts"]))

@@ -129,24 +129,7 @@ GAMES: tuple[GoldenGame, ...] = (
 
 
 # ---------------------------------------------------------------- commands
-_KINDS: dict[str, type[Any]] = {
-    cls.__name__: cls
-    for cls in (
-        c.SendMessage,
-        c.DeliverMessage,
-        c.DeclineMessage,
-        c.PlayCard,
-        c.Pass,
-        c.DiscardAndPlay,
-        c.PlaySecondCard,
-        c.GiveCards,
-        c.HungryDiscard,
-        c.HungryTake,
-        c.ChooseNeighbour,
-        c.GiveCard,
-        c.ReorderTop,
-    )
-}
+_KINDS = c.COMMAND_KINDS
 
 
 def command_out(cmd: c.Command) -> list[Any]:

@@ -23,25 +23,8 @@ FAST = (
     TrickPlay,
     Choice,
     GiftOption,
-    *(
-        getattr(commands, name)
-        for name in (
-            "SendMessage",
-            "DeliverMessage",
-            "DeclineMessage",
-            "PlayCard",
-            "Pass",
-            "DiscardAndPlay",
-            "PlaySecondCard",
-            "Gift",
-            "GiveCards",
-            "HungryDiscard",
-            "HungryTake",
-            "ChooseNeighbour",
-            "GiveCard",
-            "ReorderTop",
-        )
-    ),
+    *commands.COMMAND_KINDS.values(),
+    commands.Gift,
 )
 
 
