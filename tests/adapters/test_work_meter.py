@@ -89,25 +89,32 @@ async def test_a_worker_threads_cpu_counts_for_the_caller_that_sent_it(metered: 
     assert WORK <= seconds(meter) < WORK + 0.015
 
 
-async def test_a_garbage_collection_in_a_worker_thread_is_nobodys_work(metered: None) -> None:
-    """A full pass the collector runs in a worker thread (a transaction's
-    allocation set it off) is not charged to the caller that sent the work."""
-    meter = Meter()
+def _cycles() -> None:
+    """Garbage in cycles, for a full pass to find."""
     garbage = []
-    for _ in range(200_000):  # cycles for a full pass to find
+    for _ in range(200_000):
         a: list[object] = []
         a.append(a)
         garbage.append(a)
     del garbage
 
-    def work() -> float:
-        start = cpu()
-        gc.collect()
-        return cpu() - start
+
+def _collection() -> float:
+    """A full pass of the collector: the CPU seconds it took."""
+    start = cpu()
+    gc.collect()
+    return cpu() - start
+
+
+async def test_a_garbage_collection_in_a_worker_thread_is_nobodys_work(metered: None) -> None:
+    """A full pass the collector runs in a worker thread (a transaction's
+    allocation set it off) is not charged to the caller that sent the work."""
+    meter = Meter()
+    _cycles()
 
     async def request() -> float:
         METER.set(meter)
-        return await asyncio.to_thread(in_thread(work))
+        return await asyncio.to_thread(in_thread(_collection))
 
     collecting = await asyncio.create_task(request())
     assert collecting > 0.005, "a measurable collection"
@@ -211,18 +218,11 @@ async def test_a_garbage_collection_is_nobodys_work(metered: None) -> None:
     """The collector runs in whatever step allocates: its time is taken back
     from that step's caller."""
     meter = Meter()
-    garbage = []
-    for _ in range(200_000):  # cycles for a full pass to find
-        a: list[object] = []
-        a.append(a)
-        garbage.append(a)
-    del garbage
+    _cycles()
 
     async def request() -> float:
         METER.set(meter)
-        start = cpu()
-        gc.collect()
-        return cpu() - start
+        return _collection()
 
     collecting = await asyncio.create_task(request())
     assert collecting > 0.005, "a measurable collection"
