@@ -256,7 +256,7 @@ class EventBus(Protocol):
         ...
 
 
-class Presence(Protocol):
+class PresenceStore(Protocol):
     """Who is connected to which game (docs/decisions/0047): live entries of
     ``(game, player)`` per server instance, kept alive by the adapter's
     heartbeats (an instance that dies without cleaning up loses its entries

@@ -17,8 +17,8 @@ from domain.services.abandonment import abandon_round
 from domain.services.bots import drive_bots, resume_stalled_bots
 from domain.services.deps import Deps, KeyPolicy
 from domain.services.idempotency import expire_idempotency_records
-from domain.services.presence import review
 from domain.services.quick_play import fill_due_games
+from domain.services.seat_presence import review
 from domain.services.timeouts import deadline_round
 from infra.abandon_sweeper import AbandonSweeper
 from infra.bot_scheduler import BotScheduler, StalledBotSweeper
@@ -33,9 +33,9 @@ from infra.db.uow import SqlUnitOfWorkFactory
 from infra.deadline_sweeper import DeadlineSweeper
 from infra.ids import RandomIds
 from infra.persisted_queries import PersistedQueries
+from infra.presence.keeper import PresenceKeeper
 from infra.presence.memory import InProcessPresence
 from infra.presence.redis import RedisPresence
-from infra.presence_keeper import PresenceKeeper
 from infra.rate_limit import Limits, RateLimiter, build_limiter
 from infra.record_sweeper import RecordSweeper
 from infra.revocations.memory import InProcessRevocations

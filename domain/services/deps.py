@@ -13,7 +13,7 @@ from domain.ports import (
     Clock,
     EventBus,
     Ids,
-    Presence,
+    PresenceStore,
     Revocations,
     UnitOfWorkFactory,
 )
@@ -42,7 +42,7 @@ class Deps:
     keys: KeyPolicy = KeyPolicy()
     # Seat presence (docs/decisions/0047); None: not tracked (all seats read
     # as not connected).
-    presence: Presence | None = None
+    presence: PresenceStore | None = None
     presence_grace: timedelta = timedelta(seconds=15)
     # How long after its end a game's stream, when asked to, stays open for
     # the rematch offer (docs/decisions/0048).

@@ -33,7 +33,7 @@ from domain.ports import BusMessage, Resync
 from domain.presence import PresenceChange
 from domain.records import GameStatus, LobbyUpdate
 from domain.rematch import RematchOffered
-from domain.services import presence
+from domain.services import seat_presence
 from domain.services.deps import Deps
 from domain.services.queries import load_game, seat_in
 
@@ -133,7 +133,7 @@ async def game_events(
         return
     # A live subscription of a player is their presence (docs/decisions/0047).
     events = _game_events(deps, game_id, player_id, seat, ended_at, at, push)
-    async with presence.attending(deps, game_id, player_id), aclosing(events):
+    async with seat_presence.attending(deps, game_id, player_id), aclosing(events):
         async for heard in events:
             yield heard
             end = heard[1].event
@@ -285,7 +285,7 @@ async def presence_events(
     await deps.run(lambda: _exists(deps, game_id))
     async with (
         deps.bus.subscribe(presence_channel(game_id)) as sub,
-        presence.attending(deps, game_id, player_id),
+        seat_presence.attending(deps, game_id, player_id),
     ):
         live, pending = aiter(sub), True
         while True:
@@ -320,8 +320,8 @@ async def _next_within(
 async def _presence_now(deps: Deps, game_id: str) -> tuple[list[PresenceChange], bool]:
     """Each seated player's state now, and whether some could not be read
     (the presence store is away): those are left out."""
-    seats = await presence.seated_players(deps, game_id)
-    now = await presence.connected_seats(deps, game_id, seats, [None] * len(seats))
+    seats = await seat_presence.seated_players(deps, game_id)
+    now = await seat_presence.connected_seats(deps, game_id, seats, [None] * len(seats))
     known = [
         PresenceChange(game_id, seat, connected)
         for seat, (player, connected) in enumerate(zip(seats, now, strict=True))

@@ -1,1 +1,1 @@
-"""Seat presence adapters (domain.ports.Presence, docs/decisions/0047)."""
+"""Seat presence adapters (domain.ports.PresenceStore, docs/decisions/0047)."""

@@ -1,4 +1,4 @@
-"""The presence heartbeat (infra/presence_keeper.py, docs/decisions/0047):
+"""The presence heartbeat (infra/presence/keeper.py, docs/decisions/0047):
 each beat refreshes the entries and reviews the games live here, and those
 left lately until a grace later; then their marks are forgotten."""
 
@@ -12,8 +12,8 @@ from sqlalchemy.exc import OperationalError
 
 from domain.ports import PresenceUnavailable
 from domain.presence import Mark
+from infra.presence.keeper import PresenceKeeper
 from infra.presence.memory import InProcessPresence
-from infra.presence_keeper import PresenceKeeper
 
 
 class Counted(InProcessPresence):
@@ -78,7 +78,7 @@ async def test_the_database_away_is_a_warning_line_and_a_bug_a_traceback(
     keeper = PresenceKeeper(presence, review, interval=0.01, grace=1)
     for game_id in ("nodb", "bug"):
         await presence.join(game_id, "ann")
-    with caplog.at_level(logging.WARNING, "infra.presence_keeper"):
+    with caplog.at_level(logging.WARNING, "infra.presence.keeper"):
         await keeper.beat()
     logged = {g: r for r in caplog.records for g in ("nodb", "bug") if f" {g}" in r.getMessage()}
     assert logged["nodb"].levelno == logging.WARNING and logged["nodb"].exc_info is None
@@ -99,7 +99,7 @@ async def test_the_store_away_is_one_line_a_beat_and_the_reviews_wait(
     keeper = PresenceKeeper(presence, review, interval=0.01, grace=1)
     for game_id in ("g1", "g2", "g3"):
         await presence.join(game_id, "ann")
-    with caplog.at_level(logging.WARNING, "infra.presence_keeper"):
+    with caplog.at_level(logging.WARNING, "infra.presence.keeper"):
         await keeper.beat()
     assert len(tried) == 1
     (line,) = caplog.records

@@ -14,7 +14,7 @@ import pytest
 
 from domain.ports import PresenceUnavailable
 from domain.services import streams
-from domain.services.presence import review
+from domain.services.seat_presence import review
 from infra.presence.memory import InProcessPresence
 from tests.api.conftest import Client
 from tests.api.support import hands, mark, started, strings

@@ -80,7 +80,7 @@ from domain.game.views import PlayerView
 from domain.log import SeatCommand
 from domain.records import GameRecord
 from domain.services.clocked import clock_of
-from domain.services.presence import review
+from domain.services.seat_presence import review
 from domain.services.timeouts import sweep_deadlines
 from infra.db.state_codec import encode
 from infra.presence.memory import InProcessPresence

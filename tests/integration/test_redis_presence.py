@@ -21,7 +21,7 @@ from domain.presence import Mark, PresenceChange
 from domain.services.deps import Deps
 from domain.services.games import NewGame, create_game, join_game, start_game
 from domain.services.players import create_player
-from domain.services.presence import attending, review
+from domain.services.seat_presence import attending, review
 from domain.services.transaction import Request
 from infra.bus.redis import RedisBus
 from infra.presence.redis import RedisPresence, decode, encode

@@ -19,7 +19,7 @@ from domain.errors import NotFound
 from domain.game.options import GameOptions
 from domain.presence import PresenceChange
 from domain.services.games import leave_game
-from domain.services.presence import attending, connected_seats, review, seated_players
+from domain.services.seat_presence import attending, connected_seats, review, seated_players
 from domain.services.streams import game_events, presence_events
 from infra.presence.memory import InProcessPresence
 from tests.fakes import Harness

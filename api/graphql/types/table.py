@@ -28,7 +28,7 @@ from domain.game.state import (
 )
 from domain.game.views import MessageRoute as DomainRoute
 from domain.game.views import PlayView, PublicView, SeatView, TrickView
-from domain.services import presence
+from domain.services import seat_presence
 from domain.services.deps import Deps
 
 
@@ -120,7 +120,7 @@ class SeatPresence:
     async def seat(self, deps: Deps, seat: int) -> bool | None:
         if self._read is None:
             self._read = asyncio.ensure_future(
-                presence.connected_seats(deps, self._game_id, self._players, self._bots)
+                seat_presence.connected_seats(deps, self._game_id, self._players, self._bots)
             )
         return (await asyncio.shield(self._read))[seat]
 
