@@ -17,7 +17,7 @@ from domain.game.views import player_view
 from domain.records import GameRecord
 from domain.services.bot_turn import bot_to_act
 from domain.services.deps import Deps
-from domain.services.play import engine_change
+from domain.services.engine_change import engine_change
 from domain.services.transaction import Change, Tx, change_game
 
 MAX_MOVES_PER_RUN = 5_000  # a whole game is ~150 moves; a guard, not a limit

@@ -8,14 +8,13 @@ from domain import lobby
 from domain.abandonment import abandon, deserted
 from domain.bots.strategy import Strategy
 from domain.clocks import check_time_control
-from domain.game.boosters import BoosterPack
-from domain.game.cards import Card
 from domain.game.events import Event
-from domain.game.options import Format, GameOptions
-from domain.records import BoosterRecord, GameRecord, GameStatus, MutationResult
+from domain.game.options import GameOptions
+from domain.records import GameRecord, GameStatus, MutationResult
 from domain.services.caps import room_for_a_lobby, room_for_a_wait
 from domain.services.deps import Deps
-from domain.services.timeouts import leave_running
+from domain.services.starting import starting, starting_if_full
+from domain.services.takeover import leave_running
 from domain.services.transaction import Change, Request, Tx, add_game, change_game
 
 
@@ -118,50 +117,6 @@ async def start_game(deps: Deps, req: Request, game_id: str) -> MutationResult:
     joins their collection (R3.2)."""
 
     def start(tx: Tx, game: GameRecord) -> Change:
-        started = lobby.start(game, req.player_id, _collections(tx, game))
-        for record in _kept_packs(tx, game, started.setup.packs):
-            tx.add_booster(record)
-        return Change(started.events, started.cause)
+        return starting(tx, game, [], by=req.player_id)
 
     return await change_game(deps, req, game_id, start)
-
-
-def starting_if_full(tx: Tx, game: GameRecord, events: list[Event]) -> Change:
-    """``events``, then, if they filled a quick-play game, its start: a
-    quick-play game starts itself when full (docs/decisions/0048)."""
-    if game.quick_play is None or game.seats_taken < game.seat_count:
-        return Change(events)
-    return starting(tx, game, events)
-
-
-def starting(tx: Tx, game: GameRecord, before: list[Event]) -> Change:
-    """``before`` (seats taken), then the start of the now full game, as
-    one change: the start's cause goes on its first event."""
-    started = lobby.start(game, game.host, _collections(tx, game))
-    for record in _kept_packs(tx, game, started.setup.packs):
-        tx.add_booster(record)
-    return Change([*before, *started.events], started.cause, len(before))
-
-
-def _collections(tx: Tx, game: GameRecord) -> list[list[Card]] | None:
-    """R3.3: each seated person's opened packs; bots bring none."""
-    if game.options.format is not Format.FORMER_SEALED:
-        return None
-    out: list[list[Card]] = []
-    for o in game.seats:
-        if o is None or o.player_id is None:
-            out.append([])
-        else:
-            packs = tx.uow.boosters.of_player(o.player_id)
-            out.append([d for r in packs for d in r.pack.numbered])
-    return out
-
-
-def _kept_packs(tx: Tx, game: GameRecord, packs: dict[int, BoosterPack]) -> list[BoosterRecord]:
-    """R3.2: a seated person's sealed pack joins their collection."""
-    out = []
-    for seat, pack in packs.items():
-        o = game.seats[seat]
-        if o is not None and o.player_id is not None:
-            out.append(BoosterRecord(tx.new_id(), o.player_id, pack, tx.now(), game.id))
-    return out

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from domain.errors import Forbidden, GameNotStarted
-from domain.fairness import reveal
 from domain.game.commands import Command
-from domain.game.engine import apply
 from domain.game.errors import GameFinished, IllegalAction
-from domain.log import SeatCommand
 from domain.records import GameRecord, GameStatus, MutationResult
 from domain.services.deps import Deps
+from domain.services.engine_change import engine_change
 from domain.services.transaction import Change, Request, Tx, change_game
 
 
@@ -29,14 +27,6 @@ def seat_command(game: GameRecord, player_id: str, cmd: Command) -> Change:
     if occupant is not None and occupant.is_bot:
         raise IllegalAction("a bot plays your seat now: reclaimSeat first (docs/decisions/0046)")
     return engine_change(game, seat, cmd)
-
-
-def engine_change(game: GameRecord, seat: int, cmd: Command) -> Change:
-    """A seat's command through the engine; the command is the cause. The
-    change that ends the game reveals the seed and salt (domain/fairness.py)."""
-    assert game.state is not None
-    events = reveal(apply(game.state, seat, cmd), game.seed, game.salt)
-    return Change(events, SeatCommand(seat, cmd))
 
 
 async def act(deps: Deps, req: Request, game_id: str, cmd: Command) -> MutationResult:

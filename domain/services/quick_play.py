@@ -11,7 +11,7 @@ from domain.game.options import Format, GameOptions
 from domain.records import GameRecord, MutationResult
 from domain.services.caps import room_for_a_wait
 from domain.services.deps import Deps
-from domain.services.games import starting, starting_if_full
+from domain.services.starting import starting, starting_if_full
 from domain.services.transaction import (
     Change,
     Request,

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from domain.bots.strategy import bot_for
-from domain.clocks import TAKEOVER_BOT, SeatReclaimed, SeatTakenOver, TurnTimedOut, fallback_moves
+from domain.clocks import TAKEOVER_BOT, SeatReclaimed, TurnTimedOut, fallback_moves
 from domain.errors import Forbidden
 from domain.fairness import bot_rng_state
 from domain.game.errors import IllegalAction
@@ -20,23 +20,13 @@ from domain.game.views import player_view
 from domain.records import GameRecord, GameStatus, MutationResult, Occupant
 from domain.services.clocked import clock_of
 from domain.services.deps import Deps
-from domain.services.play import engine_change
+from domain.services.engine_change import engine_change
+from domain.services.takeover import take_over
 from domain.services.transaction import Change, Request, Tx, change_each, change_game
 
 
 def _with(values: tuple[int, ...], i: int, value: int) -> tuple[int, ...]:
     return (*values[:i], value, *values[i + 1 :])
-
-
-def take_over(game: GameRecord, seat: int, left: bool = False) -> SeatTakenOver:
-    """A bot plays ``seat`` from now on; its player keeps the seat."""
-    occupant = game.seats[seat]
-    assert occupant is not None
-    game.seats[seat] = Occupant(occupant.player_id, TAKEOVER_BOT)
-    if left:
-        clock = clock_of(game)
-        game.clock = replace(clock, left=tuple(sorted({*clock.left, seat})))
-    return SeatTakenOver(seat, TAKEOVER_BOT, left)
 
 
 def time_out(tx: Tx, game: GameRecord) -> Change:
@@ -123,14 +113,3 @@ async def reclaim_seat(deps: Deps, req: Request, game_id: str) -> MutationResult
         return Change([SeatReclaimed(seat)])
 
     return await change_game(deps, req, game_id, reclaim)
-
-
-def leave_running(game: GameRecord, player_id: str) -> list[Event]:
-    """``leaveGame`` while running: the seat goes to a bot at once, for good;
-    it still scores and may win (docs/decisions/0046)."""
-    seat = game.seat_of(player_id)
-    if seat is None:
-        raise IllegalAction("you hold no seat in this game")
-    if seat in clock_of(game).left:
-        raise IllegalAction("you left this game already")
-    return [take_over(game, seat, left=True)]

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 import domain.game.engine
-import domain.services.play
+import domain.services.engine_change
 from api.graphql.types.actions import mutation_and_arguments
 from domain.game.cards import ASSIGNMENT_CARDS, THE_RAT, Card, is_card
 from domain.game.commands import Command, PlayCard
@@ -232,7 +232,7 @@ async def test_a_refusal_that_names_the_rat_deck_is_caught(
             raise IllegalAction("that card is still in the Rat Deck")
         return real(state, seat, cmd)
 
-    monkeypatch.setattr(domain.services.play, "apply", leaky)
+    monkeypatch.setattr(domain.services.engine_change, "apply", leaky)
     tokens = [(await client.new_player(f"p{i}"))[0] for i in range(3)]
     game_id = await start(client, tokens, seed="refusal-leak", ratSeat=0)
     state = client.h.store.games[game_id].state

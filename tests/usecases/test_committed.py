@@ -16,8 +16,8 @@ from domain.log import LoggedEvent
 from domain.records import GameRecord, GameStatus, LobbyUpdate
 from domain.services.bot_turn import bot_to_act
 from domain.services.bots import choose
+from domain.services.engine_change import engine_change
 from domain.services.games import NewGame, add_bot, create_game, join_game, start_game
-from domain.services.play import engine_change
 from domain.services.transaction import Change
 from tests.fakes import FakeUnitOfWork, Harness
 from tests.usecases.conftest import player, req
