@@ -32,7 +32,7 @@ from domain.game.events import (
     Event,
     Passed,
 )
-from domain.game.follow import lead_suit, playable
+from domain.game.follow import playable
 from domain.game.state import GameState, Phase, Play
 from domain.game.turns import advance
 
@@ -93,8 +93,8 @@ def _check_turn(state: GameState, seat: int) -> None:
 
 
 def _play_card(state: GameState, seat: int, card: Card, events: list[Event]) -> None:
-    """A PlayCard: what :func:`_trick_command` checks (the same refusals in
-    the same order), without listing the playable cards."""
+    """A PlayCard's checks (R6.3, R6.5, R7.7), the one place they are made,
+    without listing the playable cards."""
     trick = state.trick
     assert trick is not None
     hand = state.seats[seat].hand
@@ -119,25 +119,13 @@ def _play_card(state: GameState, seat: int, card: Card, events: list[Event]) -> 
 def _trick_command(
     state: GameState, seat: int, cmd: PlayCard | Pass | DiscardAndPlay, events: list[Event]
 ) -> None:
+    if isinstance(cmd, PlayCard):  # a subclass of PlayCard: the one check of a play
+        _play_card(state, seat, cmd.card, events)
+        return
     trick = state.trick
     assert trick is not None
     hand = state.seats[seat].hand
-    cards = playable(hand, trick)
-    stuck = bool(trick.plays) and trick.sassy and not cards  # sassy_stuck (R7.7)
-    if isinstance(cmd, PlayCard):
-        if cmd.card not in hand:
-            raise IllegalAction("that card is not in your hand (R6.5)")
-        if stuck:
-            raise IllegalAction("you hold no Sassy card: pass, or discard and play (R7.7)")
-        if cmd.card not in cards:
-            if trick.sassy:
-                raise IllegalAction("you must play a Sassy card (R7.7)")
-            suit = lead_suit(trick)
-            raise IllegalAction(
-                f"you must follow the lead suit {suit.value if suit else ''} (R6.3)"
-            )
-        _play(state, seat, cmd.card, events)
-        return
+    stuck = bool(trick.plays) and trick.sassy and not playable(hand, trick)  # R7.7
     if not stuck:
         raise IllegalAction(
             "only a seat under Sassy with no Sassy card may pass or discard to play (R7.7)"
