@@ -265,13 +265,13 @@ class Settings:
     # Events a second a connection's streams may send from the log (a replay
     # after `afterSeq`); more wait their turn. 0 = off.
     replay_rate: int = 500
-    # Events a connection's streams may replay from the log in a minute
+    # Events a caller's streams may replay from the log in a minute
     # (a whole 8-seat game is ~670); past that its replays end RATE_LIMITED
     # until there is room for 100 again. 0 = off.
     replays_per_minute: int = 3000
-    # A query's or mutation's steps wait their turn once it took 2 ms of the
-    # event loop (docs/decisions/0055). Off: at 1,040 connections of the
-    # capacity ramp it cost the process ~14 points of CPU.
+    # A query's steps (and a replay's) wait their turn once it took 2 ms of
+    # the event loop, and a caller over 5 % of the loop lately waits from its
+    # requests' first step (docs/decisions/0055). Off: steps are only timed.
     hold_dear_steps: bool = True
     # Seconds between two checks, on each instance, of the tokens of its open
     # WebSockets and HTTP streams (with REDIS_URL): a revocation notice lost

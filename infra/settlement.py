@@ -20,6 +20,7 @@ import logging
 import math
 import time
 from collections.abc import Callable
+from typing import TypeVar
 
 from infra.rate_limit import QUERY, LocalLimiter, RateLimiter, Settlement
 from infra.work_meter import DEAR_FOR, Meter, detached, forgiven
@@ -43,6 +44,19 @@ DEAR_LEVEL = DEAR_SHARE * USAGE_HALF_LIFE / math.log(2)
 """The decayed loop seconds that a caller steadily at DEAR_SHARE holds."""
 
 
+Caller = tuple[str | None, str | None]
+"""A caller: its client IP and its bearer token."""
+V = TypeVar("V")
+
+
+def _kept(memory: dict[Caller, V], caller: Caller, value: V) -> None:
+    """``caller``'s value remembered; a full memory (:data:`DRY_KEPT`) is
+    emptied first to make room for a new caller."""
+    if len(memory) >= DRY_KEPT and caller not in memory:
+        memory.clear()
+    memory[caller] = value
+
+
 class Settler:
     """Settles meters against one limiter's cost budgets."""
 
@@ -64,10 +78,10 @@ class Settler:
         self._ended: list[Meter] = []
         self._task: asyncio.Task[None] | None = None
         self._local = limiter if isinstance(limiter, LocalLimiter) else None
-        self._dry: dict[tuple[str | None, str | None], float] = {}
-        self._dear: dict[tuple[str | None, str | None], float] = {}
+        self._dry: dict[Caller, float] = {}
+        self._dear: dict[Caller, float] = {}
         # each caller's queries' loop time, decayed by USAGE_HALF_LIFE: (level, at)
-        self._usage: dict[tuple[str | None, str | None], tuple[float, float]] = {}
+        self._usage: dict[Caller, tuple[float, float]] = {}
 
     def dry_for(self, ip: str | None, token: str | None) -> float:
         """Seconds until this caller's budgets have room again, as their last
@@ -95,9 +109,7 @@ class Settler:
     def _dried(self, meter: Meter, wait: float) -> None:
         meter.dry_until = self._clock() + wait if wait > 0 else 0.0
         if wait > 0:
-            if len(self._dry) >= DRY_KEPT:
-                self._dry.clear()
-            self._dry[(meter.ip, meter.token)] = meter.dry_until
+            _kept(self._dry, (meter.ip, meter.token), meter.dry_until)
 
     def open(self, meter: Meter) -> None:
         """A caller's request or connection starts (settled while it lasts)."""
@@ -119,19 +131,15 @@ class Settler:
             meter.charged += units
             self._dried(meter, local.force(local.keys(QUERY, meter.ip, meter.token), units))
 
-    def _used(self, caller: tuple[str | None, str | None], seconds: float) -> None:
+    def _used(self, caller: Caller, seconds: float) -> None:
         """A query of ``caller`` took ``seconds`` of the loop: past
         :data:`DEAR_LEVEL` of recent use, its next requests are held."""
         now = self._clock()
         level, at = self._usage.get(caller, (0.0, now))
         level = level * 0.5 ** ((now - at) / USAGE_HALF_LIFE) + seconds
-        if len(self._usage) >= DRY_KEPT and caller not in self._usage:
-            self._usage.clear()
-        self._usage[caller] = (level, now)
+        _kept(self._usage, caller, (level, now))
         if level > DEAR_LEVEL:
-            if len(self._dear) >= DRY_KEPT:
-                self._dear.clear()
-            self._dear[caller] = now + DEAR_FOR
+            _kept(self._dear, caller, now + DEAR_FOR)
 
     def _due(self, meters: list[Meter]) -> tuple[list[Settlement], list[Meter]]:
         items: list[Settlement] = []

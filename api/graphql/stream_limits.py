@@ -89,16 +89,13 @@ class Pace:
         self,
         rate: int,
         clock: Callable[[], float] = time.monotonic,
-        per_minute: int = 0,
         minute: ReplayMinute | None = None,
     ) -> None:
         self.rate = rate
         self._clock = clock
         self._level = float(rate)
         self._at = clock()
-        if minute is None and per_minute:
-            minute = ReplayMinute(per_minute, clock)
-        self.minute = minute
+        self.minute = minute  # None: no cap
 
     def delay(self) -> float:
         """Takes one event's token; the seconds to wait before sending it."""

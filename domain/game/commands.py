@@ -123,8 +123,8 @@ Command = MessageCommand | TrickCommand | DecisionCommand
 
 COMMAND_KINDS: dict[str, type[Command]] = {kind.__name__: kind for kind in get_args(Command)}
 """Every kind of command by its name, the one list of them (the log's
-``kind``, the bots', the tests'): a new kind is a class and its place in the
-unions above."""
+``kind``, the tests'): a new kind is a class and its place in the unions
+above."""
 
 for _kind in (*get_args(Command), Gift):
     fast_init(_kind)  # legal_actions lists up to ~190: the faster __init__ (docs/decisions/0037)

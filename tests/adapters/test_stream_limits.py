@@ -11,7 +11,7 @@ import pytest
 from graphql import GraphQLError
 
 from api.graphql import stream_limits
-from api.graphql.stream_limits import REPLAY_ROOM, Pace, Replays, Slots, gate
+from api.graphql.stream_limits import REPLAY_ROOM, Pace, ReplayMinute, Replays, Slots, gate
 from infra.work_meter import Meter
 from tests.adapters.test_rate_limit import FakeClock
 
@@ -76,7 +76,7 @@ async def test_a_replay_of_a_caller_whose_budgets_are_dry_ends_rate_limited() ->
 
 def test_a_connection_replays_its_minute_then_is_refused_until_there_is_room_again() -> None:
     clock = FakeClock()
-    pace = Pace(0, clock, per_minute=300)  # 5 a second refill; no pace
+    pace = Pace(0, clock, minute=ReplayMinute(300, clock))  # 5 a second refill; no pace
     assert [pace.replay() for _ in range(300)] == [0.0] * 300
     wait = pace.replay()
     assert wait == pytest.approx(REPLAY_ROOM * 60 / 300)  # until 100 fit again, not 1
@@ -90,7 +90,7 @@ def test_a_connection_replays_its_minute_then_is_refused_until_there_is_room_aga
 
 async def test_a_replay_past_its_connections_minute_ends_rate_limited_a_live_event_never() -> None:
     clock = FakeClock()
-    pace = Pace(0, clock, per_minute=2)
+    pace = Pace(0, clock, minute=ReplayMinute(2, clock))
     await gate(None, pace, replayed=True)
     await gate(None, pace, replayed=True)
     with pytest.raises(GraphQLError) as ended:
