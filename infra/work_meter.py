@@ -202,7 +202,8 @@ ROUND = 0.002
 """Seconds of the loop's CPU the held steps let go together may take; those
 whose turn comes after that wait for the next round (after the next poll for
 I/O), so a request that arrives meanwhile waits for at most this much held
-work (docs/decisions/0055)."""
+work (docs/decisions/0055). A round that overran (a step is never cut) is
+paid back by the next: held work averages a round per turn of the loop."""
 
 
 class _Turns:
@@ -216,7 +217,9 @@ class _Turns:
         self.loop = loop
         self.held: deque[asyncio.Future[None]] = deque()
         self.releasing = False
-        self.spent = 0.0  # CPU seconds the steps let go in this round took
+        # CPU seconds the steps let go took, less ROUND for every round begun:
+        # over ROUND, the turns to come are owed and let nothing go
+        self.spent = 0.0
 
     def wait(self) -> Any:
         """What a held step yields to its task: a future the release
@@ -237,10 +240,16 @@ class _Turns:
     def _release(self) -> None:
         """Lets go every step held so far: they run next, after the steps
         of what the last poll brought (one at a time fell behind at
-        saturation: the held outgrew what a loop turn let go)."""
+        saturation: the held outgrew what a loop turn let go). A round
+        whose steps overran pays it back first: this turn of the loop lets
+        nothing go (a cheap request's next step does not meet another
+        overrun), the next turn tries again."""
+        self.spent = max(0.0, self.spent - ROUND)
+        if self.spent > ROUND:
+            self.loop.call_soon(self._arm)
+            return
         held, self.held = self.held, deque()
         self.releasing = False
-        self.spent = 0.0
         for waiting in held:
             if not waiting.done():  # a held task may have been cancelled
                 waiting.set_result(None)

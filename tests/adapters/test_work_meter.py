@@ -299,6 +299,38 @@ async def test_held_steps_are_let_go_a_round_of_cpu_at_a_time(metered: None) -> 
     assert max(len(run) for run in runs) == 2, ran  # never all six back to back
 
 
+async def test_a_round_that_overran_is_paid_back_before_the_next_lets_go(
+    metered: None,
+) -> None:
+    """docs/decisions/0055: a held step is never cut, so a round may take
+    more than ROUND; the turns of the loop after it let nothing go until the
+    overrun is paid back, so a cheap task's next steps do not each meet
+    another overrun (a neighbour's request spans a few turns)."""
+    ran: list[str] = []
+    done = asyncio.Event()
+
+    async def dear() -> None:
+        burn(ROUND * 3)
+        ran.append("dear")
+
+    async def cheap() -> None:
+        while not done.is_set():
+            ran.append("cheap")
+            await asyncio.sleep(0)
+
+    tasks = started(dear_meter(), *(dear() for _ in range(3)))
+    watcher = asyncio.create_task(cheap())
+    await asyncio.gather(*tasks)
+    done.set()
+    await watcher
+    marks = "".join("d" if r == "dear" else "." for r in ran)
+    between = marks[marks.index("d") + 1 : marks.rindex("d")].split("d")
+    assert marks.count("d") == 3
+    # a round takes three turns of the loop to come (held, armed, let go);
+    # an overrun of two rounds adds a round's turns or two
+    assert min(len(gap) for gap in between) >= 5, marks
+
+
 async def test_a_subscriptions_steps_and_a_cheap_querys_are_never_held(metered: None) -> None:
     """The control: the same dear work, not demotable (a live feed), runs in
     the order its steps were ready."""
