@@ -1,9 +1,10 @@
-"""``legal_actions``: exactly the commands a seat may send now (R5-R7).
+"""``legal_actions``: exactly the commands a seat may send now (R5-R7),
+the commands its choices stand for (:func:`domain.game.choices.choices`,
+the one place what a seat may do is worked out).
 
 Cards are listed in canonical order, never in deal or deck order (R11).
-The one exception: sending a message takes free text, so it is offered as
-:func:`domain.game.messaging.message_targets` (who may be messaged now), not
-as commands. [decision]
+The one exception: sending a message takes free text, so it is offered as a
+choice (who may be messaged now), not as commands. [decision]
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from itertools import permutations
 
-from domain.game.cards import MESSENGER_RATS, Card, sorted_cards, sorted_pile
+from domain.game.cards import Card
+from domain.game.choice import Choice, ChoiceKind
+from domain.game.choices import choices
 from domain.game.commands import (
     ChooseNeighbour,
     Command,
@@ -29,21 +32,7 @@ from domain.game.commands import (
     PlaySecondCard,
     ReorderTop,
 )
-from domain.game.follow import playable_in_order
-from domain.game.messaging import delivered_this_trick
-from domain.game.state import Decision, DecisionKind, GameState, MessageStatus, Phase
-
-# Enum members read on every decision, bound once: Python 3.11 reads ``Phase.LEAD``
-# through EnumType's __getattr__ hook, ~70 ns each time (docs/decisions/0037).
-_FINISHED = Phase.FINISHED
-_LEAD = Phase.LEAD
-_PENDING = MessageStatus.PENDING
-_HUNGRY_TAKE = DecisionKind.HUNGRY_TAKE
-_NEEDY_NEIGHBOUR = DecisionKind.NEEDY_NEIGHBOUR
-_CURIOUS_ORDER = DecisionKind.CURIOUS_ORDER
-_CRAZY_SECOND_CARD = DecisionKind.CRAZY_SECOND_CARD
-_HUNGRY_DISCARD = DecisionKind.HUNGRY_DISCARD
-_NEEDY_GIFT = DecisionKind.NEEDY_GIFT
+from domain.game.state import GameState
 
 _KEPT = 8192  # commands kept per kind: a game names at most a few hundred cards
 
@@ -86,70 +75,74 @@ _gift: Callable[[int, Card], Gift] = lru_cache(maxsize=_KEPT)(Gift)
 
 def legal_actions(state: GameState, seat: int) -> list[Command]:
     """Every command ``seat`` may send now; anything else is refused."""
-    if state.phase is _FINISHED or type(seat) is not int or not 0 <= seat < len(state.seats):
-        return []
-    d = state.pending
-    if d is not None:
-        out = _decision_options(state, d) if d.seat == seat else []
-    else:
-        out = _trick_options(state, seat) if seat == state.turn else []
-    if state.phase is _LEAD and seat == state.rat:
-        out.extend(_messenger_options(state))
-    return out
-
-
-def _trick_options(state: GameState, seat: int) -> list[Command]:
-    trick = state.trick
-    assert trick is not None
-    hand = sorted_pile(tuple(state.seats[seat].hand))
-    cards = playable_in_order(hand, trick)
-    if trick.plays and trick.sassy and not cards:  # sassy_stuck (R7.7)
-        out: list[Command] = [Pass()]
-        if len(hand) >= 2:
-            out += [DiscardAndPlay(x, y) for x in hand for y in hand if x != y]
-        return out
-    return _play_cards.listing(cards)
-
-
-def _messenger_options(state: GameState) -> list[Command]:
-    """R5.2: the Rat delivers (while under 3 deliveries) or declines."""
-    pending = [m.id for m in state.messages if m.status is _PENDING]
+    listed = choices(state, seat, sending=False)
+    if len(listed) == 1:  # the common case: one kind of command
+        return commands(listed[0])
     out: list[Command] = []
-    if pending:
-        if delivered_this_trick(state) < MESSENGER_RATS:
-            out.extend(DeliverMessage(i) for i in pending)
-        out.extend(DeclineMessage(i) for i in pending)
+    for choice in listed:
+        out.extend(commands(choice))
     return out
 
 
-def _decision_options(state: GameState, d: Decision) -> list[Command]:
-    kind = d.kind
-    if kind is _HUNGRY_TAKE:
-        return _hungry_takes.listing(sorted_pile(tuple(state.rat_deck)))
-    if kind is _NEEDY_NEIGHBOUR:
-        return [ChooseNeighbour(s) for s in sorted(set(state.neighbours(d.seat)))]
-    if kind is _CURIOUS_ORDER:  # listed in canonical order, not deck order
-        return [ReorderTop(p) for p in permutations(sorted_cards(d.cards))]
-    hand = sorted_pile(tuple(state.seats[d.seat].hand))
-    if kind is _CRAZY_SECOND_CARD:
-        return _second_cards.listing(hand)
-    if kind is _HUNGRY_DISCARD:
-        return _hungry_discards.listing(hand)
-    if kind is _NEEDY_GIFT:
-        return _give_cards.listing(hand)
-    return _gift_options(state, d.seat, hand)
+# Enum members bound once: Python 3.11 reads ``ChoiceKind.PASS`` through
+# EnumType's __getattr__ hook, and hashes a member in Python, so a kind is
+# told by identity, not looked up in a dict (docs/decisions/0037).
+_PLAY_CARD = ChoiceKind.PLAY_CARD
+_PASS = ChoiceKind.PASS
+_DISCARD_AND_PLAY = ChoiceKind.DISCARD_AND_PLAY
+_DELIVER_MESSAGE = ChoiceKind.DELIVER_MESSAGE
+_DECLINE_MESSAGE = ChoiceKind.DECLINE_MESSAGE
+_CRAZY_SECOND_CARD = ChoiceKind.CRAZY_SECOND_CARD
+_STINKY_GIFTS = ChoiceKind.STINKY_GIFTS
+_HUNGRY_DISCARD = ChoiceKind.HUNGRY_DISCARD
+_HUNGRY_TAKE = ChoiceKind.HUNGRY_TAKE
+_NEEDY_NEIGHBOUR = ChoiceKind.NEEDY_NEIGHBOUR
+_NEEDY_GIFT = ChoiceKind.NEEDY_GIFT
+_CURIOUS_ORDER = ChoiceKind.CURIOUS_ORDER
 
 
-def _gift_options(state: GameState, seat: int, hand: tuple[Card, ...]) -> list[Command]:
+def commands(choice: Choice) -> list[Command]:
+    """The commands ``choice`` stands for, in its cards' order (a message:
+    none, its text is free; RECLAIM_SEAT: none, it is the server's
+    ``reclaimSeat``, not the engine's)."""
+    k = choice.kind
+    if k is _PLAY_CARD:  # the common kind first
+        return _play_cards.listing(choice.cards)
+    if k is _PASS:
+        return [Pass()]
+    if k is _DISCARD_AND_PLAY:
+        return [DiscardAndPlay(d, c) for d in choice.discards for c in choice.cards if d != c]
+    if k is _DELIVER_MESSAGE:
+        return [DeliverMessage(i) for i in choice.message_ids]
+    if k is _DECLINE_MESSAGE:
+        return [DeclineMessage(i) for i in choice.message_ids]
+    if k is _CRAZY_SECOND_CARD:
+        return _second_cards.listing(choice.cards)
+    if k is _STINKY_GIFTS:
+        return _gift_commands(choice)
+    if k is _HUNGRY_DISCARD:
+        return _hungry_discards.listing(choice.cards)
+    if k is _HUNGRY_TAKE:
+        return _hungry_takes.listing(choice.cards)
+    if k is _NEEDY_NEIGHBOUR:
+        return [ChooseNeighbour(s) for s in choice.seats]
+    if k is _NEEDY_GIFT:
+        return _give_cards.listing(choice.cards)
+    if k is _CURIOUS_ORDER:
+        return [ReorderTop(p) for p in permutations(choice.cards)]
+    return []  # SEND_MESSAGE, RECLAIM_SEAT
+
+
+def _gift_commands(choice: Choice) -> list[Command]:
     """R7.2: a card for each neighbour, gifts listed by receiving seat."""
-    lo, hi = sorted(state.neighbours(seat))
-    if len(hand) == 1:
-        return [GiveCards((_gift(s, hand[0]),)) for s in (lo, hi)]
-    to_lo = [_gift(lo, x) for x in hand]
-    to_hi = [_gift(hi, y) for y in hand]
+    if choice.gift_count == 1:
+        return [GiveCards((_gift(o.to, c),)) for o in choice.gifts for c in o.cards]
+    first, second = choice.gifts
+    to_first = [_gift(first.to, x) for x in first.cards]
+    to_second = [_gift(second.to, y) for y in second.cards]
     return [
         GiveCards((gx, gy))
-        for x, gx in zip(hand, to_lo, strict=True)
-        for y, gy in zip(hand, to_hi, strict=True)
+        for x, gx in zip(first.cards, to_first, strict=True)
+        for y, gy in zip(second.cards, to_second, strict=True)
         if x != y
     ]

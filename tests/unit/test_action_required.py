@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from domain.game.cards import Card, sorted_cards
 from domain.game.choice import Choice, ChoiceKind, GiftOption
-from domain.game.choices import choices, commands
+from domain.game.choices import choices
 from domain.game.commands import PlayCard, SendMessage
 from domain.game.engine import apply, to_act
 from domain.game.events import ActionRequired, Event
-from domain.game.legal import legal_actions
+from domain.game.legal import commands, legal_actions
 from domain.game.rng import Rng
 from domain.game.setup import new_game
 from domain.game.state import Phase
