@@ -43,7 +43,7 @@ def describe(e: Event) -> str:
             f"scores {list(e.scores)}"
         )
     if isinstance(e, CardGiven):
-        return f"  a card moved seat {e.giver} -> seat {e.to} ({e.reason.value})"
+        return f"  a card moved seat {e.from_seat} -> seat {e.to_seat} ({e.reason.value})"
     if isinstance(e, CardsDrawn):
         return f"  seat {e.seat} draws {e.count}"
     if isinstance(e, AbilityTriggered):

@@ -17,12 +17,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from typing import Annotated
 
 from domain.bots.strategy import Strategy
 from domain.errors import BadRequest
 from domain.game.choice import Takeover
 from domain.game.commands import Command, DeclineMessage, DeliverMessage, SendMessage
-from domain.game.events import ActionRequired, Event
+from domain.game.events import SEAT, ActionRequired, Event
 from domain.game.legal import legal_actions
 from domain.game.options import GameOptions
 from domain.game.state import GameState
@@ -49,7 +50,7 @@ class TurnTimedOut(Event):
     """A seat's deadline passed: the server moved for it (GREEDY, from its
     own view only)."""
 
-    seat: int
+    seat: Annotated[int, SEAT]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,16 +58,16 @@ class SeatTakenOver(Event):
     """A bot plays this seat from now on: its player timed out too often in a
     row, or (``left``) left the running game."""
 
-    seat: int
-    strategy: Strategy
-    left: bool = False
+    seat: Annotated[int, SEAT]
+    strategy: Annotated[Strategy, "How the bot plays"]
+    left: Annotated[bool, "Its player left the running game (for good)"] = False
 
 
 @dataclass(frozen=True, slots=True)
 class SeatReclaimed(Event):
     """The seat's player plays it again, from the next action."""
 
-    seat: int
+    seat: Annotated[int, SEAT]
 
 
 CLOCK_EVENTS: tuple[type[Event], ...] = (TurnTimedOut, SeatTakenOver, SeatReclaimed)

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Annotated
 
 from domain.bots.strategy import Strategy
 from domain.errors import BadRequest, Forbidden
 from domain.fairness import commitment, seal
 from domain.game.cards import Card
 from domain.game.errors import IllegalAction
-from domain.game.events import Event
+from domain.game.events import SEAT, Event
 from domain.game.options import MAX_SEATS, MIN_SEATS, AbilityTrigger, Format, GameOptions
 from domain.game.setup import Setup, new_game
 from domain.log import GameStart
@@ -23,12 +24,14 @@ from domain.records import GameRecord, GameStatus, Occupant
 class GameCreated(Event):
     """A new game in the lobby, with its options (R2.1, R3, R4.1, R7.0, R8.3)."""
 
-    host: str
-    seat_count: int
-    format: Format
-    ability_trigger: AbilityTrigger
-    refill_hands: bool
-    rat_seat: int | None
+    host_id: Annotated[str, "The player who created it"]
+    seat_count: Annotated[int, "Seats at the table (R2.1: 3 to 8)"]
+    format: Annotated[Format, "Where the deck comes from (R3)"]
+    ability_trigger: Annotated[AbilityTrigger, "Which plays trigger (R7.0)"]
+    refill_hands: Annotated[bool, "Hands refill after a trick (R8.3)"]
+    chosen_rat_seat: Annotated[
+        int | None, "The Rat's seat the host chose; null: drawn at the start (R4.1)"
+    ]
 
     @classmethod
     def of(cls, game: GameRecord) -> GameCreated:
@@ -42,25 +45,25 @@ class GameCreated(Event):
 class SeatTaken(Event):
     """A player took a seat."""
 
-    seat: int
-    player_id: str
-    name: str
+    seat: Annotated[int, SEAT]
+    player_id: Annotated[str, "The player"]
+    name: Annotated[str, "The player's name"]
 
 
 @dataclass(frozen=True, slots=True)
 class SeatLeft(Event):
     """A player gave up a seat."""
 
-    seat: int
-    player_id: str
+    seat: Annotated[int, SEAT]
+    player_id: Annotated[str, "The player"]
 
 
 @dataclass(frozen=True, slots=True)
 class BotSeated(Event):
     """The host seated a bot."""
 
-    seat: int
-    strategy: Strategy
+    seat: Annotated[int, SEAT]
+    strategy: Annotated[Strategy, "How the bot plays"]
 
 
 LOBBY_EVENTS: tuple[type[Event], ...] = (GameCreated, SeatTaken, SeatLeft, BotSeated)

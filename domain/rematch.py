@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Annotated
 
 from domain.errors import Forbidden
 from domain.game.errors import IllegalAction
@@ -21,7 +22,11 @@ class RematchOffered(Event):
     game's players has their old seat kept for them (logged after
     ``GameEnded``; public)."""
 
-    new_game_id: str
+    new_game_id: Annotated[
+        str,
+        "The new game (`gameId` is this, finished one): join it (`joinGame`) to take "
+        "your kept seat",
+    ]
 
 
 AFTER_GAME_EVENTS: tuple[type[Event], ...] = (RematchOffered,)

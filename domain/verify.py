@@ -119,7 +119,11 @@ def verify(log: Sequence[ExportedEvent]) -> Verified:
                     raise Mismatch(f"event {e.seq}: the game starts a second time")
                 try:
                     setup = new_game(
-                        created.seat_count, seed, options, created.rat_seat, cause.collections
+                        created.seat_count,
+                        seed,
+                        options,
+                        created.chosen_rat_seat,
+                        cause.collections,
                     )
                 except (KeyError, TypeError, ValueError, AttributeError) as err:
                     raise Mismatch(f"event {e.seq}: the seed does not deal: {err}") from err

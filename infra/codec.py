@@ -51,15 +51,39 @@ EVENT_KINDS: dict[str, type[Event]] = {
 }
 """Every event kind, by the name it is stored and sent under."""
 
-_RENAMED = {"sender": "from", "recipient": "to", "giver": "from"}
 
 
 def camel(name: str) -> str:
-    """A field's JSON key: ``rat_deck_size`` is ``ratDeckSize``."""
-    if name in _RENAMED:
-        return _RENAMED[name]
+    """A field's JSON key, as its GraphQL name: ``rat_deck_size`` is ``ratDeckSize``."""
     head, *rest = name.split("_")
     return head + "".join(w.title() for w in rest)
+
+
+WRITTEN_BEFORE: dict[str, dict[str, str]] = {
+    "GameCreated": {"host": "hostId", "ratSeat": "chosenRatSeat"},
+    "GameStarted": {"rat": "ratSeat"},
+    **{
+        kind: {"id": "messageId", "from": "fromSeat", "to": "toSeat"}
+        for kind in ("MessageSent", "MessageDelivered", "MessageDeclined", "MessageExpired")
+    },
+    "CardGiven": {"from": "fromSeat", "to": "toSeat"},
+}
+"""The keys of fields whose name changed on 2026-12-06 (issue #23: one name
+from the dataclass to the wire), as logs, kept results and exports written
+before hold them: read, never written (a won play's ``second`` too). A
+migration (0008) rewrites the stored rows; this serves an instance of the
+version before during a rolling upgrade, and older exports."""
+
+
+def _upgraded(kind: str, data: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``data`` with the keys :data:`WRITTEN_BEFORE` names under their names now."""
+    renames = WRITTEN_BEFORE.get(kind)
+    if renames is not None and not any(new in data for new in renames.values()):
+        data = {renames.get(k, k): v for k, v in data.items()}
+    plays = data.get("plays") if kind == "TrickWon" else None
+    if isinstance(plays, list) and any(isinstance(p, Mapping) and "second" in p for p in plays):
+        data = {**data, "plays": [_second_card(p) for p in plays]}
+    return data
 
 
 def _strict(kind: type[T]) -> Callable[[Any, type], T]:
@@ -160,13 +184,22 @@ def from_json(data: Mapping[str, Any], cls: type[T]) -> T:
 
 
 # ---------------------------------------------------------------- events
+def _second_card(play: Any) -> Any:
+    if not isinstance(play, Mapping):
+        return play
+    return {("secondCard" if k == "second" else k): v for k, v in play.items()}
+
+
 def event_to_json(event: Event) -> Json:
     """An event (or a projection of one) as its JSON object."""
     return to_json(event)
 
 
 def event_from_json(kind: str, data: Mapping[str, Any]) -> Event:
-    """The event of kind ``kind`` that ``data`` is; raises on malformed data."""
+    """The event of kind ``kind`` that ``data`` is (written now or before:
+    :data:`WRITTEN_BEFORE`); raises on malformed data."""
+    if isinstance(data, Mapping):
+        data = _upgraded(kind, data)
     return from_json(data, EVENT_KINDS[kind])
 
 

@@ -1,6 +1,9 @@
 """Events: what happened in a game, one frozen dataclass per kind (past tense).
 
-An event holds the whole truth; :meth:`Event.seen_by` is what one audience
+Each field's description is its annotation's (``Annotated[int, "..."]``):
+the API's event types are made from these classes (their names, types and
+descriptions; api/graphql/types/event_kinds.py), as their JSON is
+(infra/codec.py). An event holds the whole truth; :meth:`Event.seen_by` is what one audience
 may see of it (R11): a seat, or (None) a spectator. Fields marked
 :data:`PRIVATE` exist only in the projections of the seats that may see
 them (None, and left out, in the others); fields marked :data:`WHOLE` are
@@ -11,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
-from typing import Self
+from typing import Annotated, Self
 
 from domain.game.boosters import BoosterPack
 from domain.game.cards import Card, House
@@ -19,6 +22,9 @@ from domain.game.choice import OFFERS, Choice, Takeover
 from domain.game.fastinit import fast_init
 from domain.game.options import GameOptions
 from domain.game.state import DecisionKind, MessageStatus, Phase, Termination
+
+SEAT = "A seat (0 is the first)"
+TRICK = "The trick's number (1 is the first)"
 
 PRIVATE = {"private": True}
 """Metadata of a field only some seats see: absent from the other projections."""
@@ -62,7 +68,7 @@ def _private_fields(kind: type[Event]) -> tuple[str, ...]:
 class _SeatsOwn(Event):
     """An event whose :data:`PRIVATE` fields only its ``seat`` sees."""
 
-    seat: int
+    seat: Annotated[int, "The seat it concerns: the one seat that sees its cards"]
 
     def seen_by(self, seat: int | None) -> Self:
         return self if seat == self.seat else self._without_private()
@@ -75,9 +81,9 @@ class _SeatsOwn(Event):
 class DealtSeat:
     """A seat as dealt: its house, or the Rat (R4.1, R4.3)."""
 
-    seat: int
-    house: House | None
-    rat: bool
+    seat: Annotated[int, SEAT]
+    house: Annotated[House | None, "Its house; null for the Rat"]
+    rat: Annotated[bool, "Whether it is the Rat"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,16 +93,27 @@ class GameStarted(Event):
     commitment and whether the host chose the seed (``practice``); the
     server sets both (domain/fairness.py; None/False from the engine alone)."""
 
-    seats: tuple[DealtSeat, ...]
-    rat: int
-    hand_sizes: tuple[int, ...]
-    rat_deck_size: int
-    prize_pool_size: int  # after the first reveal, as TrickStarted
-    options: GameOptions
-    seed_commitment: str | None = field(default=None, metadata=SET_ONLY)
-    practice: bool = field(default=False, metadata=SET_ONLY)
-    hand: tuple[Card, ...] | None = field(default=None, metadata=PRIVATE)
-    pack: BoosterPack | None = field(default=None, metadata=PRIVATE)
+    seats: Annotated[tuple[DealtSeat, ...], "Every seat's house, or the Rat"]
+    rat_seat: Annotated[int, "The Rat's seat"]
+    hand_sizes: Annotated[tuple[int, ...], "Cards in each seat's hand"]
+    rat_deck_size: Annotated[int, "Cards in the Rat Deck"]
+    # after the first reveal, as TrickStarted
+    prize_pool_size: Annotated[int, "Prize cards left after the first"]
+    options: Annotated[GameOptions, "The game's rule variants"]
+    seed_commitment: Annotated[
+        str | None,
+        'SHA-256 (hex) of the secret seed and salt that `GameEnded` reveals (README "Fair '
+        'deals"); null for a game started before fair deals',
+    ] = field(default=None, metadata=SET_ONLY)
+    practice: Annotated[bool, "A practice game: the host chose the seed (not secret from them)"] = (
+        field(default=False, metadata=SET_ONLY)
+    )
+    hand: Annotated[tuple[Card, ...] | None, "Your hand; null but for your seat"] = field(
+        default=None, metadata=PRIVATE
+    )
+    pack: Annotated[BoosterPack | None, "Your sealed pack; else null"] = field(
+        default=None, metadata=PRIVATE
+    )
     hands: tuple[tuple[Card, ...], ...] = field(default=(), metadata=WHOLE)
     packs: tuple[BoosterPack | None, ...] = field(default=(), metadata=WHOLE)
 
@@ -114,11 +131,11 @@ class GameStarted(Event):
 class TrickStarted(Event):
     """R4.5/R8.4: the Rat reveals the prize; the message window opens."""
 
-    trick: int
-    prize: Card
-    trump: House
-    leader: int
-    prize_pool_size: int
+    trick: Annotated[int, TRICK]
+    prize: Annotated[Card, "The prize card"]
+    trump: Annotated[House, "The prize's house: trump (R6.1)"]
+    leader: Annotated[int, "The seat that leads"]
+    prize_pool_size: Annotated[int, "Prize cards left"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,12 +143,14 @@ class _MessageEvent(Event):
     """R5.4: that a message went A to B, and its status, are public; its
     text only for ``readers``."""
 
-    id: str
-    trick: int
-    sender: int
-    recipient: int
-    status: MessageStatus
-    text: str | None = field(default=None, metadata=PRIVATE)
+    message_id: Annotated[str, "The message"]
+    trick: Annotated[int, TRICK]
+    from_seat: Annotated[int, "The sender"]
+    to_seat: Annotated[int, "The recipient"]
+    status: Annotated[MessageStatus, "Its status then"]
+    text: Annotated[str | None, "The text; null unless you read it (R5.4)"] = field(
+        default=None, metadata=PRIVATE
+    )
     readers: tuple[int, ...] = field(default=(), metadata=WHOLE)
 
     def seen_by(self, seat: int | None) -> Self:
@@ -169,11 +188,11 @@ class MessageExpired(_MessageEvent):
 class CardPlayed(Event):
     """R6: a play; a face-down card (R7.3) is its player's to see only."""
 
-    seat: int
-    trick: int
-    lead: bool
-    card: Card | None
-    face_down: bool
+    seat: Annotated[int, "The seat that played"]
+    trick: Annotated[int, TRICK]
+    lead: Annotated[bool, "Whether it led the trick"]
+    card: Annotated[Card | None, "The card; null when face down to you"]
+    face_down: Annotated[bool, "R7.3: played face down"]
 
     def seen_by(self, seat: int | None) -> Self:
         return self if not self.face_down or seat == self.seat else replace(self, card=None)
@@ -186,9 +205,9 @@ class CardPlayed(Event):
 class SecondCardPlayed(Event):
     """R7.1: Crazy's second card, face down if the first was."""
 
-    seat: int
-    card: Card | None
-    face_down: bool
+    seat: Annotated[int, "The seat that played it"]
+    card: Annotated[Card | None, "The card; null when face down to you"]
+    face_down: Annotated[bool, "R7.3: played face down"]
 
     def seen_by(self, seat: int | None) -> Self:
         return self if not self.face_down or seat == self.seat else replace(self, card=None)
@@ -201,34 +220,34 @@ class SecondCardPlayed(Event):
 class Passed(Event):
     """R7.7: a seat with no Sassy card passed."""
 
-    seat: int
-    trick: int
+    seat: Annotated[int, "The seat that passed"]
+    trick: Annotated[int, TRICK]
 
 
 @dataclass(frozen=True, slots=True)
 class SeatSkipped(Event):
     """R6.4: a seat with an empty hand is skipped."""
 
-    seat: int
-    trick: int
+    seat: Annotated[int, "The seat skipped"]
+    trick: Annotated[int, TRICK]
 
 
 @dataclass(frozen=True, slots=True)
 class CardDiscarded(Event):
     """R7.4 / R7.7: a card went to the discard pile, face up."""
 
-    seat: int
-    card: Card
-    reason: House  # the ability: Sassy (R7.7) or Hungry (R7.4)
+    seat: Annotated[int, "The seat that discarded"]
+    card: Annotated[Card, "The card"]
+    reason: Annotated[House, "The ability: SASSY (R7.7) or HUNGRY (R7.4)"]
 
 
 @dataclass(frozen=True, slots=True)
 class AbilityTriggered(Event):
     """R7.0: a play triggered its house's ability."""
 
-    seat: int
-    house: House
-    card: Card
+    seat: Annotated[int, "The seat whose play triggered"]
+    house: Annotated[House, "The ability's house"]
+    card: Annotated[Card, "The card that triggered"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,9 +256,11 @@ class DecisionRequired(_SeatsOwn):
     decision is about (Curious: the top cards; Hungry: the deck's contents;
     in canonical order, R11)."""
 
-    kind: DecisionKind
-    source: int
-    cards: tuple[Card, ...] | None = field(default=None, metadata=PRIVATE)
+    kind: Annotated[DecisionKind, "What it decides"]
+    source: Annotated[int, "The seat whose ability asks"]
+    cards: Annotated[tuple[Card, ...] | None, "The cards; null but for the seat"] = field(
+        default=None, metadata=PRIVATE
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,71 +268,79 @@ class CardGiven(Event):
     """R7.2 / R7.5: a card moved hand to hand; only giver and receiver see
     which (R11)."""
 
-    giver: int
-    to: int
-    reason: House  # the ability: Stinky (R7.2) or Needy (R7.5)
-    card: Card | None = field(default=None, metadata=PRIVATE)
+    from_seat: Annotated[int, "The giver"]
+    to_seat: Annotated[int, "The receiver"]
+    reason: Annotated[House, "The ability: STINKY (R7.2) or NEEDY (R7.5)"]
+    card: Annotated[Card | None, "The card; null unless you gave or got it"] = field(
+        default=None, metadata=PRIVATE
+    )
 
     def seen_by(self, seat: int | None) -> Self:
-        return self if seat in (self.giver, self.to) else replace(self, card=None)
+        return self if seat in (self.from_seat, self.to_seat) else replace(self, card=None)
 
     def private_to(self) -> tuple[int, ...]:
-        return (self.giver, self.to)
+        return (self.from_seat, self.to_seat)
 
 
 @dataclass(frozen=True, slots=True)
 class CardTaken(_SeatsOwn):
     """R7.4: Hungry took a card from the Rat Deck; only its taker sees which."""
 
-    rat_deck_size: int
-    card: Card | None = field(default=None, metadata=PRIVATE)
+    rat_deck_size: Annotated[int, "Cards left in the Rat Deck"]
+    card: Annotated[Card | None, "The card; null but for the taker"] = field(
+        default=None, metadata=PRIVATE
+    )
 
 
 @dataclass(frozen=True, slots=True)
 class NeighbourChosen(Event):
     """R7.5: Needy chose the neighbour who gives."""
 
-    seat: int
-    neighbour: int
+    seat: Annotated[int, "The Needy seat"]
+    neighbour: Annotated[int, "The neighbour chosen"]
 
 
 @dataclass(frozen=True, slots=True)
 class TopReordered(_SeatsOwn):
     """R7.6: Curious put the top cards back; only it sees their new order."""
 
-    count: int
-    cards: tuple[Card, ...] | None = field(default=None, metadata=PRIVATE)
+    count: Annotated[int, "How many cards"]
+    cards: Annotated[tuple[Card, ...] | None, "The new order; null but for it"] = field(
+        default=None, metadata=PRIVATE
+    )
 
 
 @dataclass(frozen=True, slots=True)
-class TrickPlay:
+class WonPlay:
     """A play as the trick is won: every card shows (R8.2)."""
 
-    seat: int
-    card: Card
-    second: Card | None
-    value: int
+    seat: Annotated[int, "The seat that played"]
+    card: Annotated[Card, "The card"]
+    second_card: Annotated[Card | None, "R7.1: Crazy's second card"]
+    value: Annotated[int, "The play's value (R7.1, R8.1)"]
 
 
 @dataclass(frozen=True, slots=True)
 class TrickWon(Event):
     """R8.1-R8.2: who won the trick, with every play; the scores after it."""
 
-    trick: int
-    winner: int
-    prize: Card
-    plays: tuple[TrickPlay, ...]
-    passes: tuple[int, ...]
-    scores: tuple[int, ...]
+    trick: Annotated[int, TRICK]
+    winner: Annotated[int, "The winning seat"]
+    prize: Annotated[Card, "The prize card it takes"]
+    plays: Annotated[tuple[WonPlay, ...], "Every play, in order"]
+    passes: Annotated[tuple[int, ...], "R7.7: the seats that passed"]
+    scores: Annotated[tuple[int, ...], "Every seat's score now (R10)"]
 
 
 @dataclass(frozen=True, slots=True)
 class CardsDrawn(_SeatsOwn):
     """R8.3: a seat drew up to 10; only it sees which cards."""
 
-    count: int
-    rat_deck_size: int
-    cards: tuple[Card, ...] | None = field(default=None, metadata=PRIVATE)
+    count: Annotated[int, "How many cards"]
+    rat_deck_size: Annotated[int, "Cards left in the Rat Deck"]
+    cards: Annotated[tuple[Card, ...] | None, "The cards; null but for the seat"] = field(
+        default=None, metadata=PRIVATE
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,10 +350,20 @@ class ActionRequired(_SeatsOwn):
     may send), so a client plays from its own stream without asking for the
     game; it ends every change that leaves the game waiting."""
 
-    phase: Phase
-    hand: tuple[Card, ...] | None = field(default=None, metadata=PRIVATE)
-    choices: tuple[Choice, ...] | None = field(default=None, metadata=PRIVATE)
-    deadline: datetime | None = field(default=None, metadata=SET_ONLY)
+    phase: Annotated[Phase, "What it must do"]
+    hand: Annotated[tuple[Card, ...] | None, "Its hand; null but for that seat"] = field(
+        default=None, metadata=PRIVATE
+    )
+    choices: Annotated[
+        tuple[Choice, ...] | None,
+        "What it may send now; null but for that seat. A seat a bot took over is offered only"
+        " RECLAIM_SEAT (nothing once its player left): the bot acts",
+    ] = field(default=None, metadata=PRIVATE)
+    deadline: Annotated[
+        datetime | None,
+        "When the wait times out (server time, ISO 8601; compare with `serverTime`); null in "
+        "an untimed game or when a bot plays the seat",
+    ] = field(default=None, metadata=SET_ONLY)
     """When a timed game's wait times out (the server sets it, domain/clocks.py)."""
     taken_over: Takeover | None = field(default=None, metadata=SET_ONLY)
     """A bot plays the seat for its player (the server sets it): the seat's
@@ -345,12 +384,25 @@ class GameEnded(Event):
     and, for everyone, the seed and salt that ``GameStarted`` committed to
     (the server sets them, domain/fairness.py; None from the engine alone)."""
 
-    termination: Termination
-    winners: tuple[int, ...]
-    disqualified: tuple[int, ...]
-    scores: tuple[int, ...]
-    seed: str | None = field(default=None, metadata=SET_ONLY)
-    salt: str | None = field(default=None, metadata=SET_ONLY)
+    termination: Annotated[
+        Termination, "Why it ended (R9.1; `ABANDONED`: nobody was left to play it)"
+    ]
+    winners: Annotated[tuple[int, ...], "The winning seats (R9.2); none when abandoned"]
+    disqualified: Annotated[tuple[int, ...], "Seats out of the ranking (R9.2)"]
+    scores: Annotated[
+        tuple[int, ...], "Every seat's final score (R10); empty for a game abandoned in the lobby"
+    ]
+    seed: Annotated[
+        str | None,
+        "The game's seed, revealed: check it against `GameStarted.seedCommitment` and "
+        're-deal (README "Fair deals"); null for a game that ended before fair deals, or was '
+        "abandoned in the lobby (never dealt)",
+    ] = field(default=None, metadata=SET_ONLY)
+    salt: Annotated[
+        str | None,
+        'The commitment\'s salt, revealed ("" for a game created before fair deals); null for'
+        " a game that ended before fair deals, or was abandoned in the lobby",
+    ] = field(default=None, metadata=SET_ONLY)
 
 
 GAME_EVENTS: tuple[type[Event], ...] = (
@@ -378,6 +430,6 @@ GAME_EVENTS: tuple[type[Event], ...] = (
 )
 """Every kind the engine emits."""
 
-for _kind in (*GAME_EVENTS, DealtSeat, TrickPlay):
+for _kind in (*GAME_EVENTS, DealtSeat, WonPlay):
     fast_init(_kind)  # built on every change: the faster __init__ (docs/decisions/0037)
 del _kind

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from domain.game.cards import sorted_cards
-from domain.game.events import CardsDrawn, Event, TrickPlay, TrickWon
+from domain.game.events import CardsDrawn, Event, TrickWon, WonPlay
 from domain.game.options import HAND_SIZE
 from domain.game.scoring import scores
 from domain.game.state import GameState, Play, Trick
@@ -46,7 +46,7 @@ def collect(state: GameState, events: list[Event]) -> int:
     if seconds:
         state.rat_deck.extend(seconds)
     winner.prizes.append(trick.prize)
-    shown = tuple([TrickPlay(p.seat, p.card, p.second, play_value(p)) for p in plays])
+    shown = tuple([WonPlay(p.seat, p.card, p.second, play_value(p)) for p in plays])
     events.append(
         TrickWon(trick.number, win.seat, trick.prize, shown, tuple(trick.passes), scores(state))
     )

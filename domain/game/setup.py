@@ -161,7 +161,7 @@ def _started(state: GameState, packs: dict[int, BoosterPack]) -> GameStarted:
     seats = state.seats
     return GameStarted(
         seats=tuple(DealtSeat(i, s.house, i == state.rat) for i, s in enumerate(seats)),
-        rat=state.rat,
+        rat_seat=state.rat,
         hand_sizes=tuple(len(s.hand) for s in seats),
         rat_deck_size=len(state.rat_deck),
         prize_pool_size=len(state.prize_pool),

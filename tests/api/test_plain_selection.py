@@ -40,7 +40,7 @@ from domain.game.events import (
     Event,
     GameEnded,
     MessageSent,
-    TrickPlay,
+    WonPlay,
     TrickWon,
 )
 from domain.game.options import AbilityTrigger, Format, GameOptions
@@ -70,7 +70,7 @@ EVENTS = st.one_of(
         winner=SEATS,
         prize=st.sampled_from(PRIZE_CARDS),
         plays=st.lists(
-            st.builds(TrickPlay, SEATS, CARDS, st.none() | CARDS, st.integers(1, 64)), max_size=3
+            st.builds(WonPlay, SEATS, CARDS, st.none() | CARDS, st.integers(1, 64)), max_size=3
         ).map(tuple),
         passes=st.lists(SEATS, max_size=2).map(tuple),
         scores=st.lists(st.integers(0, 500), max_size=8).map(tuple),

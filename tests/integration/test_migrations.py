@@ -10,6 +10,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
@@ -37,11 +38,11 @@ def _tables(url: str) -> set[str]:
 def test_upgrade_reaches_head_and_twice_is_a_no_op(empty_db_url: str) -> None:
     assert migrate.current(empty_db_url) is None
     migrate.upgrade(empty_db_url)
-    assert migrate.current(empty_db_url) == migrate.head() == "0007"
+    assert migrate.current(empty_db_url) == migrate.head() == "0008"
     tables = _tables(empty_db_url)
     assert tables == {*metadata.tables, "alembic_version"}
     migrate.upgrade(empty_db_url)
-    assert migrate.current(empty_db_url) == "0007"
+    assert migrate.current(empty_db_url) == "0008"
     assert _tables(empty_db_url) == tables
 
 
@@ -203,3 +204,104 @@ def test_0007_dates_the_games_left_alone_and_admits_the_abandoned_status(
         assert migrate.current(engine) == migrate.head()
     finally:
         engine.dispose()
+
+
+def test_0008_writes_event_keys_as_the_fields_are_named_and_back(empty_db_url: str) -> None:
+    """Stored events (each audience's) and the events of kept results get the
+    keys of now (a message's ``from`` is ``fromSeat``, a won play's
+    ``second`` ``secondCard``); the server reads them as it read the old
+    ones; down again, the old keys come back."""
+    from tests.integration.test_repositories import OLD_ROWS
+
+    migrate.upgrade(empty_db_url, "0007")
+    at = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+    stamp = at.replace(tzinfo=None) if empty_db_url.startswith("sqlite") else at
+    engine = make_engine(empty_db_url)
+    kept = {
+        "gameId": "g1",
+        "version": 3,
+        "events": [
+            {
+                "gameId": "g1",
+                "seq": 3,
+                "type": "MessageSent",
+                "at": at.isoformat(),
+                "data": OLD_ROWS[2]["public"],
+            },
+        ],
+    }
+    try:
+        with engine.begin() as conn:
+            conn.execute(
+                sa.text("INSERT INTO players VALUES ('p1', 'ann', 'h1', :at, NULL)"), {"at": stamp}
+            )
+            conn.execute(
+                sa.text(
+                    "INSERT INTO games (id, host, status, seat_count, options, seed, seats, "
+                    "version, last_seq, created_at, updated_at) VALUES ('g1', 'p1', "
+                    "'running', 3, '{}', 's', '[]', 1, 0, :at, :at)"
+                ),
+                {"at": stamp},
+            )
+            for seq, row in enumerate(OLD_ROWS, start=1):
+                conn.execute(
+                    sa.text(
+                        "INSERT INTO game_events (game_id, seq, type, public, private, "
+                        "created_at, cause) VALUES ('g1', :seq, :type, :public, :private, :at, "
+                        "NULL)"
+                    ),
+                    {
+                        "seq": seq,
+                        "type": row["type"],
+                        "public": json.dumps(row["public"]),
+                        "private": json.dumps(row["private"]),
+                        "at": stamp,
+                    },
+                )
+            conn.execute(
+                sa.text("INSERT INTO idempotency_keys VALUES ('p1', 'k1', 'f', :result, :at, :at)"),
+                {"result": json.dumps(kept), "at": stamp},
+            )
+
+        def stored() -> tuple[dict[int, tuple[Any, Any]], Any]:
+            with engine.connect() as conn:
+                events = {
+                    r.seq: (_loaded(r.public), _loaded(r.private))
+                    for r in conn.execute(sa.text("SELECT seq, public, private FROM game_events"))
+                }
+                result = _loaded(
+                    conn.execute(sa.text("SELECT result FROM idempotency_keys")).scalar_one()
+                )
+            return events, result
+
+        before = stored()
+        migrate.upgrade(engine)
+        events, result = stored()
+        message = events[3][0]
+        assert message == {
+            "fromSeat": 0,
+            "messageId": "m1",
+            "status": "pending",
+            "toSeat": 2,
+            "trick": 1,
+        }
+        assert events[3][1]["0"]["fromSeat"] == 0 and "from" not in events[3][1]["0"]
+        assert events[1][0]["ratSeat"] == 0 and "rat" not in events[1][0]
+        assert events[4][1]["1"] == {
+            "card": "stinky-5",
+            "fromSeat": 0,
+            "reason": "stinky",
+            "toSeat": 1,
+        }
+        assert [p["secondCard"] for p in events[5][0]["plays"]] == [None, None, None]
+        assert events[2] == before[0][2]  # a kind whose keys did not change
+        assert result["events"][0]["data"] == message
+        command.downgrade(migrate.alembic_config(engine), "0007")
+        assert stored() == before
+    finally:
+        engine.dispose()
+
+
+def _loaded(value: Any) -> Any:
+    """A JSON column as read: SQLite hands back text through ``sa.text``."""
+    return json.loads(value) if isinstance(value, str) else value

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -20,8 +21,8 @@ from domain.game.events import (
     DealtSeat,
     GameStarted,
     MessageSent,
-    TrickPlay,
     TrickWon,
+    WonPlay,
 )
 from domain.game.state import MessageStatus
 from domain.log import GameStart, SeatCommand
@@ -440,6 +441,9 @@ OLD_ROWS: list[dict[str, Any]] = [
 ]
 
 
+KEYS_0008 = importlib.import_module("infra.db.migrations.versions.0008_event_keys_as_named")
+
+
 def _insert_old_rows(uow: SqlUnitOfWorkFactory, game_id: str, rows: list[dict[str, Any]]) -> None:
     """Written straight into the table, as the old code's mapper wrote them."""
     stored = [
@@ -468,7 +472,9 @@ def test_stored_logs_of_the_old_shape_still_load(uow: SqlUnitOfWorkFactory) -> N
             (i, row["type"]) for i, row in enumerate(OLD_ROWS, start=1)
         ]
         for e, row in zip(log, OLD_ROWS, strict=True):
-            assert codec.event_to_json(e.event) == _seen(row, seat), (seat, e.seq)
+            # read as written then, written back with the keys of now (0008)
+            now = KEYS_0008.event_data(row["type"], _seen(row, seat))
+            assert codec.event_to_json(e.event) == now, (seat, e.seq)
             assert e.at == r.T0 and e.game_id == game.id
     # typed: the causes, and what each audience may see
     public, rat, one = logs[None], logs[0], logs[1]
@@ -484,14 +490,14 @@ def test_stored_logs_of_the_old_shape_still_load(uow: SqlUnitOfWorkFactory) -> N
     assert [e.cause for e in rat] == [e.cause for e in public]
     started = one[0].event
     assert isinstance(started, GameStarted) and started.hand == tuple(map(Card, _HANDS[1].split()))
-    assert started.seats[1] == DealtSeat(1, House.CURIOUS, False) and started.rat == 0
+    assert started.seats[1] == DealtSeat(1, House.CURIOUS, False) and started.rat_seat == 0
     assert isinstance(public[0].event, GameStarted) and public[0].event.hand is None
     assert public[2].event == MessageSent("m1", 1, 0, 2, MessageStatus.PENDING)
     assert rat[2].event == MessageSent("m1", 1, 0, 2, MessageStatus.PENDING, _TEXT)
     assert one[3].event == CardGiven(0, 1, House.STINKY, Card("stinky-5"))
     assert logs[2][3].event == CardGiven(0, 1, House.STINKY)
     won = public[4].event
-    assert isinstance(won, TrickWon) and won.plays[1] == TrickPlay(1, Card("stinky-5"), None, 5)
+    assert isinstance(won, TrickWon) and won.plays[1] == WonPlay(1, Card("stinky-5"), None, 5)
     assert rat[5].event == CardPlayed(0, 5, False, Card("sleepy-19"), True)
     assert one[5].event == CardPlayed(0, 5, False, None, True)
 
@@ -530,6 +536,8 @@ def test_the_golden_logs_of_the_old_shape_load_for_every_audience(
             assert len(log) == len(rows)
             for e, row in zip(log, rows, strict=True):
                 assert e.type == row["type"]
-                assert codec.event_to_json(e.event) == _seen(row, seat), (seat, e.seq)
+                # read as written then, written back with the keys of now (0008)
+            now = KEYS_0008.event_data(row["type"], _seen(row, seat))
+            assert codec.event_to_json(e.event) == now, (seat, e.seq)
             starts = [e.cause for e in log if e.cause is not None]
             assert starts == [GameStart(collections)]

@@ -26,7 +26,7 @@ def tick(game_id: str, seq: int, who: str, version: int) -> LoggedEvent:
 def tick_of(e: LoggedEvent) -> tuple[str, int]:
     """(writer, version) of an event :func:`tick` made."""
     assert isinstance(e.event, MessageSent), e
-    return e.event.id, e.event.trick
+    return e.event.message_id, e.event.trick
 
 
 def hammer(uow: Callable[[], UnitOfWork], game_id: str, writes: int, who: str) -> tuple[int, int]:

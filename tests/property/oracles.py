@@ -37,7 +37,7 @@ from domain.game.commands import (
     PlaySecondCard,
     ReorderTop,
 )
-from domain.game.events import TrickPlay
+from domain.game.events import WonPlay
 from domain.game.options import HAND_SIZE, Format
 from domain.game.setup import MAX_DECK
 from domain.game.state import DecisionKind, GameState, MessageStatus, Phase, SeatState
@@ -232,12 +232,12 @@ def can_message(state: GameState, seat: int) -> bool:
 
 
 # ---------------------------------------------------------------- resolution
-def play_value(p: TrickPlay) -> int:
+def play_value(p: WonPlay) -> int:
     """R7.1: a play's value includes a Crazy second card."""
-    return value(p.card) + (value(p.second) if p.second else 0)
+    return value(p.card) + (value(p.second_card) if p.second_card else 0)
 
 
-def trick_winner(plays: tuple[TrickPlay, ...], prize: Card) -> int:
+def trick_winner(plays: tuple[WonPlay, ...], prize: Card) -> int:
     """R8.1 over TrickWon's plays: highest trump play, else highest lead-suit
     play, earliest on a tie; a play's value includes a Crazy second card."""
     trump = house(prize)

@@ -126,7 +126,7 @@ def _check_trick_won(
     gained = Counter(state.seats[winner].won) - Counter(before["won"][winner])
     assert gained == Counter(cards)
     assert state.seats[winner].prizes[-1] == p.prize
-    seconds = [play.second for play in p.plays if play.second]
+    seconds = [play.second_card for play in p.plays if play.second_card]
     elsewhere = {c for s in state.seats for c in s.hand} | set(state.rat_deck)
     assert all(c in elsewhere for c in seconds), "R7.1: second cards go to the Rat Deck"
     # R10.1, R10.2

@@ -110,9 +110,9 @@ def check_events(
                 else:
                     assert "pack" not in p
         if isinstance(e, MessageSent | MessageDelivered):
-            readers = [e.sender, rat]
+            readers = [e.from_seat, rat]
             if isinstance(e, MessageDelivered):
-                readers.append(e.recipient)
+                readers.append(e.to_seat)
             for s in readers:  # R5.4: they do get the text
                 assert event_to_json(e.seen_by(s)).get("text"), f"{name}: seat {s} must read it"
 

@@ -14,13 +14,13 @@ import pytest
 
 from domain.game import commands
 from domain.game.choice import Choice, GiftOption
-from domain.game.events import GAME_EVENTS, DealtSeat, TrickPlay
+from domain.game.events import GAME_EVENTS, DealtSeat, WonPlay
 from domain.game.fastinit import fast_init
 
 FAST = (
     *GAME_EVENTS,
     DealtSeat,
-    TrickPlay,
+    WonPlay,
     Choice,
     GiftOption,
     *commands.COMMAND_KINDS.values(),

@@ -41,7 +41,7 @@ def status(state: GameState, message_id: str) -> MessageStatus:
 
 def send(state: GameState, seat: int, to: int, text: str = SECRET) -> str:
     event = one(run(state, (seat, SendMessage(to, text))), MessageSent)
-    return event.seen_by(None).id
+    return event.seen_by(None).message_id
 
 
 # ---------------------------------------------------------------- R5.1
@@ -96,7 +96,7 @@ def test_r5_2_the_rat_delivers_a_pending_message() -> None:
     mid = send(state, A, B)
     events = run(state, (RAT, DeliverMessage(mid)))
     assert status(state, mid) is MessageStatus.DELIVERED
-    assert one(events, MessageDelivered).seen_by(None).recipient == B
+    assert one(events, MessageDelivered).seen_by(None).to_seat == B
 
 
 def test_r5_2_the_rat_declines_a_pending_message() -> None:
@@ -174,7 +174,7 @@ def test_r5_3_pending_messages_expire_when_the_lead_card_is_played() -> None:
     events = run(state, (RAT, PlayCard(Card("sleepy-1"))))
     expired = of_type(events, MessageExpired)
     public = [e.seen_by(None) for e in expired]
-    assert [(e.id, e.sender) for e in public] == [(m1, A), (m2, C)]
+    assert [(e.message_id, e.from_seat) for e in public] == [(m1, A), (m2, C)]
     assert events.index(expired[-1]) < events.index(one(events, CardPlayed))
     assert status(state, m1) is status(state, m2) is MessageStatus.EXPIRED
     assert status(state, m3) is MessageStatus.DELIVERED

@@ -12,7 +12,7 @@ from domain.game.events import (
     AbilityTriggered,
     DecisionRequired,
     SecondCardPlayed,
-    TrickPlay,
+    WonPlay,
     TrickWon,
 )
 from domain.game.legal import legal_actions
@@ -49,8 +49,8 @@ def test_r7_1_the_play_is_worth_the_sum_of_both_cards() -> None:
         (2, PlayCard(Card("crazy-3"))),
     )
     won = one(events, TrickWon)
-    assert won.seen_by(None).plays[0] == TrickPlay(
-        seat=0, card=Card("crazy-10"), second=Card("sassy-20"), value=30
+    assert won.seen_by(None).plays[0] == WonPlay(
+        seat=0, card=Card("crazy-10"), second_card=Card("sassy-20"), value=30
     )
     assert won.seen_by(None).winner == 0  # 30 beats crazy-29
 

@@ -395,7 +395,7 @@ _FROM: dict[tuple[type, str], str] = {
 
 _NESTED: dict[type, type] = {
     kinds.DealtSeat: DealtSeat,
-    kinds.TrickPlay: WonPlay,
+    kinds.WonPlay: WonPlay,
     DomainOptions: GameOptions,
     BoosterPack: DealtPack,
     Choice: ActionChoice,
