@@ -65,7 +65,7 @@ class SeatTakenOver(Event):
 
 @dataclass(frozen=True, slots=True)
 class SeatReclaimed(Event):
-    """The seat's player plays it again, from the next action."""
+    """The seat's player plays it again (`reclaimSeat`), from the next action."""
 
     seat: Annotated[int, SEAT]
 

@@ -90,8 +90,10 @@ class DealtSeat:
 class GameStarted(Event):
     """R4: the deal. Houses, the Rat and the sizes are public; each seat sees
     its own hand and, sealed, its own pack (R3.2). Everyone sees the seed's
-    commitment and whether the host chose the seed (``practice``); the
-    server sets both (domain/fairness.py; None/False from the engine alone)."""
+    commitment and whether the host chose the seed (``practice``).
+
+    The server sets both (domain/fairness.py; None/False from the engine
+    alone)."""
 
     seats: Annotated[tuple[DealtSeat, ...], "Every seat's house, or the Rat"]
     rat_seat: Annotated[int, "The Rat's seat"]
@@ -365,10 +367,13 @@ class ActionRequired(_SeatsOwn):
         "an untimed game or when a bot plays the seat",
     ] = field(default=None, metadata=SET_ONLY)
     """When a timed game's wait times out (the server sets it, domain/clocks.py)."""
-    taken_over: Takeover | None = field(default=None, metadata=SET_ONLY)
-    """A bot plays the seat for its player (the server sets it): the seat's
-    projection offers what the player may do there (:data:`OFFERS`), not the
-    engine's choices, which the bot answers (docs/decisions/0050)."""
+    # the server sets it: the seat's projection offers what the player may do
+    # there (OFFERS), not the engine's choices, which the bot answers (0050)
+    taken_over: Annotated[
+        Takeover | None,
+        "A bot plays this seat for its player, who may or may not take it back; null: its "
+        "player plays it",
+    ] = field(default=None, metadata=SET_ONLY)
 
     def seen_by(self, seat: int | None) -> Self:
         if seat != self.seat:
@@ -380,9 +385,13 @@ class ActionRequired(_SeatsOwn):
 
 @dataclass(frozen=True, slots=True)
 class GameEnded(Event):
-    """R9: how the game ended, who won, who is out of the ranking, scores;
-    and, for everyone, the seed and salt that ``GameStarted`` committed to
-    (the server sets them, domain/fairness.py; None from the engine alone)."""
+    """R9: how the game ended, who won, who is out of the ranking, the
+    scores; and, for everyone, the seed and salt that ``GameStarted``
+    committed to. The last event of every game that ends, an abandoned one's
+    too (termination ``ABANDONED``).
+
+    The server sets the seed and salt (domain/fairness.py; None from the
+    engine alone)."""
 
     termination: Annotated[
         Termination, "Why it ended (R9.1; `ABANDONED`: nobody was left to play it)"

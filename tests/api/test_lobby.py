@@ -30,7 +30,7 @@ async def test_create_game_with_every_option(client: Client) -> None:
     assert r["version"] == 1
     assert [e["type"] for e in r["events"]] == ["GameCreated"]
     created = r["events"][0]["data"]
-    assert created["seatCount"] == 5 and created["ratSeat"] == 2
+    assert created["seatCount"] == 5 and created["chosenRatSeat"] == 2
     g = await game(client, host, r["gameId"])
     assert g["hostId"] == host_id
     assert (g["status"], g["seatCount"], g["ratSeat"]) == ("LOBBY", 5, 2)

@@ -57,10 +57,10 @@ CARDS = st.sampled_from(DESIGN_CARDS)
 EVENTS = st.one_of(
     st.builds(
         MessageSent,
-        id=st.text(max_size=6),
+        message_id=st.text(max_size=6),
         trick=st.integers(1, 21),
-        sender=SEATS,
-        recipient=SEATS,
+        from_seat=SEATS,
+        to_seat=SEATS,
         status=st.sampled_from(MessageStatus),
         text=st.none() | st.text(max_size=12),
     ),

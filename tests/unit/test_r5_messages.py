@@ -217,10 +217,10 @@ def test_r5_4_sent_event_text_for_sender_and_rat_only() -> None:
     sent = one(run(state, (A, SendMessage(B, SECRET))), MessageSent)
     assert texts_seen(sent) == {None: False, RAT: True, A: True, B: False, C: False}
     assert event_to_json(sent.seen_by(None)) == {
-        "id": "m1",
+        "messageId": "m1",
         "trick": 1,
-        "from": A,
-        "to": B,
+        "fromSeat": A,
+        "toSeat": B,
         "status": "pending",
     }
     assert sent.seen_by(A).text == SECRET

@@ -75,7 +75,7 @@ def test_r7_5_r11_the_gift_is_seen_by_giver_and_receiver_only() -> None:
     state = needy_lead(FOUR)
     events = run(state, (0, ChooseNeighbour(1)), (1, GiveCard(Card("crazy-6"))))
     given = one(events, CardGiven)
-    assert event_to_json(given.seen_by(None)) == {"from": 1, "to": 0, "reason": "needy"}
+    assert event_to_json(given.seen_by(None)) == {"fromSeat": 1, "toSeat": 0, "reason": "needy"}
     assert (given.from_seat, given.to_seat, given.reason) == (1, 0, House.NEEDY)
     assert given.seen_by(0).card == given.seen_by(1).card == "crazy-6"
     for viewer in (2, 3, None):

@@ -119,8 +119,8 @@ def test_r7_2_r11_only_giver_and_receiver_see_which_card_moved() -> None:
     events = run(state, (0, GiveCards((Gift(1, Card("crazy-1")), Gift(3, Card("crazy-2"))))))
     gifts = of_type(events, CardGiven)
     assert [event_to_json(g.seen_by(None)) for g in gifts] == [
-        {"from": 0, "to": 1, "reason": "stinky"},
-        {"from": 0, "to": 3, "reason": "stinky"},
+        {"fromSeat": 0, "toSeat": 1, "reason": "stinky"},
+        {"fromSeat": 0, "toSeat": 3, "reason": "stinky"},
     ]
     to_1 = gifts[0]
     assert to_1.seen_by(0).card == to_1.seen_by(1).card == "crazy-1"

@@ -18,7 +18,7 @@ from strawberry.types.enum import has_enum_definition
 from domain.bots.strategy import Strategy
 from domain.errors import ErrorCode
 from domain.game.cards import CardKind, House
-from domain.game.choice import ChoiceKind
+from domain.game.choice import ChoiceKind, Takeover
 from domain.game.options import AbilityTrigger, Format
 from domain.game.state import DecisionKind, MessageStatus, Phase, Termination
 from domain.records import GameStatus
@@ -214,5 +214,14 @@ ActionKindEnum = described(
         "(R7.6); `resolveDecision` with `cards`.",
         ChoiceKind.RECLAIM_SEAT: "A bot plays your seat (you timed out too often): take it "
         "back with `reclaimSeat`; until then it is your only choice (docs/decisions/0050).",
+    },
+)
+TakeoverEnum = described(
+    Takeover,
+    "Takeover",
+    "A seat a bot plays for its player (docs/decisions/0046, 0050).",
+    {
+        Takeover.RECLAIMABLE: "Its player may play it again (`reclaimSeat`).",
+        Takeover.LEFT: "Its player left the running game: the bot keeps it.",
     },
 )
