@@ -22,13 +22,12 @@ from typing import Any, TypeVar, cast, get_args, get_origin
 from cattrs import Converter
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
-from domain.clocks import CLOCK_EVENTS
 from domain.errors import ErrorCode
+from domain.event_kinds import EVENT_KINDS
 from domain.game.boosters import BoosterPack
 from domain.game.cards import Card
 from domain.game.choice import Choice
-from domain.game.events import GAME_EVENTS, Event
-from domain.lobby import LOBBY_EVENTS
+from domain.game.events import Event
 from domain.log import Cause, GameStart, LoggedEvent, SeatCommand
 from domain.presence import PresenceChange
 from domain.records import (
@@ -40,17 +39,10 @@ from domain.records import (
     Remembered,
     SealedToken,
 )
-from domain.rematch import AFTER_GAME_EVENTS
 from infra.db.command_codec import command_from_dict, command_to_dict
 
 Json = dict[str, Any]
 T = TypeVar("T")
-
-EVENT_KINDS: dict[str, type[Event]] = {
-    k.__name__: k for k in (*LOBBY_EVENTS, *GAME_EVENTS, *CLOCK_EVENTS, *AFTER_GAME_EVENTS)
-}
-"""Every event kind, by the name it is stored and sent under."""
-
 
 
 def camel(name: str) -> str:

@@ -31,7 +31,9 @@ from api.graphql.queries import Query
 from api.graphql.rate_limits import rate_limit_extension
 from api.graphql.scalars import SCALARS
 from api.graphql.subscriptions import Subscription
+from api.graphql.types.event_kinds import kinds_of
 from api.graphql.types.events import ALL_TYPES as EVENT_TYPES
+from domain.game.events import Event
 from infra.metrics import Metrics
 from infra.rate_limit import RateLimiter
 
@@ -159,7 +161,10 @@ def build_schema(
     metrics: Metrics | None = None,
     rate_limiter: RateLimiter | None = None,
     max_cost: int = DEFAULT_MAX_COST,
+    events: Iterable[type[Event]] = (),
 ) -> GameSchema:
+    """The schema; ``events``: event kinds registered after start-up
+    (domain/event_kinds.py), typed like the others."""
     # Without introspection, no "Did you mean ...?" either: suggestions
     # would tell the schema's names one guess at a time.
     hide_suggestions = not introspection
@@ -181,7 +186,7 @@ def build_schema(
         mutation=Mutation,
         subscription=Subscription,
         extensions=exts,
-        types=list(EVENT_TYPES),
+        types=[*EVENT_TYPES, *kinds_of(events).values()],
         execution_context_class=shared_frames(
             frames,
             None if metrics is None else root_results(metrics),

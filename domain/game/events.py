@@ -142,14 +142,19 @@ class TrickStarted(Event):
 
 @dataclass(frozen=True, slots=True)
 class _MessageEvent(Event):
-    """R5.4: that a message went A to B, and its status, are public; its
-    text only for ``readers``."""
+    """R5.4: that a message went A to B, and its status, are public."""
 
     message_id: Annotated[str, "The message"]
     trick: Annotated[int, TRICK]
     from_seat: Annotated[int, "The sender"]
     to_seat: Annotated[int, "The recipient"]
     status: Annotated[MessageStatus, "Its status then"]
+
+
+@dataclass(frozen=True, slots=True)
+class _ReadMessage(_MessageEvent):
+    """R5.4: a message event with its text, for ``readers`` only."""
+
     text: Annotated[str | None, "The text; null unless you read it (R5.4)"] = field(
         default=None, metadata=PRIVATE
     )
@@ -167,12 +172,12 @@ class _MessageEvent(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class MessageSent(_MessageEvent):
+class MessageSent(_ReadMessage):
     """R5.1: the sender and the Rat read it."""
 
 
 @dataclass(frozen=True, slots=True)
-class MessageDelivered(_MessageEvent):
+class MessageDelivered(_ReadMessage):
     """R5.2: now the recipient reads it too."""
 
 

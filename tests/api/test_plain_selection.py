@@ -40,8 +40,8 @@ from domain.game.events import (
     Event,
     GameEnded,
     MessageSent,
-    WonPlay,
     TrickWon,
+    WonPlay,
 )
 from domain.game.options import AbilityTrigger, Format, GameOptions
 from domain.game.state import MessageStatus, Termination

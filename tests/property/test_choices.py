@@ -65,9 +65,7 @@ SHARDS = 2
 @shards(SHARDS)
 @settings(max_examples=examples(40, SHARDS))
 @given(game_specs(chatter=(0, 50, 80)))
-def test_choices_stand_for_commands_and_end_every_change(
-    shard: int, spec: GameSpec
-) -> None:
+def test_choices_stand_for_commands_and_end_every_change(shard: int, spec: GameSpec) -> None:
     show(spec)
     setup = spec.new()
     state = setup.state

@@ -18,6 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from domain.bots.strategy import Strategy
+from domain.event_kinds import EVENT_KINDS
 from domain.game.invariants import check
 from domain.log import GameStart, LoggedEvent, SeatCommand
 from domain.records import GameRecord
@@ -25,7 +26,7 @@ from domain.replay import CorruptLog, replay_state
 from domain.services.games import NewGame, add_bot, create_game, start_game
 from domain.services.players import create_player
 from domain.services.transaction import Request
-from infra.codec import EVENT_KINDS, cause_from_json, cause_to_json, event_from_json, event_to_json
+from infra.codec import cause_from_json, cause_to_json, event_from_json, event_to_json
 from infra.db.mappers import CorruptRow, event_from_row, event_to_row, game_from_row, game_to_row
 from infra.db.state_codec import encode
 from tests.fakes import harness

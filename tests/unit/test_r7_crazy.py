@@ -12,8 +12,8 @@ from domain.game.events import (
     AbilityTriggered,
     DecisionRequired,
     SecondCardPlayed,
-    WonPlay,
     TrickWon,
+    WonPlay,
 )
 from domain.game.legal import legal_actions
 from domain.game.options import AbilityTrigger

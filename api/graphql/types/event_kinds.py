@@ -31,24 +31,14 @@ from api.graphql.types.actions import ActionChoice, GiftOption
 from api.graphql.types.cards import Card
 from api.graphql.types.game import GameOptions
 from api.graphql.types.game_event import GameEvent, event_type
-from domain.clocks import CLOCK_EVENTS
+from domain.event_kinds import EVENT_KINDS
 from domain.game import cards
 from domain.game.boosters import BoosterPack
 from domain.game.choice import Choice
 from domain.game.choice import GiftOption as DomainGift
-from domain.game.events import GAME_EVENTS, Event
+from domain.game.events import Event
 from domain.game.options import GameOptions as DomainOptions
-from domain.lobby import LOBBY_EVENTS
 from domain.log import LoggedEvent
-from domain.rematch import AFTER_GAME_EVENTS
-
-EVENT_KINDS: tuple[type[Event], ...] = (
-    *LOBBY_EVENTS,
-    *GAME_EVENTS,
-    *CLOCK_EVENTS,
-    *AFTER_GAME_EVENTS,
-)
-"""Every kind of event, in the schema's order."""
 
 VALUE_NOTE = "No cache key: a value inside its parent."
 
@@ -131,7 +121,7 @@ def _nullable_names(events: Iterable[type[Event]]) -> frozenset[str]:
     )
 
 
-NULLABLE_NAMES = _nullable_names(EVENT_KINDS)
+NULLABLE_NAMES = _nullable_names(EVENT_KINDS.values())
 
 
 def made(cls: type) -> type:
@@ -221,7 +211,7 @@ def _read_field(self: GameEvent, name: str) -> Any:
     return value
 
 
-KINDS: dict[type[Event], type[GameEvent]] = kinds_of(EVENT_KINDS)
+KINDS: dict[type[Event], type[GameEvent]] = kinds_of(EVENT_KINDS.values())
 """The GraphQL type of each domain event kind (every kind has one)."""
 
 ALL_TYPES: tuple[type, ...] = tuple(dict.fromkeys((*KINDS.values(), DealtPack, *_MADE.values())))
