@@ -323,7 +323,7 @@ async def test_the_worlds_agree_without_a_leak_yet_differ_for_others() -> None:
     [
         (domain.services.queries, "spectator_view", leaky_spectator_view, None),
         (CardsDrawn, "seen_by", leaky_drawn, 1),
-        (domain.game.events._MessageEvent, "seen_by", leaky_route, None),
+        (domain.game.events._ReadMessage, "seen_by", leaky_route, None),
     ],
     ids=["view-shows-deck-card", "event-shows-drawn-cards", "route-shows-text"],
 )

@@ -41,7 +41,7 @@ def public_cards(event: dict[str, Any]) -> list[str]:
     if kind in ("CardDiscarded", "AbilityTriggered"):
         return [d["card"]]
     if kind == "TrickWon":
-        return [c for p in d["plays"] for c in (p["card"], p["second"]) if c]
+        return [c for p in d["plays"] for c in (p["card"], p["secondCard"]) if c]
     return []
 
 
