@@ -272,31 +272,38 @@ async def test_a_dear_querys_steps_wait_until_what_else_is_ready_has_run(metered
     assert log[-1] == "dear"
 
 
+async def _beside_a_cheap_task(dear_steps: int, each: float) -> str:
+    """``dear_steps`` held steps of ``each`` CPU seconds beside a cheap task
+    that takes a step every turn of the loop: who ran when, ``d`` a dear
+    step, ``.`` a cheap one."""
+    ran: list[str] = []
+    done = asyncio.Event()
+
+    async def dear() -> None:
+        burn(each)
+        ran.append("d")
+
+    async def cheap() -> None:
+        while not done.is_set():
+            ran.append(".")
+            await asyncio.sleep(0)
+
+    tasks = started(dear_meter(), *(dear() for _ in range(dear_steps)))
+    watcher = asyncio.create_task(cheap())
+    await asyncio.gather(*tasks)
+    done.set()
+    await watcher
+    return "".join(ran)
+
+
 async def test_held_steps_are_let_go_a_round_of_cpu_at_a_time(metered: None) -> None:
     """docs/decisions/0055: the held steps let go together run until the
     round took ROUND of CPU; the rest wait for the next round, so a cheap
     task never waits behind more than a round of held work (twenty streams
     set up at once by one socket, each step under DEMOTE_AFTER)."""
-    ran: list[str] = []
-    done = asyncio.Event()
-
-    async def dear() -> None:
-        burn(ROUND * 0.75)
-        ran.append("dear")
-
-    async def cheap() -> None:
-        while not done.is_set():
-            ran.append("cheap")
-            await asyncio.sleep(0)
-
-    tasks = started(dear_meter(), *(dear() for _ in range(6)))
-    watcher = asyncio.create_task(cheap())
-    await asyncio.gather(*tasks)
-    done.set()
-    await watcher
-    runs = "".join("d" if r == "dear" else "." for r in ran).split(".")
-    assert ran.count("dear") == 6
-    assert max(len(run) for run in runs) == 2, ran  # never all six back to back
+    marks = await _beside_a_cheap_task(6, ROUND * 0.75)
+    assert marks.count("d") == 6
+    assert max(len(run) for run in marks.split(".")) == 2, marks  # never all six back to back
 
 
 async def test_a_round_that_overran_is_paid_back_before_the_next_lets_go(
@@ -306,24 +313,7 @@ async def test_a_round_that_overran_is_paid_back_before_the_next_lets_go(
     more than ROUND; the turns of the loop after it let nothing go until the
     overrun is paid back, so a cheap task's next steps do not each meet
     another overrun (a neighbour's request spans a few turns)."""
-    ran: list[str] = []
-    done = asyncio.Event()
-
-    async def dear() -> None:
-        burn(ROUND * 3)
-        ran.append("dear")
-
-    async def cheap() -> None:
-        while not done.is_set():
-            ran.append("cheap")
-            await asyncio.sleep(0)
-
-    tasks = started(dear_meter(), *(dear() for _ in range(3)))
-    watcher = asyncio.create_task(cheap())
-    await asyncio.gather(*tasks)
-    done.set()
-    await watcher
-    marks = "".join("d" if r == "dear" else "." for r in ran)
+    marks = await _beside_a_cheap_task(3, ROUND * 3)
     between = marks[marks.index("d") + 1 : marks.rindex("d")].split("d")
     assert marks.count("d") == 3
     # a round takes three turns of the loop to come (held, armed, let go);

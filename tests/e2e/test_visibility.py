@@ -197,7 +197,8 @@ async def test_spectators_and_players_see_only_what_r11_allows(server: Server, a
     delivered_at = next(
         e["seq"]
         for e in public_log
-        if e["type"] == "MessageDelivered" and (e["data"]["fromSeat"], e["data"]["toSeat"]) == (0, 1)
+        if e["type"] == "MessageDelivered"
+        and (e["data"]["fromSeat"], e["data"]["toSeat"]) == (0, 1)
     )
     assert first_seq_with(frames["seat1"], texts["delivered"]) == delivered_at
     final_view = (await api.game(game_id, people[1].token))["viewer"]
