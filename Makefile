@@ -23,7 +23,7 @@ FAST_TESTS := tests/unit tests/usecases tests/golden
 
 .DEFAULT_GOAL := test
 .PHONY: venv run check test test-long fuzz bench load lint typecheck imports lock clean schema \
-  graphiql-assets node-deps
+  graphiql-assets node-deps check-upgrades
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -130,6 +130,26 @@ LOAD_ARGS ?=
 load: $(STAMP)
 	$(BIN)/python -m tests.load.run $(LOAD_ARGS)
 
+# The seams on libraries' internals (docs/architecture.md, "Seams") against
+# the newest releases pyproject.toml allows, in a throw-away venv without
+# constraints.txt: each seam's differential test (its path against the
+# library's own) and its unit tests. `make test` keeps the pins; run this
+# before `make lock` moves them.
+SEAM_TESTS := tests/api/test_plain_selection.py tests/api/test_root_completion.py \
+  tests/api/test_push.py tests/api/test_ws_handler.py tests/api/test_http_streams.py \
+  tests/api/test_introspection_cache.py tests/api/test_declared_mutations.py \
+  tests/adapters/test_connection_limits.py tests/adapters/test_work_meter.py \
+  tests/adapters/test_gc_pacing.py tests/integration/test_direct_statements.py
+check-upgrades:
+	rm -rf $(VENV)-upgrades
+	$(PYTHON) -m venv $(VENV)-upgrades
+	$(VENV)-upgrades/bin/python -m pip install --quiet --upgrade pip
+	$(VENV)-upgrades/bin/python -m pip install --quiet --upgrade --upgrade-strategy eager '.[dev]'
+	$(VENV)-upgrades/bin/python -m pip list 2>/dev/null | grep -iE \
+	  '^(strawberry-graphql|graphql-core|uvicorn|starlette|sqlalchemy|websockets|httptools) '
+	$(VENV)-upgrades/bin/pytest -p no:cacheprovider -q $(SEAM_TESTS)
+	rm -rf $(VENV)-upgrades build *.egg-info
+
 # Re-resolve every dependency (transitive included) to its latest release in a
 # throw-away venv and write the exact pins to constraints.txt.
 lock:
@@ -147,7 +167,7 @@ lock:
 	rm -rf $(VENV)-lock build *.egg-info
 
 clean:
-	rm -rf $(VENV) $(VENV)-lock build dist *.egg-info .mypy_cache .ruff_cache \
+	rm -rf $(VENV) $(VENV)-lock $(VENV)-upgrades build dist *.egg-info .mypy_cache .ruff_cache \
 	  $(NODE_DIR)/node_modules $(NODE_DIR)/generated $(NODE_DIR)/dist \
 	  .pytest_cache .hypothesis .import_linter_cache
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
