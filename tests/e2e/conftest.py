@@ -52,9 +52,45 @@ def _free_port() -> int:
         return port
 
 
+def _listening_inodes(port: int) -> set[str]:
+    """The inodes of the sockets listening on loopback ``port`` (Linux)."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                found.add(fields[9])
+    return found
+
+
+def _holds(pid: int, inodes: set[str]) -> bool:
+    """Whether process ``pid`` has one of these sockets open."""
+    try:
+        fds = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return False
+    wanted = {f"socket:[{inode}]" for inode in inodes}
+    for fd in fds:
+        try:
+            if os.readlink(fd) in wanted:
+                return True
+        except OSError:
+            continue
+    return False
+
+
 def _wait_healthy(proc: subprocess.Popen[bytes], url: str, server: Server) -> None:
+    """``/healthz`` answers 200 from this server: when the answer comes from a
+    process that holds the port and is not ``proc`` (another test's server
+    took the port between ``_free_port`` and the bind), the start failed
+    (RuntimeError: the caller tries another port)."""
     deadline = time.monotonic() + START_TIMEOUT
     last: Exception | None = None
+    port = int(url.rsplit(":", 1)[1])
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(
@@ -63,7 +99,9 @@ def _wait_healthy(proc: subprocess.Popen[bytes], url: str, server: Server) -> No
             )
         try:
             if httpx.get(f"{url}/healthz", timeout=1.0, trust_env=False).status_code == 200:
-                return
+                if sys.platform != "linux" or _holds(proc.pid, _listening_inodes(port)):
+                    return
+                raise RuntimeError(f"port {port} answers, but from another process")
         except httpx.HTTPError as e:
             last = e
         time.sleep(0.05)
