@@ -19,10 +19,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api import accept_errors, ws_logging
 from api.cors import GraphQLCors
+from api.fast.http_protocol import throttle_uvicorn_lines
+from api.fast.http_transports import Refused
 from api.graphql import playground
-from api.graphql.http_transports import Refused
 from api.graphql.view import GameGraphQL
-from api.http_protocol import throttle_uvicorn_lines
 from api.middleware import RequestContext
 from domain.errors import ErrorCode
 from infra import work_meter

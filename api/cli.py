@@ -168,7 +168,7 @@ def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from api.app import MAX_WS_MESSAGE_BYTES
-    from api.ws_protocol import PING_INTERVAL
+    from api.fast.ws_protocol import PING_INTERVAL
 
     for name, value in (
         ("DATABASE_URL", args.database),
@@ -198,9 +198,9 @@ def serve(args: argparse.Namespace) -> int:
         access_log=False,  # api.middleware logs each request, without its query string
         # uvicorn's httptools, with header/body read timeouts and connection
         # caps (docs/decisions/0044)
-        http="api.http_protocol:HttpProtocol",
+        http="api.fast.http_protocol:HttpProtocol",
         # uvicorn's websockets-sansio, dropping clients that stop reading or flood
-        ws="api.ws_protocol:WebSocketProtocol",
+        ws="api.fast.ws_protocol:WebSocketProtocol",
         ws_ping_interval=PING_INTERVAL,  # keeps a quiet WebSocket alive through proxies
         # frames are small JSON events: per-message deflate costs CPU and memory
         # per subscription for little gain (docs/decisions/0022)

@@ -1,6 +1,6 @@
 """A refusal as every client reads one: a JSON body ``{"errors": [{"message",
 "extensions": {"code"}}]}`` (API.md "Errors"), here as the whole HTTP/1.1
-response that the connection protocols (api/http_protocol.py) write before,
+response that the connection protocols (api/fast/http_protocol.py) write before,
 or instead of, the application: the connection caps' 429 and 503, a request
 whose line and headers are too large (431), one that does not parse (400).
 docs/decisions/0044, docs/decisions/0052."""

@@ -1,6 +1,6 @@
 """One process's open connections: the process-wide ceiling and the per-IP
 caps (issue #14, docs/decisions/0044), counted by the HTTP and WebSocket
-protocols of ``mmk serve`` (api/http_protocol.py, api/ws_protocol.py).
+protocols of ``mmk serve`` (api/fast/http_protocol.py, api/fast/ws_protocol.py).
 
 A connection is counted from ``connection_made`` to ``connection_lost``,
 keyed by its transport: an upgrade to a WebSocket hands the same transport

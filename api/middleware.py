@@ -22,7 +22,7 @@ from infra.metrics import Metrics
 log = logging.getLogger("mmk.access")
 HEADER = b"x-request-id"
 STREAMED = (b"multipart/mixed", b"text/event-stream")
-"""Content types of streamed subscriptions (api/graphql/http_transports.py)."""
+"""Content types of streamed subscriptions (api/fast/http_transports.py)."""
 _SANE = re.compile(r"[A-Za-z0-9._:/+=@-]{1,128}")
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "WS"})
 QUIET_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})

@@ -178,7 +178,7 @@ class Settings:
     access_log: str = "all"
     graphiql: bool = True
     introspection: bool = True
-    ws_send_timeout: int = 30  # seconds a WebSocket client may not read (api/ws_protocol.py)
+    ws_send_timeout: int = 30  # seconds a WebSocket client may not read (api/fast/ws_protocol.py)
     # Seconds an idle HTTP keep-alive connection stays open: longer than a
     # load balancer's idle timeout (60 s for most), so that the server never
     # closes a connection the balancer is about to reuse; a player's next

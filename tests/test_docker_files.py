@@ -52,7 +52,7 @@ from docker.utils.build import PatternMatcher, exclude_paths
 from sqlalchemy.engine import make_url
 
 from api.app import create_app
-from api.ws_protocol import PING_INTERVAL
+from api.fast.ws_protocol import PING_INTERVAL
 from infra.settings import ENV_VARS, Settings
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from graphql import GraphQLInterfaceType, GraphQLUnionType
 
-from api.graphql.core_schema import core_schema
+from api.fast.core_schema import core_schema
 from api.graphql.schema import schema
 
 POSSIBLE_TYPES = "possibleTypes.json"

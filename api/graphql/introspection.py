@@ -44,7 +44,7 @@ from graphql import execute as graphql_execute
 from graphql.utilities import get_operation_ast
 from strawberry.extensions import SchemaExtension
 
-from api.graphql.core_schema import core_schema
+from api.fast.core_schema import core_schema
 from infra.lru import LRU
 from infra.work_meter import in_thread
 

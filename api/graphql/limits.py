@@ -35,7 +35,7 @@ from strawberry.extensions.max_aliases import create_validator as alias_validato
 from strawberry.extensions.query_depth_limiter import create_validator as depth_validator
 from strawberry.types import ExecutionContext
 
-from api.graphql.core_schema import core_schema
+from api.fast.core_schema import core_schema
 from api.graphql.cost import priced
 from api.graphql.operation_choice import operation_named, unnamed_choice
 from api.graphql.rate_limits import refuse, who, who_of

@@ -3,7 +3,7 @@
 :class:`GraphQLMetrics`, a schema extension, measures operations: latency,
 coded GraphQL errors, open subscriptions. :func:`root_results` counts what
 the root fields return (moves accepted, typed ``Refusal`` results), told by
-the execution context once per root field (api/graphql/frames.py), so that
+the execution context once per root field (api/fast/frames.py), so that
 the other fields pay nothing (a ``resolve`` hook would wrap every field of
 every query).
 """
@@ -83,7 +83,7 @@ def metrics_extension(metrics: Metrics) -> Callable[[], SchemaExtension]:
 
 
 def root_results(metrics: Metrics) -> Callable[[Any, GraphQLResolveInfo[Any]], None]:
-    """Counts root results (api/graphql/frames.py tells it of each): a
+    """Counts root results (api/fast/frames.py tells it of each): a
     ``Refusal`` by its code, any other result of a mutation as a move
     accepted (every mutation returns a union with ``Refusal``)."""
 

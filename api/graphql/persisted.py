@@ -26,7 +26,7 @@ import asyncio
 import re
 from collections.abc import Callable
 
-from api.graphql.http_transports import Refused
+from api.fast.http_transports import Refused
 from infra.persisted_queries import UNKNOWN_CLIENT, PersistedQueries
 
 NOT_FOUND_CODE = "PERSISTED_QUERY_NOT_FOUND"

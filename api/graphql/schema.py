@@ -11,17 +11,16 @@ from typing import Any
 import strawberry
 from graphql import GraphQLError
 from strawberry.extensions import DisableIntrospection, SchemaExtension
-from strawberry.extensions.context import ExecutingContextManager
 from strawberry.extensions.runner import SchemaExtensionsRunner
 from strawberry.schema.config import StrawberryConfig
 from strawberry.schema.schema import StreamResult
 from strawberry.types import ExecutionContext, ExecutionResult
 from strawberry.types.graphql import OperationType
-from strawberry.utils.await_maybe import await_maybe
 
 import api.graphql.types.enums  # noqa: F401  (registers the domain enums)
+from api.fast.frames import FrameCache, shared_frames
+from api.fast.lean_runner import LeanRunner
 from api.graphql.errors import ErrorCodes, log
-from api.graphql.frames import FrameCache, shared_frames
 from api.graphql.introspection import IntrospectionCache, Kept
 from api.graphql.limits import DEFAULT_MAX_COST, extensions
 from api.graphql.metrics import metrics_extension, root_results
@@ -41,58 +40,10 @@ _QUOTED_VALUE = re.compile(r"(invalid value|, found|cannot represent)\b.*", re.S
 """Where a coercion error starts quoting the value sent (a card, a token)."""
 
 
-class _NoHooks:
-    """The hooks of a streamed result that none of ours acts on."""
-
-    async def __aenter__(self) -> None:
-        return None
-
-    async def __aexit__(self, *_: object) -> None:
-        return None
-
-
-_NO_HOOKS = _NoHooks()
-
-
-class LeanRunner(SchemaExtensionsRunner):
-    """Strawberry's runner, cheaper per subscription frame:
-    ``on_stream_result`` hooks run only for results with errors (ours act on
-    errors only: masking, coding, counting), and ``get_results`` is asked
-    only of extensions that define it. A subclass of a library's runner, kept
-    because tests/bench/test_stream_runner_bench.py measures it saving well
-    over 5 % of a frame's CPU against Strawberry's own (docs/decisions/0032)."""
-
-    def __init__(self, execution_context: ExecutionContext, extensions: list[SchemaExtension]):
-        super().__init__(execution_context, extensions)
-        self._reporting = [
-            e for e in extensions if type(e).get_results is not SchemaExtension.get_results
-        ]
-
-    def on_stream_result(self, result: Any) -> Any:
-        if getattr(result, "errors", None):
-            return super().on_stream_result(result)
-        return _NO_HOOKS
-
-    def executing(self) -> ExecutingContextManager:
-        """Strawberry's, without the extensions that have nothing to do for
-        this operation (``idle``: the introspection cache, for any other
-        operation): each hook costs a wrapper a request."""
-        return ExecutingContextManager(
-            [e for e in self.extensions if not getattr(e, "idle", False)]
-        )
-
-    async def get_extensions_results(self, ctx: ExecutionContext) -> dict[str, Any]:
-        data: dict[str, Any] = {}
-        for extension in self._reporting:
-            data.update(await await_maybe(extension.get_results()))
-        data.update(ctx.extensions_results)
-        return data
-
-
 class GameSchema(strawberry.Schema):
     """Logs client errors briefly; unexpected ones are logged with their
     traceback by :class:`ErrorCodes` when masked. ``frames``: this schema's
-    shared subscription frames (api/graphql/frames.py)."""
+    shared subscription frames (api/fast/frames.py)."""
 
     frames: FrameCache
 

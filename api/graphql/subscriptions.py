@@ -11,10 +11,10 @@ from typing import Annotated
 import strawberry
 from graphql import GraphQLError
 
+from api.fast.frames import SUBSCRIBING
+from api.fast.push import OUTLET, Pusher
 from api.graphql.context import Info
 from api.graphql.errors import from_domain, graphql_error
-from api.graphql.frames import SUBSCRIBING
-from api.graphql.push import OUTLET, Pusher
 from api.graphql.rate_limits import who_of
 from api.graphql.stream_limits import TARPIT, Pace, gate, replays_dry, slot
 from api.graphql.types.events import GameEvent, LobbyUpdate, typed
@@ -28,7 +28,7 @@ from infra.work_meter import METER, Meter, cpu, moved
 
 def _pushing(meter: Meter | None) -> tuple[Pusher | None, streams.Push | None]:
     """This operation's pusher and the stream's ``push``, when its transport
-    can push (a WebSocket: api/graphql/push.py); else (None, None). A push
+    can push (a WebSocket: api/fast/push.py); else (None, None). A push
     runs in the publisher's task (or the bus reader's): its time is moved to
     the subscriber's ``meter``."""
     pusher, executor = OUTLET.get(), SUBSCRIBING.get()

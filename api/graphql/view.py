@@ -3,7 +3,7 @@
 reason), checks a browser WebSocket's ``Origin`` against ``MMK_CORS_ORIGINS``,
 serves the self-hosted GraphiQL page (``api/graphql/playground.py``), streams
 subscriptions over HTTP (Apollo's multipart protocol, GraphQL over SSE:
-api/graphql/http_transports.py), resolves automatic persisted queries
+api/fast/http_transports.py), resolves automatic persisted queries
 (api/graphql/persisted.py), and refuses what it cannot serve with coded
 JSON, never ``text/plain`` (docs/decisions/0034)."""
 
@@ -48,9 +48,7 @@ from strawberry.subscriptions.protocols.graphql_ws.types import (
 )
 from strawberry.types import ExecutionResult, SubscriptionExecutionResult
 
-from api.graphql import playground
-from api.graphql.context import Context
-from api.graphql.http_transports import (
+from api.fast.http_transports import (
     ApolloMultipart,
     ClosingStreamingResponse,
     EventStream,
@@ -58,10 +56,12 @@ from api.graphql.http_transports import (
     ends_on_error,
     with_heartbeats,
 )
+from api.fast.push import OUTLET, TransportWSHandler, legacy_pusher, outbox_of
+from api.graphql import playground
+from api.graphql.context import Context
 from api.graphql.limits import operation_type, pay_for_parse
 from api.graphql.persisted import not_found, persisted_hash, registration
 from api.graphql.player_cache import PlayerCache
-from api.graphql.push import OUTLET, TransportWSHandler, legacy_pusher, outbox_of
 from api.graphql.revocation import (
     ORIGIN_WAIT,
     REVOKED_CLOSE,
@@ -141,7 +141,7 @@ class LegacyWSHandler(BaseGraphQLWSHandler[Context, None]):
       left raised out of the operation's task, which asyncio then logged as
       an error with its traceback.
     - Live frames are pushed, as over graphql-transport-ws
-      (api/graphql/push.py).
+      (api/fast/push.py).
     - A message it cannot read closes the connection with 4400 and why; a
       second ``connection_init`` with 4429, never a second acknowledgement
       (api/graphql/ws_messages.py, docs/decisions/0043).
@@ -241,7 +241,7 @@ class LegacyWSHandler(BaseGraphQLWSHandler[Context, None]):
                 )
                 return
             if kind is None or kind is OperationType.SUBSCRIPTION:
-                # this task's own context: its subscription may push (api/graphql/push.py)
+                # this task's own context: its subscription may push (api/fast/push.py)
                 OUTLET.set(legacy_pusher(self, operation_id))
                 await super().handle_async_results(operation_id, query, operation_name, variables)
                 return
@@ -500,7 +500,7 @@ class GameGraphQL(GraphQL[Context, None]):
     ) -> Callable[[], AsyncGenerator[str, None]]:
         """The response body of a streamed operation: Strawberry's seam,
         with a stream that ends after an error and is always closed
-        (api/graphql/http_transports.py, ``with_heartbeats``)."""
+        (api/fast/http_transports.py, ``with_heartbeats``)."""
         assert isinstance(result, AsyncGenerator)
         encode = self.encode_json_string
 

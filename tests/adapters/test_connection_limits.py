@@ -252,8 +252,8 @@ async def test_installing_keeps_a_handler_already_set() -> None:
 
 def test_serve_hands_uvicorn_the_protocols_with_the_limits(monkeypatch: pytest.MonkeyPatch) -> None:
     kwargs = served_with(monkeypatch, "MMK_MAX_CONNECTIONS", None)
-    assert kwargs["http"] == "api.http_protocol:HttpProtocol"
-    assert kwargs["ws"] == "api.ws_protocol:WebSocketProtocol"
+    assert kwargs["http"] == "api.fast.http_protocol:HttpProtocol"
+    assert kwargs["ws"] == "api.fast.ws_protocol:WebSocketProtocol"
     # the ceiling is ours, at accept: uvicorn's refuses only after the headers
     assert kwargs.get("limit_concurrency") is None
 

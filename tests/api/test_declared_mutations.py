@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import strawberry
 from graphql import GraphQLNonNull, GraphQLObjectType, GraphQLUnionType
 
-from api.graphql.core_schema import core_schema
+from api.fast.core_schema import core_schema
 from api.graphql.declared import Run, change
 from api.graphql.schema import schema as real_schema
 from domain.errors import BadRequest

@@ -1,5 +1,5 @@
 """Subscriptions streamed over HTTP, in process: the heartbeat merge that
-always closes its source (api/graphql/http_transports.py), the multipart and
+always closes its source (api/fast/http_transports.py), the multipart and
 SSE framing, and a client that leaves while frames wait for it."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from contextlib import aclosing
 
 import pytest
 
-from api.graphql.http_transports import with_heartbeats
+from api.fast.http_transports import with_heartbeats
 from domain.channels import game_channel
 from tests.api.conftest import Client
 from tests.api.http_view import HTTP_TRANSPORTS, MULTIPART, http_stream, next_result, view_of

@@ -1,5 +1,5 @@
 """Plain subscription selections framed without the executor
-(api/graphql/plain_selection.py): byte for byte what graphql-core's executor
+(api/fast/plain_selection.py): byte for byte what graphql-core's executor
 frames, for any mix of fields, aliases and repeats at the root, and for
 random typed selections (inline fragments, named fragments, nested objects
 and lists, merged repeats) over every kind of event of real games, as every
@@ -28,7 +28,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
-from api.graphql.plain_selection import plain_selection
+from api.fast.plain_selection import plain_selection
 from api.graphql.schema import schema
 from api.graphql.types.events import GameEvent, typed
 from domain.bots.strategy import Strategy

@@ -1,5 +1,5 @@
 """Pushed frames over graphql-transport-ws and graphql-ws
-(api/graphql/push.py): the same messages, in the same order, as
+(api/fast/push.py): the same messages, in the same order, as
 Strawberry's own handlers send; the live
 events written as they are published; a completed operation sends nothing
 more; a connection too far behind drops the subscription that overflows it."""
@@ -16,7 +16,7 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
 )
 from strawberry.subscriptions.protocols.graphql_ws.handlers import BaseGraphQLWSHandler
 
-from api.graphql.push import Outbox, TransportWSHandler
+from api.fast.push import Outbox, TransportWSHandler
 from api.graphql.view import LegacyWSHandler
 from tests.api.conftest import Client
 from tests.api.support import game, play_to_end, send_action, start

@@ -1,5 +1,5 @@
 """Query and mutation results completed by compiled plans
-(api/graphql/frames.py, ``SharedFrames.complete_value``) are exactly what
+(api/fast/frames.py, ``SharedFrames.complete_value``) are exactly what
 graphql-core's executor completes: random selections over ``Game`` (nested
 objects, lists, enums, unions, aliases, repeats, fragments), for every kind
 of caller, in a lobby, at several points of a running game and once it is
@@ -17,7 +17,7 @@ from graphql import GraphQLInterfaceType, GraphQLList, GraphQLNonNull, GraphQLOb
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from api.graphql.frames import SharedFrames
+from api.fast.frames import SharedFrames
 from api.graphql.schema import schema
 from tests.api.conftest import Client
 from tests.api.support import game, new_game, players, send_action, start

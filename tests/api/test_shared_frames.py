@@ -1,4 +1,4 @@
-"""Subscription frames built once per audience (api/graphql/frames.py): every
+"""Subscription frames built once per audience (api/fast/frames.py): every
 subscriber still gets exactly its own projection, shaped by its own
 selection, while subscribers of one audience share the work."""
 

@@ -1,4 +1,4 @@
-"""Why ``LeanRunner`` (api/graphql/schema.py) replaces Strawberry's own
+"""Why ``LeanRunner`` (api/fast/lean_runner.py) replaces Strawberry's own
 extension runner: CPU per subscription frame with each, in the same run
 (docs/decisions/0019 and 0032), run by ``make bench``.
 
@@ -9,7 +9,7 @@ stream), published live on the lobby game's public channel (as the
 publisher does: one object per audience), once on the schema as built
 (``LeanRunner``) and once on the same schema with Strawberry's
 ``SchemaExtensionsRunner``, in turns, ``ROUNDS`` times. Frames are shared
-per audience (api/graphql/frames.py) in both, so what differs is the
+per audience (api/fast/frames.py) in both, so what differs is the
 per-frame work of the runner. The decision stands while LeanRunner saves
 more than 5 % of the CPU per frame.
 """

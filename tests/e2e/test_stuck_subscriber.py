@@ -1,7 +1,7 @@
 """A subscriber that stops reading (issue #6, "Faults"): on a real server
 process, it cannot stall other subscribers or HTTP, it is dropped once its
 TCP buffers are full for ``MMK_WS_SEND_TIMEOUT`` seconds
-(``api/ws_protocol.py``), and the server's memory stays bounded."""
+(``api/fast/ws_protocol.py``), and the server's memory stays bounded."""
 
 from __future__ import annotations
 

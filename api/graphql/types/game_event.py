@@ -36,7 +36,7 @@ def event_type(description: str) -> Callable[[type[T]], type[T]]:
 class GameEvent:
     """No field reads the caller: the object for an audience is the same for
     all its subscribers, so a subscription frame is built once per audience
-    (api/graphql/frames.py, keyed by ``frame_key``)."""
+    (api/fast/frames.py, keyed by ``frame_key``)."""
 
     game_id: strawberry.ID = strawberry.field(description="The game")
     seq: int = strawberry.field(description="The event's place in the game's log: 1, 2, 3...")

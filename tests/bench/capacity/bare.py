@@ -232,7 +232,7 @@ def main() -> None:
         log_level="warning",
         access_log=False,
         backlog=4096,
-        ws="websockets-sansio",  # as `mmk serve` (api.ws_protocol subclasses it)
+        ws="websockets-sansio",  # as `mmk serve` (api.fast.ws_protocol subclasses it)
         ws_per_message_deflate=False,
         timeout_keep_alive=75,  # as `mmk serve` (MMK_KEEP_ALIVE_TIMEOUT)
     )

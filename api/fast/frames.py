@@ -40,7 +40,7 @@ from graphql.pyutils import AwaitableOrValue, Path
 from graphql.type.definition import GraphQLResolveInfoHelpers
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
-from api.graphql.plain_selection import Complete, PlainSelection, plain_selection, root_completion
+from api.fast.plain_selection import Complete, PlainSelection, plain_selection, root_completion
 from infra.lru import LRU
 
 FRAMES_KEPT = 4096
@@ -231,7 +231,7 @@ class SharedFrames(StrawberryGraphQLCoreExecutionContext):
     def pushed_frame(self, frame: tuple[str, int], payload: Callable[[], Any]) -> str | None:
         """The JSON payload of this subscription's frame of one event
         (``frame``: its audience's channel and seq), when it is built or
-        plain (api/graphql/push.py); None: it needs the executor."""
+        plain (api/fast/push.py); None: it needs the executor."""
         return self.frames.encoded((*self._frame_shape(), frame), payload)
 
     def _frame_shape(self) -> _Shape:
@@ -275,7 +275,7 @@ class SharedFrames(StrawberryGraphQLCoreExecutionContext):
         position_context: Any,
     ) -> AwaitableOrValue[Any]:
         """A query's or mutation's root field whose selection is plain is
-        completed by its compiled plan (api/graphql/plain_selection.py), at a
+        completed by its compiled plan (api/fast/plain_selection.py), at a
         fraction of the executor's cost; else, or when the plan cannot vouch
         for a value, by the executor."""
         if (

@@ -1,5 +1,5 @@
 """uvicorn's sans-I/O WebSocket protocol, with a bound on a client that stops
-reading (``mmk serve`` uses it: ``ws="api.ws_protocol:WebSocketProtocol"``).
+reading (``mmk serve`` uses it: ``ws="api.fast.ws_protocol:WebSocketProtocol"``).
 
 Without it, a client that keeps its connection open but never reads fills the
 TCP buffers; then every ``send`` to it waits forever (uvicorn awaits the

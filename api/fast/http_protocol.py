@@ -1,5 +1,5 @@
 """uvicorn's httptools HTTP protocol, with connection hygiene (issues #14
-and #22; ``mmk serve`` uses it: ``http="api.http_protocol:HttpProtocol"``;
+and #22; ``mmk serve`` uses it: ``http="api.fast.http_protocol:HttpProtocol"``;
 docs/decisions/0044, docs/decisions/0052).
 
 - A connection that has not sent a request's complete headers within
@@ -18,7 +18,7 @@ docs/decisions/0044, docs/decisions/0052).
   kept-alive connection, and a WebSocket upgrade, are counted the same way.
 - A request that does not parse gets a coded 400 (uvicorn's is plain text).
 - A response whose client has stopped reading (writes blocked for
-  ``MMK_WS_SEND_TIMEOUT`` seconds, as WebSockets: api/ws_protocol.py) is
+  ``MMK_WS_SEND_TIMEOUT`` seconds, as WebSockets: api/fast/ws_protocol.py) is
   aborted: a streamed subscription (SSE, multipart) then ends and releases
   its bus subscription. Without it, its events queued forever.
 
