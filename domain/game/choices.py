@@ -42,13 +42,11 @@ def choices(state: GameState, seat: int, *, sending: bool = True) -> tuple[Choic
     """
     if state.phase is _FINISHED or type(seat) is not int or not 0 <= seat < len(state.seats):
         return ()
-    return choices_with_hand(
-        state, seat, sorted_pile(tuple(state.seats[seat].hand)), sending=sending
-    )
+    return choices_with_hand(state, seat, sorted_pile(tuple(state.seats[seat].hand)), sending)
 
 
 def choices_with_hand(
-    state: GameState, seat: int, hand: tuple[Card, ...], *, sending: bool = True
+    state: GameState, seat: int, hand: tuple[Card, ...], sending: bool = True
 ) -> tuple[Choice, ...]:
     """:func:`choices` for a seat of this game, given its hand in canonical
     order (``awaiting`` sorts it once for both the hand and the choices)."""
@@ -86,14 +84,15 @@ def _trick_choices(state: GameState, hand: tuple[Card, ...], out: list[Choice]) 
         out.append(Choice(_PLAY_CARD, cards))
 
 
-_DECISION_CHOICE: dict[DecisionKind, ChoiceKind] = {k: ChoiceKind(k.value) for k in DecisionKind}
+_DECISION_CHOICE: dict[str, ChoiceKind] = {k.value: ChoiceKind(k.value) for k in DecisionKind}
+"""By the decision's value: an enum member hashes in Python, its value in C."""
 
 
 def _decision_choices(
     state: GameState, d: Decision, hand: tuple[Card, ...], out: list[Choice]
 ) -> None:
     """R7.1-R7.6: the pending decision's options (listed in canonical order)."""
-    kind = _DECISION_CHOICE[d.kind]
+    kind = _DECISION_CHOICE[d.kind._value_]
     if d.kind is _NEEDY_NEIGHBOUR:
         out.append(Choice(kind, seats=tuple(sorted(set(state.neighbours(d.seat))))))
     elif d.kind is _CURIOUS_ORDER:  # the cards to put back, in any order

@@ -10,15 +10,25 @@ with the same result (``tests/unit/test_fastinit.py``; docs/decisions/0037).
 
 It refuses any class whose ``__init__`` does more than set its fields
 (``__post_init__``, default factories, ``InitVar``, keyword-only fields,
-fields left out of ``__init__``), or that is not frozen and slotted.
+fields left out of ``__init__``), or that is not frozen and slotted; a
+``ClassVar`` is a class constant and no field.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar, get_origin
 
 T = TypeVar("T")
+
+
+def _class_var(annotation: Any) -> bool:
+    """Whether a pseudo-field's annotation is a ``ClassVar`` (a class
+    constant, not set by ``__init__``), written as a type or, under
+    ``from __future__ import annotations``, as text."""
+    if isinstance(annotation, str):
+        return annotation.startswith(("ClassVar", "typing.ClassVar"))
+    return annotation is ClassVar or get_origin(annotation) is ClassVar
 
 
 def fast_init(cls: type[T]) -> type[T]:
@@ -30,7 +40,9 @@ def fast_init(cls: type[T]) -> type[T]:
     if hasattr(kind, "__post_init__"):
         raise TypeError(f"{cls.__name__} has a __post_init__")
     fields = dataclasses.fields(kind)
-    if len(fields) != sum(1 for f in kind.__dataclass_fields__.values() if f.init):
+    named = {f.name for f in fields}
+    pseudo = [f for name, f in kind.__dataclass_fields__.items() if name not in named]
+    if not all(f.init for f in fields) or not all(_class_var(f.type) for f in pseudo):
         raise TypeError(f"{cls.__name__} has an InitVar or a field left out of __init__")
     namespace: dict[str, Any] = {}
     params_src, body = [], []

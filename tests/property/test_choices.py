@@ -2,7 +2,8 @@
 R11):
 
 - at every step, for every seat, each choice but SEND_MESSAGE stands for at
-  least one command, no command twice (the legal actions are these commands:
+  least one command, each of the choice's kind (``Command.KIND``), no command
+  twice (the legal actions are these commands:
   tests/property/test_commands.py checks them against the engine), and
   SEND_MESSAGE lists exactly the seats it may write to (R5.5), or is absent;
 - every change that leaves the game waiting ends with one ActionRequired for
@@ -35,6 +36,7 @@ def _check_choices(state: GameState) -> None:
         expanded = [repr(canon(c)) for ch in listed for c in commands(ch)]
         assert len(set(expanded)) == len(expanded)  # no command twice
         assert all(commands(ch) for ch in listed if ch.kind is not ChoiceKind.SEND_MESSAGE)
+        assert all(c.KIND is ch.kind for ch in listed for c in commands(ch))  # its own kind
         sends = [ch for ch in listed if ch.kind is ChoiceKind.SEND_MESSAGE]
         targets = tuple(message_targets(state, seat))
         assert sends == [] if not targets else [s.seats for s in sends] == [targets]

@@ -29,23 +29,6 @@ from domain.game.commands import (
 )
 from domain.game.state import DecisionKind
 
-KIND_OF: dict[type, ChoiceKind] = {
-    PlayCard: ChoiceKind.PLAY_CARD,
-    Pass: ChoiceKind.PASS,
-    DiscardAndPlay: ChoiceKind.DISCARD_AND_PLAY,
-    SendMessage: ChoiceKind.SEND_MESSAGE,
-    DeliverMessage: ChoiceKind.DELIVER_MESSAGE,
-    DeclineMessage: ChoiceKind.DECLINE_MESSAGE,
-    PlaySecondCard: ChoiceKind.CRAZY_SECOND_CARD,
-    GiveCards: ChoiceKind.STINKY_GIFTS,
-    HungryDiscard: ChoiceKind.HUNGRY_DISCARD,
-    HungryTake: ChoiceKind.HUNGRY_TAKE,
-    ChooseNeighbour: ChoiceKind.NEEDY_NEIGHBOUR,
-    GiveCard: ChoiceKind.NEEDY_GIFT,
-    ReorderTop: ChoiceKind.CURIOUS_ORDER,
-}
-"""The kind of each command (decisions: the decision's name)."""
-
 MUTATION_OF: dict[ChoiceKind, str] = {
     ChoiceKind.PLAY_CARD: "playCard",
     ChoiceKind.PASS: "pass",
@@ -66,17 +49,6 @@ class Gift:
     card: strawberry.ID = strawberry.field(description="The card given")
 
 
-DECISION_OF: dict[type, DecisionKind] = {
-    PlaySecondCard: DecisionKind.CRAZY_SECOND_CARD,
-    GiveCards: DecisionKind.STINKY_GIFTS,
-    HungryDiscard: DecisionKind.HUNGRY_DISCARD,
-    HungryTake: DecisionKind.HUNGRY_TAKE,
-    ChooseNeighbour: DecisionKind.NEEDY_NEIGHBOUR,
-    GiveCard: DecisionKind.NEEDY_GIFT,
-    ReorderTop: DecisionKind.CURIOUS_ORDER,
-}
-
-
 def mutation_and_arguments(cmd: Command) -> tuple[str, dict[str, Any]]:
     """The mutation to call and its arguments (besides gameId, idempotencyKey
     and expectedVersion), exactly as the schema takes them."""
@@ -92,7 +64,7 @@ def mutation_and_arguments(cmd: Command) -> tuple[str, dict[str, Any]]:
         return "declineMessage", {"messageId": cmd.message_id}
     if isinstance(cmd, SendMessage):
         return "sendMessage", {"to": cmd.to, "text": cmd.text}
-    decision: dict[str, Any] = {"kind": DECISION_OF[type(cmd)].name}
+    decision: dict[str, Any] = {"kind": DecisionKind(cmd.KIND.value).name}
     if isinstance(cmd, PlaySecondCard | HungryDiscard | HungryTake | GiveCard):
         decision["card"] = cmd.card
     elif isinstance(cmd, ChooseNeighbour):
@@ -124,7 +96,7 @@ class LegalAction:
     @classmethod
     def from_domain(cls, cmd: Command) -> LegalAction:
         mutation, args = mutation_and_arguments(cmd)
-        out = cls(kind=KIND_OF[type(cmd)], mutation=mutation, arguments=JSON(args))
+        out = cls(kind=cmd.KIND, mutation=mutation, arguments=JSON(args))
         card = getattr(cmd, "card", None)
         out.card = strawberry.ID(card) if isinstance(card, str) else None
         discard = getattr(cmd, "discard", None)
