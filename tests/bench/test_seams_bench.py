@@ -1,24 +1,25 @@
-"""What the plain selections of ``api/fast/plain_selection.py`` save against
-graphql-core's own executor, in the same run (issue #23: each seam
-re-measured with and without it), run by ``make bench``.
+"""What the seams of ``api/fast/`` save against the libraries' own paths,
+in the same run (issue #23: each seam re-measured with and without it), run
+by ``make bench``; each stays while it saves over 5 % (``MIN_SAVING``).
 
-Every event of seeded 5-seat bots games, as a spectator sees it, is framed
+Plain selections: every event of seeded 5-seat bots games, as a spectator sees it, is framed
 for the capacity workload's selection (``tests/bench/capacity/workload.py``,
 what a real client's feed selects) twice, in turns: by the compiled plan,
 and by graphql-core's ``execute`` with the event as the root value (what its
 ``subscribe`` does for each event). Both frames must be equal. CPU per frame
-for each, and the saving; the seam stays while it saves over 5 %
-(``MIN_SAVING``).
+for each, and the saving. Shared frames: below.
 """
 
 from __future__ import annotations
 
+import asyncio
 import statistics
 import time
 from datetime import UTC, datetime
 from typing import Any
 
 from graphql import OperationDefinitionNode, execute, parse
+from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
 from api.fast.core_schema import core_schema
 from api.fast.plain_selection import plain_selection
@@ -29,7 +30,10 @@ from domain.game.legal import legal_actions
 from domain.game.rng import Rng
 from domain.game.setup import new_game
 from domain.log import LoggedEvent
+from tests.api.conftest import Client
 from tests.bench.capacity.workload import SUBSCRIBE
+from tests.bench.test_stream_runner_bench import SUBSCRIBERS, Replay, _finished_game
+from tests.fakes import harness
 
 GAMES = 20
 ROUNDS = 7
@@ -91,3 +95,39 @@ def test_plain_frames_against_the_executor() -> None:
         f"the plan saves {saving:.0%} (kept above {MIN_SAVING:.0%})"
     )
     assert saving > MIN_SAVING, f"plain selections save only {saving:.0%}: remove them"
+
+
+def test_shared_frames_against_strawberrys_execution_context() -> None:
+    """SharedFrames (``api/fast/frames.py``: one frame per audience and
+    selection, built by the plain plan where it can): live frames to
+    ``SUBSCRIBERS`` spectators of one game, with the schema as built and with
+    Strawberry's own execution context (its public ``execution_context_class``
+    default), in turns; the LeanRunner bench's fan-out."""
+
+    async def bench() -> tuple[list[float], list[float], int]:
+        h = harness()
+        game_id, _ = await _finished_game(h)
+        client, replay = Client(h), Replay(h, game_id)
+        shared, stock = build_schema(), build_schema()
+        stock.execution_context_class = StrawberryGraphQLCoreExecutionContext
+        await replay.fan_out(shared, client)  # warm both up
+        await replay.fan_out(stock, client)
+        with_shared: list[float] = []
+        with_stock: list[float] = []
+        for _ in range(ROUNDS):
+            with_shared.append(await replay.fan_out(shared, client))
+            with_stock.append(await replay.fan_out(stock, client))
+        return with_shared, with_stock, len(replay.events)
+
+    with_shared, with_stock, events = asyncio.run(bench())
+    frames = SUBSCRIBERS * events
+    shared_us = statistics.median(with_shared) / frames * 1e6
+    stock_us = statistics.median(with_stock) / frames * 1e6
+    saving = 1 - shared_us / stock_us
+    print(
+        f"\n  live frames, {SUBSCRIBERS} spectators x {events} events, median of {ROUNDS} "
+        f"rounds in turns: shared frames {shared_us:.1f} us CPU/frame, Strawberry's execution "
+        f"context {stock_us:.1f} us/frame; shared frames save {saving:.0%} (kept above "
+        f"{MIN_SAVING:.0%})"
+    )
+    assert saving > MIN_SAVING, f"shared frames save only {saving:.0%}: remove them"
