@@ -36,10 +36,8 @@ from infra.db.direct import DirectStatement
 from infra.db.engine import make_engine
 from infra.db.migrate import upgrade
 from infra.db.tables import game_events, games, idempotency_keys, players
-from tests.api.conftest import Client
 from tests.bench.capacity.workload import SUBSCRIBE
-from tests.bench.test_stream_runner_bench import SUBSCRIBERS, Replay, _finished_game
-from tests.fakes import harness
+from tests.bench.test_stream_runner_bench import SUBSCRIBERS, fan_outs
 from tests.integration.databases import sqlite_url
 from tests.integration.test_direct_statements import PLAYER
 from tests.integration.test_direct_statements import _event as event_row
@@ -114,22 +112,9 @@ def test_shared_frames_against_strawberrys_execution_context() -> None:
     Strawberry's own execution context (its public ``execution_context_class``
     default), in turns; the LeanRunner bench's fan-out."""
 
-    async def bench() -> tuple[list[float], list[float], int]:
-        h = harness()
-        game_id, _ = await _finished_game(h)
-        client, replay = Client(h), Replay(h, game_id)
-        shared, stock = build_schema(), build_schema()
-        stock.execution_context_class = StrawberryGraphQLCoreExecutionContext
-        await replay.fan_out(shared, client)  # warm both up
-        await replay.fan_out(stock, client)
-        with_shared: list[float] = []
-        with_stock: list[float] = []
-        for _ in range(ROUNDS):
-            with_shared.append(await replay.fan_out(shared, client))
-            with_stock.append(await replay.fan_out(stock, client))
-        return with_shared, with_stock, len(replay.events)
-
-    with_shared, with_stock, events = asyncio.run(bench())
+    shared, stock = build_schema(), build_schema()
+    stock.execution_context_class = StrawberryGraphQLCoreExecutionContext
+    with_shared, with_stock, events = asyncio.run(fan_outs(shared, stock))
     frames = SUBSCRIBERS * events
     shared_us = statistics.median(with_shared) / frames * 1e6
     stock_us = statistics.median(with_stock) / frames * 1e6
