@@ -32,6 +32,7 @@ from domain.records import MutationResult
 from domain.services import play
 from domain.services.deps import Deps
 from domain.services.transaction import Request
+from infra.codec import camel
 
 Run = Callable[[Deps, Request], Awaitable[MutationResult]]
 """What a declared change does, given the dependencies and the request."""
@@ -40,12 +41,6 @@ Key = Annotated[str | None, strawberry.argument(description="Repeat to replay th
 Version = Annotated[
     int | None, strawberry.argument(description="Refused with STALE_STATE unless the game is at it")
 ]
-
-
-def camel(name: str) -> str:
-    """An argument's GraphQL name (Strawberry's rule): ``game_id`` is ``gameId``."""
-    head, *rest = name.split("_")
-    return head + "".join(w.title() for w in rest)
 
 
 def fingerprinted(value: Any) -> Any:

@@ -32,7 +32,7 @@ _DELIVER_MESSAGE = ChoiceKind.DELIVER_MESSAGE
 _DECLINE_MESSAGE = ChoiceKind.DECLINE_MESSAGE
 
 
-def choices(state: GameState, seat: int, *, sending: bool = True) -> tuple[Choice, ...]:
+def choices(state: GameState, seat: int, sending: bool = True) -> tuple[Choice, ...]:
     """Every kind of command ``seat`` may send now, with its options
     (``sending``: SEND_MESSAGE among them; it stands for no command).
 

@@ -13,9 +13,9 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from itertools import permutations
 
-from domain.game.cards import Card, sorted_pile
+from domain.game.cards import Card
 from domain.game.choice import Choice, ChoiceKind
-from domain.game.choices import choices_with_hand
+from domain.game.choices import choices
 from domain.game.commands import (
     ChooseNeighbour,
     Command,
@@ -32,9 +32,8 @@ from domain.game.commands import (
     PlaySecondCard,
     ReorderTop,
 )
-from domain.game.state import GameState, Phase
+from domain.game.state import GameState
 
-_FINISHED = Phase.FINISHED  # bound once (docs/decisions/0037)
 _KEPT = 8192  # commands kept per kind: a game names at most a few hundred cards
 
 
@@ -76,9 +75,7 @@ _gift: Callable[[int, Card], Gift] = lru_cache(maxsize=_KEPT)(Gift)
 
 def legal_actions(state: GameState, seat: int) -> list[Command]:
     """Every command ``seat`` may send now; anything else is refused."""
-    if state.phase is _FINISHED or type(seat) is not int or not 0 <= seat < len(state.seats):
-        return []
-    listed = choices_with_hand(state, seat, sorted_pile(tuple(state.seats[seat].hand)), False)
+    listed = choices(state, seat, False)  # SEND_MESSAGE stands for no command
     if len(listed) == 1:  # the common case: one kind of command
         return commands(listed[0])
     out: list[Command] = []
