@@ -9,8 +9,8 @@ subscription's memory and of the long collections at 2,000 connections
 (issue #13).
 
 Here, the operation's task sets :data:`OUTLET` to a :class:`Pusher` for its
-operation. The ``gameEvents`` resolver then hands the game's stream a
-``push`` (domain/services/streams.py). A live event whose frame is already
+operation. The ``gameEvents`` resolver then drains each live tail of the
+game's stream (domain/services/streams.py). A live event whose frame is already
 built, or plain (api/fast/frames.py), is written as it is published, as
 the same data message Strawberry would send (``next``, or graphql-ws's
 ``data``), and the task sleeps on. An event the pusher does not take goes

@@ -26,9 +26,9 @@ from domain.services import streams
 from infra.work_meter import METER, Meter, cpu, moved
 
 
-def _pushing(meter: Meter | None) -> tuple[Pusher | None, streams.Push | None]:
-    """This operation's pusher and the stream's ``push``, when its transport
-    can push (a WebSocket: api/fast/push.py); else (None, None). A push
+def _pushing(meter: Meter | None) -> tuple[Pusher | None, streams.Take | None]:
+    """This operation's pusher and what it takes of a stream, when its
+    transport can push (a WebSocket: api/fast/push.py); else (None, None). A push
     runs in the publisher's task (or the bus reader's): its time is moved to
     the subscriber's ``meter``."""
     pusher, executor = OUTLET.get(), SUBSCRIBING.get()
@@ -113,8 +113,8 @@ class Subscription:
                 game_id,
                 player.id if player else None,
                 after_seq,
-                push,
                 await_rematch,
+                live_tails=push is not None,
             )
             async for event in _sent(stream, payload, pusher, push, meter, pace):
                 yield event
@@ -167,22 +167,28 @@ then waits its turn between them once dear (docs/decisions/0055)."""
 
 
 async def _sent(
-    stream: AsyncGenerator[tuple[str, LoggedEvent], None],
+    stream: AsyncGenerator[streams.Sent, None],
     payload: Callable[[LoggedEvent, tuple[str, int]], GameEvent],
     pusher: Pusher | None,
-    push: streams.Push | None,
+    push: streams.Take | None,
     meter: Meter | None,
     pace: Pace | None,
 ) -> AsyncGenerator[GameEvent, None]:
     """The events of a ``gameEvents`` stream the executor is to send: the
-    log's, or the live ones the pusher did not take. Each goes at the
+    log's, or the live ones the pusher did not take (it drains each live
+    tail the stream offers). Each goes at the
     connection's pace; an event replayed from the log (older than
     :data:`REPLAYED`) only while the caller's budgets and its replays a
     minute have room (a live game is charged to its subscriber but
     never cut: its other operations are refused meanwhile)."""
     run = 0  # replayed events since the replay last let the loop go
     try:
-        async for audience, event in stream:  # the log, or what push did not take
+        async for sent in stream:  # the log, or what push did not take
+            if isinstance(sent, streams.LiveTail):
+                if push is not None:
+                    await sent.hand_over(push)
+                continue
+            audience, event = sent
             replayed = (datetime.now(UTC) - event.at).total_seconds() > REPLAYED
             if meter is not None:  # a replay's steps wait their turn once dear (0055)
                 meter.demotable = replayed

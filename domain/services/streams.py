@@ -10,10 +10,14 @@ Each event comes with its audience (its bus channel): every event with the
 same audience and seq is the same, so an adapter may build what it sends
 for one subscriber of that audience once for all of them.
 
-An adapter may also take live events as they are published (``push``): a
-steady stream then costs no wake-up of its reader per event. What ``push``
-does not take (and whatever needs the log: a gap, a resync, a seat change,
-the game's end) is yielded, in its place in the order.
+Where the live events that follow may be taken as they are published,
+the stream yields a :class:`LiveTail` first: an adapter that can send
+straight from the publisher's task drains it (a steady stream then costs no
+wake-up of its reader per event, docs/decisions/0038); one that cannot
+just goes on. What the tail does not hand over (whatever needs the log: a
+gap, a resync, a seat change, the game's end, or an event the taker
+declined) is yielded next, in its place in the order. The stream never
+calls into its adapter: the adapter calls the tail.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from datetime import datetime
+from typing import Literal, overload
 
 from domain.abandonment import is_abandonment
 from domain.channels import LOBBY, game_channel, presence_channel
@@ -29,7 +34,7 @@ from domain.errors import BadRequest
 from domain.game.events import GameEnded
 from domain.lobby import SEAT_CHANGES
 from domain.log import LoggedEvent
-from domain.ports import BusMessage, Resync
+from domain.ports import BusMessage, Resync, Subscription
 from domain.presence import PresenceChange
 from domain.records import GameStatus, LobbyUpdate
 from domain.rematch import RematchOffered
@@ -40,7 +45,7 @@ from domain.services.queries import load_game, seat_in
 Heard = tuple[str, LoggedEvent]
 """An event as one audience (named by its channel) sees it."""
 
-Push = Callable[[str, LoggedEvent], bool]
+Take = Callable[[str, LoggedEvent], bool]
 """Takes one live event for its audience, synchronously, as it is published;
 False: not taken (it is yielded instead)."""
 
@@ -52,6 +57,49 @@ class _Position:
 
     def __init__(self, seq: int) -> None:
         self.seq = seq
+
+
+class LiveTail:
+    """The live events of one audience from here on, for an adapter to take
+    as they are published (:meth:`hand_over`), or to leave: the stream then
+    yields them, as it does all it does not hand over."""
+
+    __slots__ = ("_at", "_ordinary", "_sub", "audience")
+
+    def __init__(
+        self,
+        audience: str,
+        sub: Subscription,
+        at: _Position,
+        ordinary: Callable[[LoggedEvent], bool],
+    ) -> None:
+        self.audience = audience
+        self._sub, self._at, self._ordinary = sub, at, ordinary
+
+    async def hand_over(self, take: Take) -> None:
+        """Give ``take`` each next event in order that changes nothing in the
+        stream itself, as it is published, until one is not such an event,
+        ``take`` declines one, or the bus drops the subscription; then
+        return, and read the stream on (older copies are skipped)."""
+        audience, at, ordinary = self.audience, self._at, self._ordinary
+
+        def offered(msg: BusMessage | Resync) -> bool:
+            if isinstance(msg, Resync):
+                return False
+            if not isinstance(msg, LoggedEvent):
+                return True  # not of this channel's kind: skipped
+            if msg.seq <= at.seq:
+                return True
+            if msg.seq == at.seq + 1 and ordinary(msg) and take(audience, msg):
+                at.seq = msg.seq
+                return True
+            return False
+
+        await self._sub.hand_over(offered)
+
+
+Sent = Heard | LiveTail
+"""What a game's stream yields: an event for its audience, or a live tail."""
 
 
 REPLAY_PAGE = 20
@@ -82,14 +130,37 @@ async def _backlog(
             return
 
 
+@overload
+def game_events(
+    deps: Deps,
+    game_id: str,
+    player_id: str | None,
+    after_seq: int,
+    await_rematch: bool = False,
+    live_tails: Literal[False] = False,
+) -> AsyncGenerator[Heard, None]: ...
+
+
+@overload
+def game_events(
+    deps: Deps,
+    game_id: str,
+    player_id: str | None,
+    after_seq: int,
+    await_rematch: bool = False,
+    *,
+    live_tails: bool,
+) -> AsyncGenerator[Sent, None]: ...
+
+
 async def game_events(
     deps: Deps,
     game_id: str,
     player_id: str | None,
     after_seq: int,
-    push: Push | None = None,
     await_rematch: bool = False,
-) -> AsyncGenerator[Heard, None]:
+    live_tails: bool = False,
+) -> AsyncGenerator[Sent, None]:
     """The caller's stream: a seat's own channel, or the public one (R11).
 
     Seats change in the lobby only (``SeatTaken`` / ``SeatLeft``): after such
@@ -105,7 +176,10 @@ async def game_events(
     With ``await_rematch``, a finished game's stream that has had no offer
     yet stays open for it: it ends with the ``RematchOffered``, or
     ``deps.rematch_wait`` after the game ended. An abandoned game ends with
-    its ``GameEnded`` too, and has no rematch to wait for (0051)."""
+    its ``GameEnded`` too, and has no rematch to wait for (0051).
+
+    With ``live_tails``, a :class:`LiveTail` comes before each wait for a
+    live event (module docstring)."""
 
     def first_look() -> tuple[int | None, int | None, datetime | None]:
         """The caller's seat; the last seq of a finished game (else None);
@@ -132,10 +206,12 @@ async def game_events(
     if ended_at is not None and at.seq >= ended_at and offer_until is None:
         return
     # A live subscription of a player is their presence (docs/decisions/0047).
-    events = _game_events(deps, game_id, player_id, seat, ended_at, at, push)
+    events = _game_events(deps, game_id, player_id, seat, ended_at, at, live_tails)
     async with seat_presence.attending(deps, game_id, player_id), aclosing(events):
         async for heard in events:
             yield heard
+            if isinstance(heard, LiveTail):
+                continue
             end = heard[1].event
             if isinstance(end, GameEnded) and await_rematch and ended_at is None:
                 # an abandoned game has no rematch to wait for
@@ -185,13 +261,12 @@ async def _game_events(
     seat: int | None,
     ended_at: int | None,
     at: _Position,
-    push: Push | None,
-) -> AsyncGenerator[Heard, None]:
+    live_tails: bool,
+) -> AsyncGenerator[Sent, None]:
     def ordinary(e: LoggedEvent) -> bool:
-        """Pushable: changes nothing in the stream itself."""
+        """A live tail may hand it over: it changes nothing in the stream."""
         return not (
             isinstance(e.event, GameEnded)
-            or ended_at is not None
             or (player_id is not None and _seat_change_of(e, player_id))
         )
 
@@ -199,10 +274,14 @@ async def _game_events(
         return
     while True:
         moved = False
-        events = _audience_events(deps, game_id, seat, at, push, ordinary)
+        events = _audience_events(
+            deps, game_id, seat, at, ordinary if live_tails and ended_at is None else None
+        )
         async with aclosing(events):
             async for heard in events:
                 yield heard
+                if isinstance(heard, LiveTail):
+                    continue
                 e = heard[1]
                 if (isinstance(e.event, GameEnded) and ended_at is None) or (
                     ended_at is not None and e.seq >= ended_at
@@ -226,35 +305,22 @@ async def _audience_events(
     game_id: str,
     seat: int | None,
     at: _Position,
-    push: Push | None,
-    ordinary: Callable[[LoggedEvent], bool],
-) -> AsyncGenerator[Heard, None]:
+    ordinary: Callable[[LoggedEvent], bool] | None,
+) -> AsyncGenerator[Sent, None]:
     """One audience's stream: its channel, the backlog first, then live;
-    ``at`` follows what the caller has had."""
+    ``at`` follows what the caller has had. With ``ordinary``, a
+    :class:`LiveTail` of the events it passes comes before each wait."""
     audience = game_channel(game_id, seat)
-
-    def take(msg: BusMessage | Resync) -> bool:
-        """The next event, in order and ordinary, pushed; an old one skipped."""
-        if isinstance(msg, Resync):
-            return False
-        if not isinstance(msg, LoggedEvent):
-            return True  # not of this channel's kind: skipped
-        if msg.seq <= at.seq:
-            return True
-        if msg.seq == at.seq + 1 and ordinary(msg) and push is not None and push(audience, msg):
-            at.seq = msg.seq
-            return True
-        return False
-
     async with deps.bus.subscribe(audience) as sub:
         async with aclosing(_backlog(deps, game_id, seat, at.seq)) as backlog:
             async for e in backlog:
                 at.seq = e.seq
                 yield audience, e
         live = aiter(sub)
+        tail = LiveTail(audience, sub, at, ordinary) if ordinary is not None else None
         while True:
-            if push is not None:
-                await sub.hand_over(take)
+            if tail is not None:
+                yield tail
             msg = await anext(live)
             if isinstance(msg, Resync):
                 async with aclosing(_backlog(deps, game_id, seat, at.seq)) as backlog:

@@ -128,7 +128,7 @@ async def test_an_untimed_game_left_alone_ends_with_every_card_in_place(h: Harne
     ann = ids[0]
     streams = {}  # every audience, live: each has had the game's last event so far
     for who in (None, *ids):
-        stream = game_events(h.deps, gid, who, game.last_seq - 1, None, await_rematch=True)
+        stream = game_events(h.deps, gid, who, game.last_seq - 1, await_rematch=True)
         assert (await asyncio.wait_for(anext(stream), 2))[1].seq == game.last_seq
         streams[who] = stream
     assert await _sweep_at(h, POLICY.idle + timedelta(seconds=1)) == 1

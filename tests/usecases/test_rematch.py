@@ -158,7 +158,7 @@ async def test_a_stream_awaiting_the_rematch_ends_with_the_offer(h: Harness) -> 
     """The offer reaches live streams that asked for it (``awaitRematch``);
     others end with ``GameEnded`` as before."""
     gid, ids = await started_game(h, people=3, seats=4, options=OPTIONS, rat_seat=1)
-    awaiting = asyncio.create_task(_collect(game_events(h.deps, gid, ids[2], 0, None, True)))
+    awaiting = asyncio.create_task(_collect(game_events(h.deps, gid, ids[2], 0, True)))
     plain = asyncio.create_task(_collect(game_events(h.deps, gid, None, 0)))
     await play_first_legal(h, gid, dict(enumerate(ids)))
     assert (await asyncio.wait_for(plain, 2))[-1] == "GameEnded"
@@ -173,7 +173,7 @@ async def test_a_stream_awaiting_the_rematch_ends_with_the_offer(h: Harness) -> 
 async def test_a_stream_awaiting_the_rematch_ends_once_the_wait_is_over(h: Harness) -> None:
     h.deps = replace(h.deps, rematch_wait=timedelta(seconds=0.2))
     gid, ids = await started_game(h, people=3, seats=4, options=OPTIONS, rat_seat=1)
-    awaiting = asyncio.create_task(_collect(game_events(h.deps, gid, ids[0], 0, None, True)))
+    awaiting = asyncio.create_task(_collect(game_events(h.deps, gid, ids[0], 0, True)))
     await play_first_legal(h, gid, dict(enumerate(ids)))
     heard = await asyncio.wait_for(awaiting, 2)  # no offer: it ends by itself
     assert heard[-1] == "GameEnded"
@@ -186,22 +186,22 @@ async def test_a_finished_games_stream_awaits_its_offer_while_the_wait_lasts(
 ) -> None:
     gid, ids = await _finished(h)
     ended = h.store.games[gid].last_seq
-    waiting = asyncio.create_task(_collect(game_events(h.deps, gid, ids[1], ended - 1, None, True)))
-    at_the_end = asyncio.create_task(_collect(game_events(h.deps, gid, None, ended, None, True)))
+    waiting = asyncio.create_task(_collect(game_events(h.deps, gid, ids[1], ended - 1, True)))
+    at_the_end = asyncio.create_task(_collect(game_events(h.deps, gid, None, ended, True)))
     await asyncio.sleep(0.05)
     assert not waiting.done() and not at_the_end.done()
     await rematch(h.deps, req(ids[2]), gid)
     assert await asyncio.wait_for(waiting, 2) == ["GameEnded", "RematchOffered"]
     assert await asyncio.wait_for(at_the_end, 2) == ["RematchOffered"]
     # offered already: the tail through the offer, then the end, as before
-    assert await _collect(game_events(h.deps, gid, None, ended, None, True)) == ["RematchOffered"]
+    assert await _collect(game_events(h.deps, gid, None, ended, True)) == ["RematchOffered"]
 
 
 async def test_a_finished_game_past_its_wait_ends_at_once(h: Harness) -> None:
     gid, _ = await _finished(h)
     ended = h.store.games[gid].last_seq
     h.clock.advance(h.deps.rematch_wait)
-    stream = game_events(h.deps, gid, None, ended - 1, None, True)
+    stream = game_events(h.deps, gid, None, ended - 1, True)
     assert await asyncio.wait_for(_collect(stream), 2) == ["GameEnded"]
 
 

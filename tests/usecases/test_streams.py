@@ -18,7 +18,7 @@ from domain.ports import RESYNC
 from domain.services.games import NewGame, create_game, join_game, leave_game, start_game
 from domain.services.play import act
 from domain.services.queries import read_events
-from domain.services.streams import game_events
+from domain.services.streams import LiveTail, game_events
 from tests.fakes import Harness
 from tests.usecases.conftest import player, req, started_game
 
@@ -79,6 +79,41 @@ async def test_resume_after_seq_replays_then_streams_live_without_gap(h: Harness
     rest = await asyncio.wait_for(_collect(stream, total - resume_at - 1), 2)
     seqs = [first.seq] + [e.seq for e in rest]
     assert seqs == list(range(resume_at + 1, total + 1))
+    await stream.aclose()
+
+
+async def test_a_live_tail_hands_over_in_order_and_the_stream_yields_what_it_declines(
+    h: Harness,
+) -> None:
+    gid, ids = await started_game(h, people=4, seats=4)
+    last = h.store.games[gid].last_seq
+    stream = game_events(h.deps, gid, ids[1], last, live_tails=True)
+    tail = await anext(stream)  # at the end: live from here
+    assert isinstance(tail, LiveTail) and tail.audience == game_channel(gid, 1)
+    got: list[tuple[str, int]] = []
+
+    def take(audience: str, e: LoggedEvent) -> bool:
+        assert audience == game_channel(gid, 1)
+        if e.seq % 3 == 0:
+            return False  # declined: the stream yields it
+        got.append(("taken", e.seq))
+        return True
+
+    handing = asyncio.ensure_future(tail.hand_over(take))
+    await _play_some(h, gid, ids, 6)
+    total = h.store.games[gid].last_seq
+    await asyncio.wait_for(handing, 2)  # returned at the first declined event
+    h.bus._offer(game_channel(gid, 1), RESYNC)  # ends a tail that took the last event
+    while not got or got[-1][1] < total:
+        sent = await asyncio.wait_for(anext(stream), 2)
+        if isinstance(sent, LiveTail):
+            await asyncio.wait_for(sent.hand_over(take), 2)
+        else:
+            got.append(("yielded", sent[1].seq))
+    assert [seq for _how, seq in got] == list(range(last + 1, total + 1))
+    assert {seq for how, seq in got if how == "yielded"} == {
+        seq for seq in range(last + 1, total + 1) if seq % 3 == 0
+    }
     await stream.aclose()
 
 
