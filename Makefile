@@ -139,7 +139,10 @@ SEAM_TESTS := tests/api/test_plain_selection.py tests/api/test_root_completion.p
   tests/api/test_push.py tests/api/test_ws_handler.py tests/api/test_http_streams.py \
   tests/api/test_introspection_cache.py tests/api/test_declared_mutations.py \
   tests/adapters/test_connection_limits.py tests/adapters/test_work_meter.py \
-  tests/adapters/test_gc_pacing.py tests/integration/test_direct_statements.py
+  tests/adapters/test_gc_pacing.py tests/integration/test_direct_statements.py \
+  tests/api/test_ws_malformed.py tests/api/test_revocation.py tests/api/test_operation_choice.py \
+  tests/usecases/test_streams.py tests/e2e/test_connection_hygiene.py \
+  tests/e2e/test_stuck_subscriber.py
 check-upgrades:
 	rm -rf $(VENV)-upgrades
 	$(PYTHON) -m venv $(VENV)-upgrades

@@ -10,7 +10,9 @@ step within bounds.
     python -m tests.bench.capacity.ramp --steps 25,50,100 --measure 15
 
 Target ``pg2``: two instances on PostgreSQL and Redis (``DATABASE_URL``,
-``REDIS_URL``), each table's clients spread over both.
+``REDIS_URL``), each table's clients spread over both. Target ``unpushed``:
+``mmk serve`` without pushed frames (:mod:`tests.bench.capacity.unpushed`),
+for the seam's with-and-without figures.
 """
 
 from __future__ import annotations
@@ -72,7 +74,7 @@ class Step:
         f = self.figures
         errors = sum(f["errors"].values())
         return (
-            f"{f['target']:>4} {f['tables']:>6} {f['connections']:>6} "
+            f"{f['target']:>8} {f['tables']:>6} {f['connections']:>6} "
             f"{f['moves'] / f['seconds']:>7.1f} "
             f"{self.ms('deliveries', 50):>7.1f} {self.ms('deliveries', 99):>7.1f} "
             f"{self.ms('mutations', 50):>7.1f} {self.ms('mutations', 99):>7.1f} "
@@ -85,15 +87,19 @@ class Step:
 
 
 HEADER = (
-    "  to tables  conns  moves/s  del50   del99   mut50   mut99  hlth99   cpu "
+    "      to tables  conns  moves/s  del50   del99   mut50   mut99  hlth99   cpu "
     "KB/con lag99 gcs gc>20/full load errs cycl/s\n"
-    "                                (ms)    (ms)    (ms)    (ms)    (ms)        "
+    "                                    (ms)    (ms)    (ms)    (ms)    (ms)        "
     "        (<=ms)"
 )
 
 
-def mmk_server(directory: Path, root: Path = ROOT, name: str = "mmk") -> Any:
-    """``mmk serve`` of the checkout at ``root`` (``--before``: another)."""
+def mmk_server(
+    directory: Path, root: Path = ROOT, name: str = "mmk", module: str = "api.cli"
+) -> Any:
+    """``mmk serve`` of the checkout at ``root`` (``--before``: another);
+    ``module``: the entry point (``tests.bench.capacity.unpushed``: no
+    pushed frames)."""
     port = free_port()
     env = {
         **os.environ,
@@ -103,7 +109,7 @@ def mmk_server(directory: Path, root: Path = ROOT, name: str = "mmk") -> Any:
     for name in ("REDIS_URL", "MMK_LOG_LEVEL"):
         env.pop(name, None)
     env["PYTHONPATH"] = str(root)
-    cmd = [sys.executable, "-m", "api.cli", "serve", "--host", HOST, "--port", str(port)]
+    cmd = [sys.executable, "-m", module, "serve", "--host", HOST, "--port", str(port)]
     return serving(cmd, env, directory / f"{name}.log", port, root)
 
 
@@ -190,6 +196,13 @@ def ramp(
             if before is None
             else [stack.enter_context(mmk_server(path, before.resolve(), "was"))],
             "pg2": stack.enter_context(two_instances(path)) if "pg2" in targets else [],
+            "unpushed": [
+                stack.enter_context(
+                    mmk_server(path, name="unpushed", module="tests.bench.capacity.unpushed")
+                )
+            ]
+            if "unpushed" in targets
+            else [],
         }
         load = LoadProcess(path)
         stack.callback(load.close)
