@@ -93,10 +93,16 @@ class FrameCache:
     """One schema's last results by (operation, selection variables, frame key)."""
 
     def __init__(self, size: int = FRAMES_KEPT) -> None:
+        self._size = size
         self._results: LRU[_Key, ExecutionResult] = LRU(size)
         self._encoded: LRU[_Key, str] = LRU(size)
         self._operations: LRU[int, _Operation] = LRU(size)
         self._payloads: LRU[tuple[str, int], Any] = LRU(size)
+
+    def clear(self) -> None:
+        """Forget every result, frame and payload (the keys of another log
+        may repeat these: a fresh store behind the same schema)."""
+        self.__init__(self._size)  # type: ignore[misc]
 
     def payload(self, frame: tuple[str, int], build: Callable[[], Any]) -> Any:
         """The object of one event for one audience (``frame``: its channel

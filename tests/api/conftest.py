@@ -3,7 +3,7 @@ real context over use cases wired to in-memory fakes."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,18 +22,40 @@ def _request(token: str | None) -> Request:
     return Request({"type": "http", "method": "POST", "path": "/graphql", "headers": headers})
 
 
+_SPARE: list[GameSchema] = []
+"""Schemas of finished tests, lent again: building one costs more than
+most tests (its validation results are kept too)."""
+_LENT: list[GameSchema] = []
+
+
+def _lent_schema() -> GameSchema:
+    """A schema no other client of this test has, with no frame kept: its
+    frames are keyed by game id and seq, and the fakes' ids repeat from one
+    harness to the next, so two clients (two tests, two worlds) never share
+    a cached frame. Tests select every field of everything
+    (tests/api/support.py), over the production cost limit: their schema
+    allows it (the limit has tests of its own, tests/api/test_query_limits.py)."""
+    schema = _SPARE.pop() if _SPARE else build_schema(max_cost=10**6)
+    schema.frames.clear()
+    _LENT.append(schema)
+    return schema
+
+
+@pytest.fixture(autouse=True)
+def _schemas_returned() -> Iterator[None]:
+    """Every schema lent during a test is spare once it ends."""
+    yield
+    _SPARE.extend(_LENT)
+    _LENT.clear()
+
+
 @dataclass
 class Client:
     """Runs operations as one caller (``token`` None: anonymous), on a schema
-    of its own: the schema's caches (frames, validation) are keyed by game id
-    and seq, and the fakes' ids repeat from one harness to the next, so two
-    clients (two tests, two worlds) never share a cached frame."""
+    no other client of the test shares (:func:`_lent_schema`)."""
 
     h: Harness
-    # Tests select every field of everything (tests/api/support.py), over
-    # the production cost limit: their schema allows it (the limit has tests
-    # of its own, tests/api/test_query_limits.py).
-    schema: GameSchema = field(default_factory=lambda: build_schema(max_cost=10**6))
+    schema: GameSchema = field(default_factory=_lent_schema)
 
     def context(
         self,
