@@ -20,7 +20,7 @@ def _never(meter: object) -> tuple[None, None]:
     return None, None
 
 
-subscriptions._pushing = _never  # type: ignore[assignment]
+subscriptions._pushing = _never
 
 if __name__ == "__main__":
     sys.exit(main())
