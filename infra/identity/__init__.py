@@ -1,0 +1,2 @@
+"""Identity from the app's identity provider: JWTs verified with PyJWT
+(issue #24)."""

@@ -1,0 +1,69 @@
+"""Tokens an identity provider would issue, minted with joserfc: another
+JOSE library than PyJWT, which verifies them (issue #24)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import time
+import warnings
+from typing import Any
+
+from joserfc import jwt
+from joserfc.jwk import ECKey, OKPKey, RSAKey
+
+ISSUER = "https://id.example.test/"
+AUDIENCE = "mmk-test"
+
+Key = RSAKey | ECKey | OKPKey
+
+
+def new_key(alg: str, kid: str) -> Key:
+    """A fresh private key for ``alg`` (RS256, ES256 or EdDSA)."""
+    parameters = {"kid": kid}
+    if alg == "RS256":
+        return RSAKey.generate_key(2048, parameters=parameters, private=True)
+    if alg == "ES256":
+        return ECKey.generate_key("P-256", parameters=parameters, private=True)
+    return OKPKey.generate_key("Ed25519", parameters=parameters, private=True)
+
+
+def jwks(*keys: Key) -> dict[str, Any]:
+    """The public JWKS document of ``keys``."""
+    return {"keys": [{**k.as_dict(private=False), "use": "sig"} for k in keys]}
+
+
+def claims(**overrides: Any) -> dict[str, Any]:
+    now = int(time.time())
+    base = {"iss": ISSUER, "aud": AUDIENCE, "sub": "user-1", "iat": now, "exp": now + 600}
+    base.update(overrides)
+    return {k: v for k, v in base.items() if v is not None}
+
+
+def mint(key: Key, alg: str, kid: str | None = None, **overrides: Any) -> str:
+    """A token signed by ``key``; claims as :func:`claims` makes them."""
+    header = {"alg": alg, "kid": kid if kid is not None else key.kid}
+    with warnings.catch_warnings():  # joserfc prefers "Ed25519" to "EdDSA" (RFC 9864)
+        warnings.simplefilter("ignore")
+        return jwt.encode(header, claims(**overrides), key, algorithms=[alg])
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def unsigned(**overrides: Any) -> str:
+    """``alg: none``: a token anyone can write."""
+    header = _b64(json.dumps({"alg": "none", "typ": "JWT"}).encode())
+    return f"{header}.{_b64(json.dumps(claims(**overrides)).encode())}."
+
+
+def hmac_with_public_key(public_pem: bytes, kid: str, **overrides: Any) -> str:
+    """HS256 "signed" with the provider's public key as the secret: what a
+    verifier that lets the token choose its algorithm would accept."""
+    header = _b64(json.dumps({"alg": "HS256", "kid": kid, "typ": "JWT"}).encode())
+    body = _b64(json.dumps(claims(**overrides)).encode())
+    mac = hmac.new(public_pem, f"{header}.{body}".encode(), hashlib.sha256).digest()
+    return f"{header}.{body}.{_b64(mac)}"

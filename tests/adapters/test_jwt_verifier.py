@@ -1,0 +1,143 @@
+"""JWTs of an app's identity provider (issue #24): tokens minted by joserfc,
+verified by infra/identity (PyJWT); every refusal names its reason."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from domain.errors import Unauthenticated
+from infra.identity.keys import FileKeys, JwksKeys
+from infra.identity.verifier import JwtVerifier
+from tests.adapters.identity_tokens import (
+    AUDIENCE,
+    ISSUER,
+    hmac_with_public_key,
+    jwks,
+    mint,
+    new_key,
+    unsigned,
+)
+
+
+class Provider:
+    """A JWKS endpoint as the verifier sees it: its document, its fetches,
+    and whether it is reachable."""
+
+    def __init__(self, *keys: Any) -> None:
+        self.document = jwks(*keys)
+        self.fetches = 0
+        self.down = False
+
+    def fetch(self, url: str) -> Any:
+        self.fetches += 1
+        if self.down:
+            raise OSError("connection refused")
+        return self.document
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _verifier(keys: Any) -> JwtVerifier:
+    return JwtVerifier(ISSUER, AUDIENCE, keys)
+
+
+@pytest.mark.parametrize("alg", ["RS256", "ES256", "EdDSA"])
+async def test_a_token_of_each_algorithm_names_its_issuer_and_subject(alg: str) -> None:
+    key = new_key(alg, "k1")
+    provider = Provider(key)
+    verifier = _verifier(JwksKeys("https://id/jwks", fetch=provider.fetch))
+    found = await verifier.verify(mint(key, alg, name="Ann"))
+    assert (found.issuer, found.subject, found.name) == (ISSUER, "user-1", "Ann")
+
+
+async def _refusal(verifier: JwtVerifier, token: str) -> str:
+    with pytest.raises(Unauthenticated) as refused:
+        await verifier.verify(token)
+    return str(refused.value)
+
+
+async def test_each_bad_token_is_refused_with_its_reason() -> None:
+    key = new_key("RS256", "k1")
+    verifier = _verifier(JwksKeys("https://id/jwks", fetch=Provider(key).fetch))
+    expired = mint(key, "RS256", exp=1_000_000, iat=999_000)
+    assert "expired" in await _refusal(verifier, expired)
+    assert "audience" in await _refusal(verifier, mint(key, "RS256", aud="another-app"))
+    assert "issuer" in await _refusal(verifier, mint(key, "RS256", iss="https://evil.test/"))
+    assert "not valid yet" in await _refusal(verifier, mint(key, "RS256", nbf=4_000_000_000))
+    assert "'sub'" in await _refusal(verifier, mint(key, "RS256", sub=None))
+    assert "'none' is not accepted" in await _refusal(verifier, unsigned())
+    confused = hmac_with_public_key(key.as_pem(private=False), "k1")
+    assert "'HS256' is not accepted" in await _refusal(verifier, confused)
+    other = new_key("RS256", "k1")  # the same kid, another key: a forgery
+    assert "signature" in await _refusal(verifier, mint(other, "RS256"))
+    assert "does not parse" in await _refusal(verifier, "a.b.c")
+
+
+def test_an_hmac_algorithm_cannot_be_allowed() -> None:
+    with pytest.raises(ValueError, match="HS256"):
+        JwtVerifier(ISSUER, AUDIENCE, FileKeys.__new__(FileKeys), algorithms=["RS256", "HS256"])
+
+
+async def test_unknown_kids_fetch_the_keys_again_at_most_once_a_floor() -> None:
+    key = new_key("ES256", "k1")
+    provider, clock = Provider(key), Clock()
+    keys = JwksKeys("https://id/jwks", fetch=provider.fetch, clock=clock, refetch_floor=60)
+    verifier = _verifier(keys)
+    await verifier.verify(mint(key, "ES256"))
+    assert provider.fetches == 1
+    for n in range(200):  # a flood of made-up kids
+        assert "no key with kid" in await _refusal(verifier, mint(key, "ES256", kid=f"x{n}"))
+    assert provider.fetches == 1  # within the floor of the last fetch: none more
+    rotated = new_key("ES256", "k2")
+    provider.document = jwks(key, rotated)
+    assert "no key with kid 'k2'" in await _refusal(verifier, mint(rotated, "ES256"))
+    clock.now += 61  # past the floor: the rotated key is fetched and taken
+    assert (await verifier.verify(mint(rotated, "ES256"))).subject == "user-1"
+    for n in range(200):  # another flood: one fetch at most
+        await _refusal(verifier, mint(key, "ES256", kid=f"y{n}"))
+    assert provider.fetches == 2
+
+
+async def test_the_keys_serve_stale_while_the_provider_is_down_then_no_more() -> None:
+    key = new_key("RS256", "k1")
+    provider, clock = Provider(key), Clock()
+    keys = JwksKeys(
+        "https://id/jwks",
+        fetch=provider.fetch,
+        clock=clock,
+        max_age=3600,
+        refetch_floor=60,
+        stale_for=7200,
+    )
+    verifier = _verifier(keys)
+    await verifier.verify(mint(key, "RS256"))
+    provider.down = True
+    clock.now += 3600 + 7000  # due again, the provider away: the old keys still serve
+    assert (await verifier.verify(mint(key, "RS256"))).subject == "user-1"
+    clock.now += 300  # past max_age + stale_for
+    assert "cannot be fetched" in await _refusal(verifier, mint(key, "RS256"))
+    provider.down = False
+    clock.now += 61
+    assert (await verifier.verify(mint(key, "RS256"))).subject == "user-1"
+
+
+async def test_keys_from_a_local_jwks_file_or_pem_file(tmp_path: Path) -> None:
+    rsa, ed = new_key("RS256", "r"), new_key("EdDSA", "e")
+    (tmp_path / "keys.json").write_text(json.dumps(jwks(rsa, ed)))
+    from_jwks = _verifier(FileKeys(tmp_path / "keys.json"))
+    assert (await from_jwks.verify(mint(ed, "EdDSA"))).subject == "user-1"
+    assert (await from_jwks.verify(mint(rsa, "RS256"))).subject == "user-1"
+    (tmp_path / "key.pem").write_bytes(rsa.as_pem(private=False))
+    from_pem = _verifier(FileKeys(tmp_path / "key.pem"))
+    assert (await from_pem.verify(mint(rsa, "RS256"))).subject == "user-1"
+    assert "signature" in await _refusal(from_pem, mint(new_key("RS256", "r"), "RS256"))
