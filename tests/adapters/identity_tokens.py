@@ -12,7 +12,7 @@ import warnings
 from typing import Any
 
 from joserfc import jwt
-from joserfc.jwk import ECKey, OKPKey, RSAKey
+from joserfc.jwk import ECKey, KeyParameters, OKPKey, RSAKey
 
 ISSUER = "https://id.example.test/"
 AUDIENCE = "mmk-test"
@@ -22,7 +22,7 @@ Key = RSAKey | ECKey | OKPKey
 
 def new_key(alg: str, kid: str) -> Key:
     """A fresh private key for ``alg`` (RS256, ES256 or EdDSA)."""
-    parameters = {"kid": kid}
+    parameters: KeyParameters = {"kid": kid}
     if alg == "RS256":
         return RSAKey.generate_key(2048, parameters=parameters, private=True)
     if alg == "ES256":
