@@ -13,6 +13,7 @@ from datetime import datetime
 from types import TracebackType
 from typing import Protocol, TypeVar
 
+from domain.identity import VerifiedIdentity
 from domain.log import LoggedEvent
 from domain.presence import Mark, PresenceChange
 from domain.records import (
@@ -63,6 +64,15 @@ class PlayerRepository(Protocol):
         """The player ``createPlayer`` made under this key's digest."""
         ...
 
+    def by_identity(self, issuer: str, subject: str) -> Player | None:
+        """The player of an identity at the app's identity provider."""
+        ...
+
+    def add_identity(self, player_id: str, issuer: str, subject: str, at: datetime) -> None:
+        """Tie an identity to a player; one already tied raises
+        :class:`WriteConflict`."""
+        ...
+
     def replace_token_hash(self, player_id: str, old: str, new: str) -> bool:
         """Swap the player's token hash if it is still ``old``; False if not."""
         ...
@@ -76,6 +86,20 @@ class PlayerRepository(Protocol):
         the same player waits for this one to end (a row lock), or one of
         the two fails with :class:`WriteConflict`; never do both count what
         neither has yet created."""
+        ...
+
+
+class IdentityVerifier(Protocol):
+    """The app's identity provider, as far as the server trusts it (issue
+    #24): its tokens, verified."""
+
+    def recognises(self, token: str) -> bool:
+        """The bearer token is one of the provider's (else an MMK token)."""
+        ...
+
+    async def verify(self, token: str) -> VerifiedIdentity:
+        """Who the token names, or :class:`~domain.errors.Unauthenticated`
+        with the reason."""
         ...
 
 

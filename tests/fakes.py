@@ -46,6 +46,7 @@ class Store:
 
     players: dict[str, tuple[Player, str]] = field(default_factory=dict)
     key_digests: dict[str, str] = field(default_factory=dict)  # digest -> player id
+    identities: dict[tuple[str, str], str] = field(default_factory=dict)  # (iss, sub) -> id
     games: dict[str, GameRecord] = field(default_factory=dict)
     events: dict[tuple[str, int], LoggedEvent] = field(default_factory=dict)
     keys: dict[tuple[str, str], IdempotencyRecord] = field(default_factory=dict)
@@ -140,6 +141,19 @@ class FakeUnitOfWork:
     def by_key_digest(self, key_digest: str) -> Player | None:
         player_id = self.store.key_digests.get(key_digest)
         return None if player_id is None else self.store.players[player_id][0]
+
+    def by_identity(self, issuer: str, subject: str) -> Player | None:
+        player_id = self.store.identities.get((issuer, subject))
+        return None if player_id is None else self.store.players[player_id][0]
+
+    def add_identity(self, player_id: str, issuer: str, subject: str, at: datetime) -> None:
+        store, key = self.store, (issuer, subject)
+
+        def check() -> None:
+            if key in store.identities:
+                raise WriteConflict(f"identity {issuer} {subject}")
+
+        self.stage(lambda: store.identities.__setitem__(key, player_id), check)
 
     def replace_token_hash(self, player_id: str, old: str, new: str) -> bool:
         found = self.store.players.get(player_id)

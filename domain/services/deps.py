@@ -12,6 +12,7 @@ from domain.ports import (
     BotScheduler,
     Clock,
     EventBus,
+    IdentityVerifier,
     Ids,
     PresenceStore,
     Revocations,
@@ -54,3 +55,6 @@ class Deps:
     # nobody plays any more ends (docs/decisions/0051).
     caps: Caps = field(default_factory=Caps)
     abandon: AbandonPolicy = field(default_factory=AbandonPolicy)
+    # The app's identity provider, whose JWTs stand for a player (issue
+    # #24); None: MMK tokens only.
+    identity: IdentityVerifier | None = None

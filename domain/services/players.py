@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import NoReturn
 
 from domain.errors import BadRequest, IdempotencyKeyReused, Unauthenticated
+from domain.identity import VerifiedIdentity
 from domain.records import (
     IdempotencyRecord,
     PackPage,
@@ -178,13 +179,53 @@ async def dead_tokens(deps: Deps, digests: Collection[str]) -> set[str]:
 
 
 async def authenticate(deps: Deps, token: str) -> Player:
-    """The token's player, or ``UNAUTHENTICATED``."""
+    """The token's player, or ``UNAUTHENTICATED``: an MMK token, or a JWT of
+    the app's identity provider when one is configured (issue #24)."""
+    if deps.identity is not None and deps.identity.recognises(token):
+        return await player_for_identity(deps, await deps.identity.verify(token))
 
     def tx() -> Player:
         with deps.uow() as uow:
             return player_for_token(uow, token)
 
     return await deps.run(tx)
+
+
+FIRST_NAME = "player"
+"""The name of a player first seen through a token that gives none usable."""
+
+
+async def player_for_identity(deps: Deps, identity: VerifiedIdentity) -> Player:
+    """The player of an identity at the app's identity provider: ``iss`` +
+    ``sub`` name exactly one, created on first sight with the token's name
+    (or :data:`FIRST_NAME`), a token hash nobody holds, and no key. Two
+    first sights at once (two instances) make one player: the second
+    transaction's identity conflicts, and its retry finds the first's."""
+
+    def known() -> Player | None:
+        with deps.uow() as uow:
+            return uow.players.by_identity(identity.issuer, identity.subject)
+
+    found = await deps.run(known)
+    if found is not None:
+        return found
+
+    def load(tx: Tx) -> Player | None:
+        return tx.uow.players.by_identity(identity.issuer, identity.subject)
+
+    def add(tx: Tx, found: Player | None) -> Player:
+        if found is not None:
+            return found
+        try:
+            name = check_name(identity.name or FIRST_NAME)
+        except BadRequest:
+            name = FIRST_NAME
+        player = Player(deps.ids.new_id(), name, tx.now())
+        tx.add_player(player, token_hash(deps.ids.new_token()))
+        tx.uow.players.add_identity(player.id, identity.issuer, identity.subject, tx.now())
+        return player
+
+    return await transact(deps, None, Steps(load, add, _no_record, _no_repeat))
 
 
 async def collection(

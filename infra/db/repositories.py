@@ -30,13 +30,26 @@ from infra.db import mappers as m
 from infra.db.direct import DirectStatement
 from infra.db.errors import conflicts_as_write_conflict
 from infra.db.game_cache import GameCache
-from infra.db.tables import booster_packs, game_events, games, idempotency_keys, players
+from infra.db.tables import (
+    booster_packs,
+    game_events,
+    games,
+    idempotency_keys,
+    identities,
+    players,
+)
 
 _P, _G, _E, _I, _B = players.c, games.c, game_events.c, idempotency_keys.c, booster_packs.c
 
 _PLAYER_BY_ID = sa.select(players).where(_P.id == sa.bindparam("id"))
 _PLAYER_BY_HASH = sa.select(players).where(_P.token_hash == sa.bindparam("h"))
 _PLAYER_BY_DIGEST = sa.select(players).where(_P.key_digest == sa.bindparam("d"))
+_ID = identities.c
+_PLAYER_BY_IDENTITY = (
+    sa.select(players)
+    .join(identities, _ID.player_id == _P.id)
+    .where(_ID.issuer == sa.bindparam("iss"), _ID.subject == sa.bindparam("sub"))
+)
 _LIVE_TOKEN_HASHES = sa.select(_P.token_hash).where(
     _P.token_hash.in_(sa.bindparam("hs", expanding=True))
 )
@@ -175,7 +188,7 @@ _PACKS_SINCE = (
 )
 _INSERT = {
     t.name: DirectStatement(sa.insert(t), [c.key for c in t.columns])
-    for t in (players, games, game_events, idempotency_keys, booster_packs)
+    for t in (players, games, game_events, idempotency_keys, booster_packs, identities)
 }
 
 
@@ -206,6 +219,14 @@ class SqlPlayerRepository(_Repo):
     def by_key_digest(self, key_digest: str) -> Player | None:
         row = self._c.execute(_PLAYER_BY_DIGEST, {"d": key_digest}).first()
         return None if row is None else m.player_from_row(row._mapping)
+
+    def by_identity(self, issuer: str, subject: str) -> Player | None:
+        row = self._c.execute(_PLAYER_BY_IDENTITY, {"iss": issuer, "sub": subject}).first()
+        return None if row is None else m.player_from_row(row._mapping)
+
+    def add_identity(self, player_id: str, issuer: str, subject: str, at: datetime) -> None:
+        row = {"issuer": issuer, "subject": subject, "player_id": player_id, "created_at": at}
+        self._insert(identities, [row], f"identity {issuer} {subject}")
 
     def replace_token_hash(self, player_id: str, old: str, new: str) -> bool:
         with conflicts_as_write_conflict(f"player {player_id}"):

@@ -174,6 +174,20 @@ class BoosterPackRow(SQLModel, table=True):
     __table_args__ = (sa.Index("ix_booster_packs_player_id", "player_id", "opened_at"),)
 
 
+class IdentityRow(SQLModel, table=True):
+    """A player's identity at the app's identity provider (migration 0009,
+    issue #24): ``iss`` and ``sub`` of its JWTs name exactly one player."""
+
+    __tablename__ = "identities"
+
+    issuer: str = _col(sa.String(), primary_key=True)
+    subject: str = _col(sa.String(), primary_key=True)
+    player_id: str = _col(sa.String(), sa.ForeignKey("players.id", name="fk_identities_player"))
+    created_at: datetime = _col(UtcDateTime())
+
+    __table_args__ = (sa.Index("ix_identities_player_id", "player_id"),)
+
+
 class ServerSecretRow(SQLModel, table=True):
     """Secrets the server generated for itself (migration 0004): used only
     when no ``MMK_SECRET_KEY`` is set (docs/decisions/0041)."""
@@ -191,3 +205,4 @@ game_events: sa.Table = metadata.tables["game_events"]
 idempotency_keys: sa.Table = metadata.tables["idempotency_keys"]
 booster_packs: sa.Table = metadata.tables["booster_packs"]
 server_secrets: sa.Table = metadata.tables["server_secrets"]
+identities: sa.Table = metadata.tables["identities"]

@@ -38,11 +38,11 @@ def _tables(url: str) -> set[str]:
 def test_upgrade_reaches_head_and_twice_is_a_no_op(empty_db_url: str) -> None:
     assert migrate.current(empty_db_url) is None
     migrate.upgrade(empty_db_url)
-    assert migrate.current(empty_db_url) == migrate.head() == "0008"
+    assert migrate.current(empty_db_url) == migrate.head() == "0009"
     tables = _tables(empty_db_url)
     assert tables == {*metadata.tables, "alembic_version"}
     migrate.upgrade(empty_db_url)
-    assert migrate.current(empty_db_url) == "0008"
+    assert migrate.current(empty_db_url) == "0009"
     assert _tables(empty_db_url) == tables
 
 
@@ -305,3 +305,37 @@ def test_0008_writes_event_keys_as_the_fields_are_named_and_back(empty_db_url: s
 def _loaded(value: Any) -> Any:
     """A JSON column as read: SQLite hands back text through ``sa.text``."""
     return json.loads(value) if isinstance(value, str) else value
+
+
+def test_0009_adds_identities_and_down_again_drops_them_with_players_in_place(
+    empty_db_url: str,
+) -> None:
+    """An identity ties to a player (a foreign key); down to 0008 drops the
+    table and keeps the players; up again, it is back, empty."""
+    migrate.upgrade(empty_db_url)
+    at = datetime(2026, 12, 6, 9, 0, tzinfo=UTC)
+    stamp = at.replace(tzinfo=None) if empty_db_url.startswith("sqlite") else at
+    engine = make_engine(empty_db_url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(
+                sa.text("INSERT INTO players VALUES ('p1', 'ann', 'h1', :at, NULL)"), {"at": stamp}
+            )
+            conn.execute(
+                sa.text("INSERT INTO identities VALUES ('https://id/', 'u1', 'p1', :at)"),
+                {"at": stamp},
+            )
+        with pytest.raises(sa.exc.IntegrityError), engine.begin() as conn:  # one per iss + sub
+            conn.execute(
+                sa.text("INSERT INTO identities VALUES ('https://id/', 'u1', 'p1', :at)"),
+                {"at": stamp},
+            )
+        command.downgrade(migrate.alembic_config(engine), "0008")
+        assert "identities" not in _tables(empty_db_url)
+        with engine.connect() as conn:
+            assert conn.execute(sa.text("SELECT count(*) FROM players")).scalar_one() == 1
+        migrate.upgrade(engine)
+        with engine.connect() as conn:
+            assert conn.execute(sa.text("SELECT count(*) FROM identities")).scalar_one() == 0
+    finally:
+        engine.dispose()

@@ -87,6 +87,23 @@ def test_key_digest_finds_its_player_once(uow: SqlUnitOfWorkFactory) -> None:
         u.players.add(q, "hash-q", "digest-1")
 
 
+def test_an_identity_finds_its_player_and_ties_to_one_only(uow: SqlUnitOfWorkFactory) -> None:
+    """Issue #24: ``iss`` + ``sub`` name one player; a subject is unique
+    only at its issuer."""
+    p, q = _with_player(uow), _with_player(uow)
+    sub = "sub-" + p.id  # the session's database is shared: subjects of this test
+    with uow() as u:
+        u.players.add_identity(p.id, "https://a/", sub, r.T0)
+        u.players.add_identity(q.id, "https://b/", sub, r.T0)
+        u.commit()
+    with uow() as u:
+        assert u.players.by_identity("https://a/", sub) == p
+        assert u.players.by_identity("https://b/", sub) == q
+        assert u.players.by_identity("https://c/", sub) is None
+    with uow() as u, pytest.raises(WriteConflict):
+        u.players.add_identity(q.id, "https://a/", sub, r.T0)
+
+
 def test_a_token_hash_is_replaced_only_from_the_current_one(uow: SqlUnitOfWorkFactory) -> None:
     p = _with_player(uow)
     with uow() as u:

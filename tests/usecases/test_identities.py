@@ -1,0 +1,76 @@
+"""Players from the app's identity provider (issue #24): ``iss`` + ``sub``
+of a verified token name exactly one player, created on first sight."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from datetime import UTC, datetime
+
+import pytest
+
+from domain.errors import Unauthenticated
+from domain.identity import VerifiedIdentity
+from domain.services.players import FIRST_NAME, authenticate, create_player
+from tests.fakes import Harness
+
+LATER = datetime(2030, 1, 1, tzinfo=UTC)
+
+
+class Provider:
+    """A fake of the identity port: tokens ``jwt.<iss>.<sub>`` it vouches for."""
+
+    def __init__(self, names: dict[str, str] | None = None) -> None:
+        self.names = names or {}
+
+    def recognises(self, token: str) -> bool:
+        return token.startswith("jwt.")
+
+    async def verify(self, token: str) -> VerifiedIdentity:
+        _, issuer, subject = token.split(".")
+        if subject == "expired":
+            raise Unauthenticated("the JWT has expired (exp)")
+        return VerifiedIdentity(issuer, subject, self.names.get(subject), LATER)
+
+
+def _with(h: Harness, provider: Provider) -> Harness:
+    h.deps = replace(h.deps, identity=provider)
+    return h
+
+
+async def test_an_identity_is_one_player_created_on_first_sight(h: Harness) -> None:
+    _with(h, Provider({"u1": "Ann"}))
+    first = await authenticate(h.deps, "jwt.idp.u1")
+    assert first.name == "Ann"
+    assert await authenticate(h.deps, "jwt.idp.u1") == first  # another device, the same player
+    other_issuer = await authenticate(h.deps, "jwt.other.u1")
+    assert other_issuer.id != first.id  # a subject is only unique at its issuer
+    assert len(h.store.players) == 2
+
+
+async def test_a_first_sight_without_a_usable_name_is_named_player(h: Harness) -> None:
+    _with(h, Provider({"u2": "   ", "u3": "x" * 200}))
+    assert (await authenticate(h.deps, "jwt.idp.u2")).name == FIRST_NAME
+    assert (await authenticate(h.deps, "jwt.idp.u3")).name == FIRST_NAME
+    assert (await authenticate(h.deps, "jwt.idp.u4")).name == FIRST_NAME
+
+
+async def test_two_first_sights_at_once_make_one_player(h: Harness) -> None:
+    _with(h, Provider())
+    both = await asyncio.gather(*(authenticate(h.deps, "jwt.idp.u5") for _ in range(5)))
+    assert len({p.id for p in both}) == 1
+    assert list(h.store.identities.values()) == [both[0].id]
+
+
+async def test_a_refused_token_makes_no_player_and_mmk_tokens_still_work(h: Harness) -> None:
+    _with(h, Provider())
+    with pytest.raises(Unauthenticated, match="expired"):
+        await authenticate(h.deps, "jwt.idp.expired")
+    assert h.store.players == {} and h.store.identities == {}
+    guest = await create_player(h.deps, "bob")
+    assert (await authenticate(h.deps, guest.token)).id == guest.player.id
+
+
+async def test_without_a_provider_a_jwt_is_an_unknown_token(h: Harness) -> None:
+    with pytest.raises(Unauthenticated, match="unknown token"):
+        await authenticate(h.deps, "jwt.idp.u1")
