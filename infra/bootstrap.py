@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
+from pathlib import Path
 from typing import TypeVar
 
 from sqlalchemy import Engine
@@ -31,6 +32,8 @@ from infra.db.game_cache import GameCache
 from infra.db.migrate import upgrade
 from infra.db.uow import SqlUnitOfWorkFactory
 from infra.deadline_sweeper import DeadlineSweeper
+from infra.identity.keys import FileKeys, JwksKeys, KeySource
+from infra.identity.verifier import JwtVerifier
 from infra.ids import RandomIds
 from infra.persisted_queries import PersistedQueries
 from infra.presence.keeper import PresenceKeeper
@@ -41,7 +44,7 @@ from infra.record_sweeper import RecordSweeper
 from infra.revocations.memory import InProcessRevocations
 from infra.revocations.redis import RedisRevocations
 from infra.secret_key import server_secret
-from infra.settings import Settings
+from infra.settings import Settings, SettingsError
 from infra.settlement import Settler
 from infra.work_meter import in_thread
 
@@ -168,6 +171,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         rematch_wait=timedelta(seconds=settings.rematch_wait),
         revocations=revocations,
         caps=caps_of(settings),
+        identity=identity_of(settings),
         abandon=AbandonPolicy(
             timedelta(seconds=settings.abandon_idle), timedelta(seconds=settings.abandon_empty)
         ),
@@ -227,6 +231,35 @@ def key_policy(settings: Settings, engine: Engine) -> KeyPolicy:
         server_secret(settings, engine),
         timedelta(seconds=settings.player_key_window),
         timedelta(seconds=settings.idempotency_retention),
+    )
+
+
+def identity_of(settings: Settings) -> JwtVerifier | None:
+    """The app's identity provider (issue #24), from its settings."""
+    jwt = settings.jwt
+    if jwt is None:
+        return None
+    keys: KeySource
+    if jwt.keys_file is not None:
+        try:
+            keys = FileKeys(Path(jwt.keys_file))
+        except (OSError, ValueError) as e:
+            raise SettingsError(f"MMK_JWT_KEYS_FILE: {e}") from None
+    else:
+        assert jwt.jwks_url is not None
+        keys = JwksKeys(
+            jwt.jwks_url,
+            max_age=jwt.jwks_max_age,
+            refetch_floor=jwt.jwks_refetch_floor,
+            stale_for=jwt.jwks_stale_for,
+        )
+    return JwtVerifier(
+        jwt.issuer,
+        jwt.audience,
+        keys,
+        algorithms=jwt.algorithms,
+        leeway=jwt.leeway,
+        name_claim=jwt.name_claim,
     )
 
 

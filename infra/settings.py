@@ -67,7 +67,19 @@ ENV_VARS: tuple[str, ...] = (
     "MMK_ABANDON_IDLE",
     "MMK_ABANDON_EMPTY",
     "MMK_ABANDON_SWEEP_INTERVAL",
+    "MMK_JWT_ISSUER",
+    "MMK_JWT_AUDIENCE",
+    "MMK_JWT_ALGORITHMS",
+    "MMK_JWT_JWKS_URL",
+    "MMK_JWT_KEYS_FILE",
+    "MMK_JWT_NAME_CLAIM",
+    "MMK_JWT_LEEWAY",
+    "MMK_JWKS_MAX_AGE",
+    "MMK_JWKS_REFETCH_FLOOR",
+    "MMK_JWKS_STALE_FOR",
 )
+JWT_ALGORITHMS: tuple[str, ...] = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512")
+JWT_ALGORITHMS += ("ES256", "ES384", "ES512", "EdDSA")  # public-key algorithms only
 MIN_SECRET_KEY = 32  # characters of MMK_SECRET_KEY (e.g. `openssl rand -hex 32`: 64)
 
 
@@ -160,6 +172,60 @@ def _secret(env: Mapping[str, str], name: str) -> str | None:
             f"{name} must be at least {MIN_SECRET_KEY} characters (e.g. `openssl rand -hex 32`)"
         )
     return raw
+
+
+@dataclass(frozen=True, slots=True)
+class JwtSettings:
+    """The app's identity provider, whose JWTs stand for players (issue #24)."""
+
+    issuer: str
+    audience: str
+    jwks_url: str | None = None
+    keys_file: str | None = None
+    algorithms: tuple[str, ...] = ("RS256", "ES256", "EdDSA")
+    name_claim: str = "name"
+    leeway: int = 30
+    jwks_max_age: int = 3600
+    jwks_refetch_floor: int = 60
+    jwks_stale_for: int = 86_400
+
+
+def _jwt(env: Mapping[str, str]) -> JwtSettings | None:
+    """The identity provider's settings; None when no keys are named."""
+    url, path = env.get("MMK_JWT_JWKS_URL") or None, env.get("MMK_JWT_KEYS_FILE") or None
+    issuer, audience = env.get("MMK_JWT_ISSUER") or None, env.get("MMK_JWT_AUDIENCE") or None
+    if url is None and path is None:
+        if issuer or audience:
+            raise SettingsError("MMK_JWT_ISSUER needs MMK_JWT_JWKS_URL or MMK_JWT_KEYS_FILE")
+        return None
+    if url is not None and path is not None:
+        raise SettingsError("set MMK_JWT_JWKS_URL or MMK_JWT_KEYS_FILE, not both")
+    if url is not None and urlsplit(url).scheme not in ("https", "http"):
+        raise SettingsError(f"MMK_JWT_JWKS_URL: {url!r} is not an http(s) URL")
+    if path is not None and not os.path.isfile(path):
+        raise SettingsError(f"MMK_JWT_KEYS_FILE: {path!r} is not a file")
+    if not issuer or not audience:
+        raise SettingsError("a JWT's keys need MMK_JWT_ISSUER and MMK_JWT_AUDIENCE too")
+    raw = env.get("MMK_JWT_ALGORITHMS") or "RS256,ES256,EdDSA"
+    algorithms = tuple(dict.fromkeys(a.strip() for a in raw.split(",") if a.strip()))
+    unknown = [a for a in algorithms if a not in JWT_ALGORITHMS]
+    if unknown or not algorithms:
+        raise SettingsError(
+            f"MMK_JWT_ALGORITHMS: {', '.join(unknown) or 'none'} not among "
+            f"{', '.join(JWT_ALGORITHMS)} (public-key algorithms only)"
+        )
+    return JwtSettings(
+        issuer=issuer,
+        audience=audience,
+        jwks_url=url,
+        keys_file=path,
+        algorithms=algorithms,
+        name_claim=env.get("MMK_JWT_NAME_CLAIM") or "name",
+        leeway=_int(env, "MMK_JWT_LEEWAY", 30, 0, 600),
+        jwks_max_age=_int(env, "MMK_JWKS_MAX_AGE", 3600, 60, 7 * 86_400),
+        jwks_refetch_floor=_int(env, "MMK_JWKS_REFETCH_FLOOR", 60, 1, 86_400),
+        jwks_stale_for=_int(env, "MMK_JWKS_STALE_FOR", 86_400, 0, 30 * 86_400),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,6 +356,9 @@ class Settings:
     abandon_idle: int = 7 * 86_400
     abandon_empty: int = 3600
     abandon_sweep_interval: int = 60
+    # The app's identity provider (issue #24): its JWTs stand for players
+    # (iss + sub: one player each); None: MMK tokens only.
+    jwt: JwtSettings | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -361,4 +430,5 @@ class Settings:
             abandon_idle=_int(e, "MMK_ABANDON_IDLE", 7 * 86_400, 1, 365 * 86_400),
             abandon_empty=_int(e, "MMK_ABANDON_EMPTY", 3600, 0, 30 * 86_400),
             abandon_sweep_interval=_int(e, "MMK_ABANDON_SWEEP_INTERVAL", 60, 1, 3600),
+            jwt=_jwt(e),
         )

@@ -191,7 +191,10 @@ class TransportWSHandler(BaseGraphQLTransportWSHandler[Any, None]):
             with suppress(Exception, asyncio.CancelledError):
                 await task
         with suppress(Exception):  # the client may be gone already
-            await self.websocket.close(REVOKED_CLOSE, REVOKED_REASON)
+            ticket = self.context.ticket
+            await self.websocket.close(
+                REVOKED_CLOSE, REVOKED_REASON if ticket is None else ticket.reason
+            )
 
     async def shutdown(self) -> None:
         await super().shutdown()

@@ -3,6 +3,7 @@ cases and the caller, authenticated lazily from the bearer token."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +21,7 @@ from domain.errors import DomainError, ErrorCode, Unauthenticated
 from domain.records import Player
 from domain.services.auth import bearer_token
 from domain.services.deps import Deps
-from domain.services.players import authenticate
+from domain.services.players import sign_in
 from infra.settings import Settings
 
 # Where a WebSocket client's ``connection_init`` payload (its
@@ -124,6 +125,8 @@ class Context:
     hang_up: Callable[[], None] | None = None
     ticket: Ticket | None = None
     _player: Player | None = field(default=None, repr=False)
+    # A JWT's expiry: its WebSocket closes then (issue #24).
+    _expiry: asyncio.TimerHandle | None = field(default=None, repr=False)
     _known: bool = field(default=False, repr=False)
     _checked: float = field(default=0.0, repr=False)
 
@@ -176,19 +179,36 @@ class Context:
 
     def release(self) -> None:
         """The WebSocket ended: its ticket leaves the instance's open tokens."""
+        if self._expiry is not None:
+            self._expiry.cancel()
         if self.ticket is not None:
             self.ticket.release()
 
     async def _authenticate(self, token: str) -> Player:
-        if self.players is None:
-            return await authenticate(self.deps, token)
-        cached = self.players.get(token)
-        if cached is not None:
-            return cached
-        epoch = self.players.epoch  # a token forgotten meanwhile is not cached again
-        player = await authenticate(self.deps, token)
-        self.players.put(token, player, epoch)
-        return player
+        """The token's player, from this instance's cache when it has it. A
+        WebSocket's sign-in reads past the cache: it learns a JWT's expiry,
+        when the socket closes (4401)."""
+        first_on_socket = self.ticket is not None and self._expiry is None
+        jwt = self.deps.identity is not None and self.deps.identity.recognises(token)
+        if self.players is not None and not (first_on_socket and jwt):
+            cached = self.players.get(token)
+            if cached is not None:
+                return cached
+        epoch = None if self.players is None else self.players.epoch
+        signed = await sign_in(self.deps, token)
+        left = None
+        if signed.until is not None:
+            left = (signed.until - self.deps.clock.now()).total_seconds()
+            self._close_at_expiry(left)
+        if self.players is not None:  # a token forgotten meanwhile is not cached again
+            self.players.put(token, signed.player, epoch, left)
+        return signed.player
+
+    def _close_at_expiry(self, left: float) -> None:
+        ticket = self.ticket
+        if ticket is None or self._expiry is not None:
+            return
+        self._expiry = asyncio.get_running_loop().call_later(max(0.0, left), ticket.expire)
 
     async def require_player(self) -> Player:
         player = await self.player()

@@ -47,12 +47,17 @@ class PlayerCache:
             return None
         return found[0]
 
-    def put(self, token: str, player: Player, epoch: int | None = None) -> None:
-        """Keep the token's player; when ``epoch`` is given, only if nothing
-        was forgotten since it was read."""
+    def put(
+        self, token: str, player: Player, epoch: int | None = None, for_at_most: float | None = None
+    ) -> None:
+        """Keep the token's player (for its TTL, or ``for_at_most`` seconds
+        if fewer: a JWT's time left); when ``epoch`` is given, only if
+        nothing was forgotten since it was read."""
         if epoch is not None and epoch != self.epoch:
             return
-        self._players.put(token_hash(token), (player, self._clock() + self._ttl))
+        ttl = self._ttl if for_at_most is None else min(self._ttl, for_at_most)
+        if ttl > 0:
+            self._players.put(token_hash(token), (player, self._clock() + ttl))
 
     def forget(self, token: str) -> None:
         """The token was rotated or revoked: never serve it again."""

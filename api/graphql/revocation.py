@@ -32,6 +32,7 @@ log = logging.getLogger("mmk.api")
 
 REVOKED_CLOSE = 4401  # graphql-transport-ws's "Unauthorized"; both protocols here
 REVOKED_REASON = "token rotated or revoked"
+EXPIRED_REASON = "token expired"
 REVOKED_MESSAGE = "this token was rotated or revoked: sign in again with a current token"
 ORIGIN_WAIT = 5.0  # seconds a socket's close waits for the operation that revoked over it
 
@@ -42,16 +43,27 @@ DeadTokens = Callable[[set[str]], Awaitable[set[str]]]
 class Ticket:
     """One open connection or stream of a token; ``end`` ends it (once)."""
 
-    __slots__ = ("_end", "_owner", "digest", "revoked")
+    __slots__ = ("_end", "_owner", "digest", "expired", "revoked")
 
     def __init__(self, owner: OpenTokens, digest: str, end: Callable[[], None]) -> None:
         self._owner, self.digest, self._end = owner, digest, end
-        self.revoked = False
+        self.revoked = self.expired = False
 
     def revoke(self) -> None:
         if not self.revoked:
             self.revoked = True
             self._end()
+
+    def expire(self) -> None:
+        """The token (a JWT) expired: it ends as a revoked one does."""
+        if not self.revoked:
+            self.expired = True
+            self.revoke()
+
+    @property
+    def reason(self) -> str:
+        """Why it ended, for a close frame."""
+        return EXPIRED_REASON if self.expired else REVOKED_REASON
 
     def release(self) -> None:
         """The connection or stream ended: forget it."""
@@ -61,15 +73,25 @@ class Ticket:
 class OpenTokens:
     """This instance's tickets by token digest; a ``RevocationListener``."""
 
-    def __init__(self, players: PlayerCache, dead: DeadTokens) -> None:
-        self._players, self._dead = players, dead
+    def __init__(
+        self,
+        players: PlayerCache,
+        dead: DeadTokens,
+        foreign: Callable[[str], bool] = lambda token: False,
+    ) -> None:
+        """``foreign``: a token of the app's identity provider (a JWT: it
+        ends at its expiry, and the database has no hash of it to check)."""
+        self._players, self._dead, self._foreign = players, dead, foreign
         self._open: dict[str, dict[Ticket, None]] = {}  # digest -> tickets, in order
+        self._unchecked: set[str] = set()  # digests of foreign tokens
         self._check: asyncio.Task[None] | None = None
         self._again = False
 
     def open(self, token: str, end: Callable[[], None]) -> Ticket:
         ticket = Ticket(self, token_hash(token), end)
         self._open.setdefault(ticket.digest, {})[ticket] = None
+        if self._foreign(token):
+            self._unchecked.add(ticket.digest)
         return ticket
 
     def drop(self, ticket: Ticket) -> None:
@@ -78,6 +100,7 @@ class OpenTokens:
             tickets.pop(ticket, None)
             if not tickets:
                 del self._open[ticket.digest]
+                self._unchecked.discard(ticket.digest)
 
     def __len__(self) -> int:
         return sum(len(tickets) for tickets in self._open.values())
@@ -87,6 +110,7 @@ class OpenTokens:
         """The token stopped working: it leaves the cache, its tickets end."""
         self._players.forget_digest(digest)
         tickets = self._open.pop(digest, None)
+        self._unchecked.discard(digest)
         if not tickets:
             return
         for ticket in tickets:
@@ -100,7 +124,7 @@ class OpenTokens:
         """Notices may have been missed: every token with a ticket is checked
         again (one check at a time); a dead one is then forgotten in the
         cache too. Other cached tokens expire within the cache's TTL."""
-        if not self._open:
+        if not set(self._open) - self._unchecked:
             return
         if self._check is not None and not self._check.done():
             self._again = True
@@ -111,7 +135,7 @@ class OpenTokens:
         while True:
             self._again = False
             try:
-                dead = await self._dead(set(self._open))
+                dead = await self._dead(set(self._open) - self._unchecked)
             except Exception as e:  # the next missed() tries again
                 if is_unavailable(e):
                     log.warning("tokens in use: database unavailable; checked again later")

@@ -172,7 +172,10 @@ class LegacyWSHandler(BaseGraphQLWSHandler[Context, None]):
         if self.keep_alive_task:
             self.keep_alive_task.cancel()
         with suppress(Exception):  # the client may be gone already
-            await self.websocket.close(REVOKED_CLOSE, REVOKED_REASON)
+            ticket = self.context.ticket
+            await self.websocket.close(
+                REVOKED_CLOSE, REVOKED_REASON if ticket is None else ticket.reason
+            )
 
     async def handle(self) -> None:
         """Strawberry's loop, reading strictly: it skipped a message that is
@@ -301,7 +304,12 @@ class GameGraphQL(GraphQL[Context, None]):
         # This instance's open WebSockets and HTTP streams by token, ended
         # when it is rotated or revoked (docs/decisions/0053).
         deps = container.deps
-        self.open_tokens = OpenTokens(self.players, lambda digests: dead_tokens(deps, digests))
+        identity = deps.identity
+        self.open_tokens = OpenTokens(
+            self.players,
+            lambda digests: dead_tokens(deps, digests),
+            (lambda token: False) if identity is None else identity.recognises,
+        )
         if deps.revocations is not None:
             deps.revocations.listen(self.open_tokens)
 

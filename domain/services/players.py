@@ -178,17 +178,32 @@ async def dead_tokens(deps: Deps, digests: Collection[str]) -> set[str]:
     return await deps.run(tx)
 
 
-async def authenticate(deps: Deps, token: str) -> Player:
+@dataclass(frozen=True, slots=True)
+class SignedIn:
+    """Who a token is, and until when: a JWT's expiry; None for an MMK
+    token (good until rotated or revoked)."""
+
+    player: Player
+    until: datetime | None
+
+
+async def sign_in(deps: Deps, token: str) -> SignedIn:
     """The token's player, or ``UNAUTHENTICATED``: an MMK token, or a JWT of
     the app's identity provider when one is configured (issue #24)."""
     if deps.identity is not None and deps.identity.recognises(token):
-        return await player_for_identity(deps, await deps.identity.verify(token))
+        identity = await deps.identity.verify(token)
+        return SignedIn(await player_for_identity(deps, identity), identity.expires_at)
 
     def tx() -> Player:
         with deps.uow() as uow:
             return player_for_token(uow, token)
 
-    return await deps.run(tx)
+    return SignedIn(await deps.run(tx), None)
+
+
+async def authenticate(deps: Deps, token: str) -> Player:
+    """The token's player (:func:`sign_in`)."""
+    return (await sign_in(deps, token)).player
 
 
 FIRST_NAME = "player"

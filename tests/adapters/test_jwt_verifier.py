@@ -141,3 +141,30 @@ async def test_keys_from_a_local_jwks_file_or_pem_file(tmp_path: Path) -> None:
     from_pem = _verifier(FileKeys(tmp_path / "key.pem"))
     assert (await from_pem.verify(mint(rsa, "RS256"))).subject == "user-1"
     assert "signature" in await _refusal(from_pem, mint(new_key("RS256", "r"), "RS256"))
+
+
+def test_the_providers_settings_are_checked_at_start(tmp_path: Path) -> None:
+    from infra.bootstrap import identity_of
+    from infra.settings import Settings, SettingsError
+
+    assert Settings.from_env({}).jwt is None
+    keys = tmp_path / "keys.json"
+    keys.write_text(json.dumps(jwks(new_key("ES256", "e"))))
+    good = {"MMK_JWT_ISSUER": ISSUER, "MMK_JWT_AUDIENCE": AUDIENCE}
+    for env, why in (
+        ({"MMK_JWT_ISSUER": ISSUER}, "needs MMK_JWT_JWKS_URL or MMK_JWT_KEYS_FILE"),
+        ({"MMK_JWT_KEYS_FILE": str(keys)}, "need MMK_JWT_ISSUER and MMK_JWT_AUDIENCE"),
+        ({**good, "MMK_JWT_KEYS_FILE": str(keys), "MMK_JWT_JWKS_URL": "https://id/"}, "not both"),
+        ({**good, "MMK_JWT_JWKS_URL": "ftp://id/keys"}, r"not an http\(s\) URL"),
+        ({**good, "MMK_JWT_KEYS_FILE": str(tmp_path / "none.json")}, "is not a file"),
+        ({**good, "MMK_JWT_KEYS_FILE": str(keys), "MMK_JWT_ALGORITHMS": "RS256,HS256"}, "HS256"),
+        ({**good, "MMK_JWT_KEYS_FILE": str(keys), "MMK_JWT_ALGORITHMS": "none"}, "none"),
+    ):
+        with pytest.raises(SettingsError, match=why):
+            Settings.from_env(env)
+    settings = Settings.from_env({**good, "MMK_JWT_KEYS_FILE": str(keys)})
+    assert settings.jwt is not None and settings.jwt.algorithms == ("RS256", "ES256", "EdDSA")
+    assert isinstance(identity_of(settings), JwtVerifier)
+    keys.write_text("not a key")
+    with pytest.raises(SettingsError, match="MMK_JWT_KEYS_FILE"):
+        identity_of(settings)

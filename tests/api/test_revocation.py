@@ -376,3 +376,30 @@ async def test_a_check_that_cannot_reach_the_database_waits_for_the_next(
         await tokens.aclose()
     assert "checking the tokens in use failed" in caplog.text
     assert len(tokens) == 1
+
+
+async def test_a_providers_tokens_are_not_checked_against_the_database_and_end_expired() -> None:
+    """Issue #24: a JWT has no hash in the database (it would read as dead);
+    it ends at its expiry instead, with its own reason."""
+    asked: list[set[str]] = []
+
+    async def dead(digests: set[str]) -> set[str]:
+        asked.append(set(digests))
+        return set(digests)  # whatever is asked about is dead
+
+    tokens = OpenTokens(PlayerCache(), dead, lambda token: token.count(".") == 2)
+    ended: list[str] = []
+    jwt = tokens.open("h.p.s", lambda: ended.append("jwt"))
+    tokens.missed()  # only the JWT open: nothing to check
+    await asyncio.sleep(0)
+    assert asked == []
+    tokens.open("t1", lambda: ended.append("t1"))
+    tokens.missed()
+    for _ in range(100):
+        if asked:
+            break
+        await asyncio.sleep(0)
+    await tokens.aclose()
+    assert asked == [{token_hash("t1")}] and ended == ["t1"]
+    jwt.expire()
+    assert ended == ["t1", "jwt"] and jwt.reason == "token expired"

@@ -1,0 +1,135 @@
+"""Identity from the app's identity provider, end to end (issue #24): a real
+``mmk serve`` configured with a JWKS URL served by this test (keys it
+generates and rotates), tokens minted by joserfc (PyJWT verifies them in the
+server), over HTTP and both WebSocket protocols."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.adapters.identity_tokens import AUDIENCE, ISSUER, jwks, mint, new_key, unsigned
+from tests.e2e.client import Api
+from tests.e2e.own_server import assert_no_leak, own_server
+from tests.e2e.wsclient import PROTOCOLS, ws_connection
+
+ME = "{ me { id player { name } } }"
+
+
+class JwksServer:
+    """The provider's JWKS endpoint: a document the test may change, and a
+    count of the requests it got."""
+
+    def __init__(self, *keys: Any) -> None:
+        self.document = jwks(*keys)
+        self.requests = 0
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                server.requests += 1
+                body = json.dumps(server.document).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/jwks.json"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def provider() -> Iterator[tuple[JwksServer, Any]]:
+    key = new_key("RS256", "k1")
+    server = JwksServer(key)
+    try:
+        yield server, key
+    finally:
+        server.close()
+
+
+def _env(jwks_url: str) -> dict[str, str]:
+    return {
+        "MMK_JWT_ISSUER": ISSUER,
+        "MMK_JWT_AUDIENCE": AUDIENCE,
+        "MMK_JWT_JWKS_URL": jwks_url,
+        "MMK_JWT_LEEWAY": "0",
+        "MMK_JWKS_REFETCH_FLOOR": "2",
+    }
+
+
+async def _refusal(api: Api, token: str) -> str:
+    body = await api.raw(ME, token=token)
+    assert body["data"] is None or body["data"].get("me") is None, body
+    (error,) = body["errors"]
+    assert error["extensions"]["code"] == "UNAUTHENTICATED", error
+    return str(error["message"])
+
+
+async def test_a_providers_user_is_one_player_and_bad_tokens_say_why(
+    tmp_path: Path, provider: tuple[JwksServer, Any]
+) -> None:
+    jwks_server, key = provider
+    url = f"sqlite:///{tmp_path / 'jwt.sqlite3'}"
+    with own_server(tmp_path, url, **_env(jwks_server.url)) as (server, _):
+        async with httpx.AsyncClient(base_url=server.base_url, trust_env=False) as http:
+            api = Api(http)
+            phone = (await api.data(ME, token=mint(key, "RS256", name="Ann")))["me"]
+            assert phone["player"]["name"] == "Ann"
+            laptop = await api.data(ME, token=mint(key, "RS256", iat=int(time.time()) - 5))
+            assert laptop["me"]["id"] == phone["id"]  # another device: the same player
+            other = (await api.data(ME, token=mint(key, "RS256", sub="user-2")))["me"]
+            assert other["id"] != phone["id"]
+
+            now = int(time.time())
+            assert "expired" in await _refusal(api, mint(key, "RS256", exp=now - 5, iat=now - 60))
+            assert "audience" in await _refusal(api, mint(key, "RS256", aud="another-app"))
+            assert "issuer" in await _refusal(api, mint(key, "RS256", iss="https://evil.test/"))
+            assert "not accepted" in await _refusal(api, unsigned())
+            forged = mint(new_key("RS256", "k1"), "RS256")  # the provider's kid, another key
+            assert "signature" in await _refusal(api, forged)
+
+            fetched = jwks_server.requests
+            for n in range(30):  # a flood of made-up kids
+                assert "no key" in await _refusal(api, mint(key, "RS256", kid=f"x{n}"))
+            assert jwks_server.requests - fetched <= 2  # not hammered: once a floor at most
+
+            rotated = new_key("ES256", "k2")
+            jwks_server.document = jwks(key, rotated)
+            deadline = time.monotonic() + 10
+            while True:  # within a floor of the last fetch, the new kid is unknown yet
+                body = await api.raw(ME, token=mint(rotated, "ES256"))
+                if not body.get("errors") or time.monotonic() > deadline:
+                    break
+            assert body["data"]["me"]["id"] == phone["id"], body
+        assert_no_leak(server)
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_a_websocket_signed_in_with_a_jwt_closes_when_it_expires(
+    tmp_path: Path, provider: tuple[JwksServer, Any], protocol: str
+) -> None:
+    jwks_server, key = provider
+    url = f"sqlite:///{tmp_path / 'ws.sqlite3'}"
+    with own_server(tmp_path, url, **_env(jwks_server.url)) as (server, _):
+        token = mint(key, "RS256", exp=int(time.time()) + 3)
+        async with ws_connection(server.ws_url, protocol, token) as ws:
+            code = await ws.wait_closed(15)
+            assert code == 4401 and ws.close_reason == "token expired"
