@@ -190,7 +190,7 @@ class JwtSettings:
     jwks_stale_for: int = 86_400
 
 
-def _jwt(env: Mapping[str, str]) -> JwtSettings | None:
+def jwt_settings(env: Mapping[str, str]) -> JwtSettings | None:
     """The identity provider's settings; None when no keys are named."""
     url, path = env.get("MMK_JWT_JWKS_URL") or None, env.get("MMK_JWT_KEYS_FILE") or None
     issuer, audience = env.get("MMK_JWT_ISSUER") or None, env.get("MMK_JWT_AUDIENCE") or None
@@ -430,5 +430,5 @@ class Settings:
             abandon_idle=_int(e, "MMK_ABANDON_IDLE", 7 * 86_400, 1, 365 * 86_400),
             abandon_empty=_int(e, "MMK_ABANDON_EMPTY", 3600, 0, 30 * 86_400),
             abandon_sweep_interval=_int(e, "MMK_ABANDON_SWEEP_INTERVAL", 60, 1, 3600),
-            jwt=_jwt(e),
+            jwt=jwt_settings(e),
         )
