@@ -34,6 +34,7 @@ REVOKED_CLOSE = 4401  # graphql-transport-ws's "Unauthorized"; both protocols he
 REVOKED_REASON = "token rotated or revoked"
 EXPIRED_REASON = "token expired"
 REVOKED_MESSAGE = "this token was rotated or revoked: sign in again with a current token"
+EXPIRED_MESSAGE = "this token expired: sign in again with a fresh one"
 ORIGIN_WAIT = 5.0  # seconds a socket's close waits for the operation that revoked over it
 
 DeadTokens = Callable[[set[str]], Awaitable[set[str]]]
@@ -177,13 +178,15 @@ async def ended_when_revoked(
     chunks: AsyncGenerator[str, None],
     tokens: OpenTokens,
     token: str,
-    farewell: Callable[[bool], str],
+    farewell: Callable[[bool, Ticket], str],
+    expiry: Callable[[], Awaitable[float | None]] | None = None,
 ) -> AsyncGenerator[str, None]:
-    """An HTTP stream's ``chunks`` until its token is rotated or revoked;
-    then ``farewell(started)`` (the coded error and the stream's end;
-    ``started``: whether a chunk went out before). A wait for the next chunk
-    is cut short by moving a timeout to now: asyncio's own cancellation,
-    with no task per chunk."""
+    """An HTTP stream's ``chunks`` until its token is rotated or revoked, or
+    expires (``expiry``: the seconds a JWT has left, None for an MMK token);
+    then ``farewell(started, ticket)`` (the coded error and the stream's
+    end; ``started``: whether a chunk went out before). A wait for the next
+    chunk is cut short by moving a timeout to now: asyncio's own
+    cancellation, with no task per chunk."""
     waiting: asyncio.Timeout | None = None
 
     def end() -> None:
@@ -192,7 +195,11 @@ async def ended_when_revoked(
 
     ticket = tokens.open(token, end)
     started = False
+    timer: asyncio.TimerHandle | None = None
     try:
+        left = None if expiry is None else await expiry()
+        if left is not None:
+            timer = asyncio.get_running_loop().call_later(max(0.0, left), ticket.expire)
         async with aclosing(chunks):
             while not ticket.revoked:
                 try:
@@ -208,6 +215,8 @@ async def ended_when_revoked(
                     waiting = None
                 yield chunk
                 started = True
-        yield farewell(started)
+        yield farewell(started, ticket)
     finally:
+        if timer is not None:
+            timer.cancel()
         ticket.release()

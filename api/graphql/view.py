@@ -14,6 +14,7 @@ import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import aclosing, suppress
 from datetime import timedelta
+from functools import partial
 from typing import Any, cast
 
 import orjson
@@ -63,11 +64,13 @@ from api.graphql.limits import operation_type, pay_for_parse
 from api.graphql.persisted import not_found, persisted_hash, registration
 from api.graphql.player_cache import PlayerCache
 from api.graphql.revocation import (
+    EXPIRED_MESSAGE,
     ORIGIN_WAIT,
     REVOKED_CLOSE,
     REVOKED_MESSAGE,
     REVOKED_REASON,
     OpenTokens,
+    Ticket,
     ended_when_revoked,
     hang_up_soon,
 )
@@ -500,6 +503,18 @@ class GameGraphQL(GraphQL[Context, None]):
             headers={**sub_response.headers, **headers},
         )
 
+    async def _time_left(self, token: str) -> float | None:
+        """Seconds a provider's token (a JWT) has left; None for an MMK
+        token. One that no longer verifies has none."""
+        identity = self.container.deps.identity
+        if identity is None or not identity.recognises(token):
+            return None
+        try:
+            signed = await identity.verify(token)
+        except DomainError:
+            return 0.0
+        return (signed.expires_at - self.container.deps.clock.now()).total_seconds()
+
     def _stream_result(
         self,
         request: Request,
@@ -533,12 +548,15 @@ class GameGraphQL(GraphQL[Context, None]):
             if token is None:
                 return chunks
 
-            def farewell(started: bool) -> str:
-                """The token was rotated or revoked: a coded error, the end."""
-                revoked = transport.encode_next(REVOKED_RESULT, encode)
-                return ("" if started else opening) + revoked + transport.encode_complete()
+            def farewell(started: bool, ticket: Ticket) -> str:
+                """The token was rotated, revoked or expired: a coded error, the end."""
+                result = EXPIRED_RESULT if ticket.expired else REVOKED_RESULT
+                ended = transport.encode_next(result, encode)
+                return ("" if started else opening) + ended + transport.encode_complete()
 
-            return ended_when_revoked(chunks, self.open_tokens, token, farewell)
+            return ended_when_revoked(
+                chunks, self.open_tokens, token, farewell, partial(self._time_left, token)
+            )
 
         return stream
 
@@ -611,6 +629,11 @@ REVOKED_RESULT: GraphQLHTTPResponse = {
     "errors": [{"message": REVOKED_MESSAGE, "extensions": {"code": "UNAUTHENTICATED"}}],
 }
 """What ends an HTTP stream whose token was rotated or revoked."""
+EXPIRED_RESULT: GraphQLHTTPResponse = {
+    "data": None,
+    "errors": [{"message": EXPIRED_MESSAGE, "extensions": {"code": "UNAUTHENTICATED"}}],
+}
+"""What ends an HTTP stream whose token (a JWT) expired."""
 
 
 def _client_ip(scope: Scope) -> str | None:

@@ -17,7 +17,9 @@ import httpx
 import pytest
 
 from tests.adapters.identity_tokens import AUDIENCE, ISSUER, jwks, mint, new_key, unsigned
+from api.graphql.revocation import EXPIRED_MESSAGE
 from tests.e2e.client import Api
+from tests.e2e.httpsub import HTTP_TRANSPORTS, HttpSubscription, streaming_client
 from tests.e2e.own_server import assert_no_leak, own_server
 from tests.e2e.wsclient import PROTOCOLS, ws_connection
 
@@ -133,3 +135,23 @@ async def test_a_websocket_signed_in_with_a_jwt_closes_when_it_expires(
         async with ws_connection(server.ws_url, protocol, token) as ws:
             code = await ws.wait_closed(15)
             assert code == 4401 and ws.close_reason == "token expired"
+
+
+@pytest.mark.parametrize("transport", HTTP_TRANSPORTS)
+async def test_an_http_stream_signed_in_with_a_jwt_ends_when_it_expires(
+    tmp_path: Path, provider: tuple[JwksServer, Any], transport: str
+) -> None:
+    jwks_server, key = provider
+    url = f"sqlite:///{tmp_path / 'sse.sqlite3'}"
+    with own_server(tmp_path, url, **_env(jwks_server.url)) as (server, _):
+        token = mint(key, "RS256", exp=int(time.time()) + 3)
+        async with streaming_client(server.base_url) as http:
+            sub = await HttpSubscription(
+                http, transport, "subscription { lobby { gameId } }", None, token
+            ).start()
+            try:
+                await sub.wait_done(15)
+            finally:
+                await sub.close()
+        messages = [e["message"] for e in sub.errors]
+        assert messages == [EXPIRED_MESSAGE] and sub.completed, sub.items
