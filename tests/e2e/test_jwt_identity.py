@@ -16,8 +16,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.adapters.identity_tokens import AUDIENCE, ISSUER, jwks, mint, new_key, unsigned
 from api.graphql.revocation import EXPIRED_MESSAGE
+from tests.adapters.identity_tokens import AUDIENCE, ISSUER, jwks, mint, new_key, unsigned
 from tests.e2e.client import Api
 from tests.e2e.httpsub import HTTP_TRANSPORTS, HttpSubscription, streaming_client
 from tests.e2e.own_server import assert_no_leak, own_server
