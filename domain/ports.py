@@ -73,6 +73,10 @@ class PlayerRepository(Protocol):
         :class:`WriteConflict`."""
         ...
 
+    def rename(self, player_id: str, name: str) -> bool:
+        """The player's display name; False if there is no such player."""
+        ...
+
     def replace_token_hash(self, player_id: str, old: str, new: str) -> bool:
         """Swap the player's token hash if it is still ``old``; False if not."""
         ...

@@ -155,6 +155,15 @@ class FakeUnitOfWork:
 
         self.stage(lambda: store.identities.__setitem__(key, player_id), check)
 
+    def rename(self, player_id: str, name: str) -> bool:
+        found = self.store.players.get(player_id)
+        if found is None:
+            return False
+        player, digest = found
+        renamed = Player(player.id, name, player.created_at)
+        self.stage(lambda: self.store.players.__setitem__(player_id, (renamed, digest)))
+        return True
+
     def replace_token_hash(self, player_id: str, old: str, new: str) -> bool:
         found = self.store.players.get(player_id)
         if found is None or found[1] != old:

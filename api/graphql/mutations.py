@@ -30,6 +30,14 @@ RevokeTokenResult = Annotated[
     TokenRevoked | Refusal,
     strawberry.union("RevokeTokenResult", description="Signed out, or why not."),
 ]
+LinkIdentityResult = Annotated[
+    Player | Refusal,
+    strawberry.union("LinkIdentityResult", description="You, now signed in by it, or why not."),
+]
+UpdateProfileResult = Annotated[
+    Player | Refusal,
+    strawberry.union("UpdateProfileResult", description="You, renamed, or why not."),
+]
 BoosterResult = Annotated[
     BoosterPack | Refusal,
     strawberry.union("BoosterPackResult", description="The pack opened, or why not."),
@@ -93,6 +101,42 @@ class Mutation:
         finally:
             info.context.forget(token)
         return TokenRevoked(player=Player.from_domain(player))
+
+    @strawberry.mutation(
+        description="Sign in with your app's accounts from now on, keeping this player (its id, "
+        "collection and games): `token` is a JWT of the identity provider the server trusts "
+        "(docs/sign-in.md). An identity that already signs in another player is `CONFLICT`; "
+        "your MMK token keeps working."
+    )
+    async def link_identity(
+        self,
+        info: Info,
+        token: Annotated[
+            str, strawberry.argument(description="A current JWT of your identity provider")
+        ],
+    ) -> LinkIdentityResult:
+        player = await info.context.require_player()
+        try:
+            linked = await players.link_identity(info.context.deps, player.id, token)
+        except DomainError as e:
+            return Refusal.of(e)
+        return Player.from_domain(linked)
+
+    @strawberry.mutation(
+        description="Change your display name (1 to 40 printable characters); other players "
+        "see it from their next read (an instance may serve the old one for a few seconds)."
+    )
+    async def update_profile(
+        self,
+        info: Info,
+        name: Annotated[str, strawberry.argument(description="Your new display name")],
+    ) -> UpdateProfileResult:
+        player = await info.context.require_player()
+        try:
+            renamed = await players.update_profile(info.context.deps, player.id, name)
+        except DomainError as e:
+            return Refusal.of(e)
+        return Player.from_domain(renamed)
 
     create_game = moves.create_game
     join_game = moves.join_game

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NoReturn
 
-from domain.errors import BadRequest, IdempotencyKeyReused, Unauthenticated
+from domain.errors import BadRequest, Conflict, IdempotencyKeyReused, Unauthenticated
 from domain.identity import VerifiedIdentity
 from domain.records import (
     IdempotencyRecord,
@@ -241,6 +241,49 @@ async def player_for_identity(deps: Deps, identity: VerifiedIdentity) -> Player:
         return player
 
     return await transact(deps, None, Steps(load, add, _no_record, _no_repeat))
+
+
+async def link_identity(deps: Deps, player_id: str, token: str) -> Player:
+    """Tie the identity a provider's ``token`` names to the caller (issue
+    #24): a guest keeps its id, collection and games, and signs in with the
+    provider's tokens from now on (its MMK token still works). An identity
+    already tied to another player is ``CONFLICT``; to the caller, nothing
+    changes."""
+    if deps.identity is None or not deps.identity.recognises(token):
+        raise BadRequest("no identity provider is configured for this token (MMK_JWT_*)")
+    identity = await deps.identity.verify(token)
+
+    def load(tx: Tx) -> tuple[Player | None, Player | None]:
+        players = tx.uow.players
+        return players.by_identity(identity.issuer, identity.subject), players.get(player_id)
+
+    def tie(tx: Tx, found: tuple[Player | None, Player | None]) -> Player:
+        owner, player = found
+        if player is None:
+            raise Unauthenticated("unknown player")
+        if owner is not None:
+            if owner.id == player.id:
+                return player
+            raise Conflict("this identity already signs in another player")
+        tx.uow.players.add_identity(player.id, identity.issuer, identity.subject, tx.now())
+        return player
+
+    return await transact(deps, None, Steps(load, tie, _no_record, _no_repeat))
+
+
+async def update_profile(deps: Deps, player_id: str, name: str) -> Player:
+    """The caller's display name (issue #24), checked as a new player's is."""
+    clean = check_name(name)
+
+    def load(tx: Tx) -> Player | None:
+        return tx.uow.players.get(player_id)
+
+    def rename(tx: Tx, player: Player | None) -> Player:
+        if player is None or not tx.uow.players.rename(player_id, clean):
+            raise Unauthenticated("unknown player")
+        return Player(player.id, clean, player.created_at)
+
+    return await transact(deps, None, Steps(load, rename, _no_record, _no_repeat))
 
 
 async def collection(

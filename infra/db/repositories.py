@@ -58,6 +58,9 @@ _SWAP_TOKEN_HASH = (
     .where(_P.id == sa.bindparam("w_id"), _P.token_hash == sa.bindparam("old"))
     .values(token_hash=sa.bindparam("new"))
 )
+_RENAME_PLAYER = (
+    sa.update(players).where(_P.id == sa.bindparam("w_id")).values(name=sa.bindparam("name"))
+)
 _CLAIM_PLAYER = sa.select(_P.id).where(_P.id == sa.bindparam("p")).with_for_update(key_share=True)
 """The player's row held to the end of the transaction (0051): FOR NO KEY
 UPDATE on PostgreSQL, so the foreign-key checks of other transactions'
@@ -227,6 +230,9 @@ class SqlPlayerRepository(_Repo):
     def add_identity(self, player_id: str, issuer: str, subject: str, at: datetime) -> None:
         row = {"issuer": issuer, "subject": subject, "player_id": player_id, "created_at": at}
         self._insert(identities, [row], f"identity {issuer} {subject}")
+
+    def rename(self, player_id: str, name: str) -> bool:
+        return self._c.execute(_RENAME_PLAYER, {"w_id": player_id, "name": name}).rowcount == 1
 
     def replace_token_hash(self, player_id: str, old: str, new: str) -> bool:
         with conflicts_as_write_conflict(f"player {player_id}"):

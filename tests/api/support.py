@@ -130,6 +130,8 @@ def mutation_text(name: str, arg_names: Iterable[str]) -> str:
         selection = (
             "__typename ... on Refusal { code message } ... on TokenRevoked { player { id } }"
         )
+    elif name in ("linkIdentity", "updateProfile"):
+        selection = "__typename ... on Refusal { code message } ... on Player { id name }"
     elif name == "openBoosterPack":
         selection = (
             "__typename ... on Refusal { code message } "

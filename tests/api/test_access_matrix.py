@@ -109,6 +109,17 @@ OPS: dict[tuple[str, str], Op] = {
     # Any player, for their own token only (the one sent).
     ("mutation", "rotateToken"): mutation("rotateToken", lambda t: {}, False, **PLAYERS),
     ("mutation", "revokeToken"): mutation("revokeToken", lambda t: {}, False, **PLAYERS),
+    # This world trusts no identity provider: any token is refused as such (#24).
+    ("mutation", "linkIdentity"): mutation(
+        "linkIdentity",
+        lambda t: {"token": "h.p.s"},
+        False,
+        other="BAD_INPUT",
+        spectator="BAD_INPUT",
+    ),
+    ("mutation", "updateProfile"): mutation(
+        "updateProfile", lambda t: {"name": "eve"}, False, **PLAYERS
+    ),
     ("mutation", "joinGame"): mutation(
         "joinGame", game_arg, False, other="ILLEGAL_ACTION", spectator=OK
     ),

@@ -121,6 +121,20 @@ async def test_a_providers_user_is_one_player_and_bad_tokens_say_why(
                 if not body.get("errors") or time.monotonic() > deadline:
                     break
             assert body["data"]["me"]["id"] == phone["id"], body
+
+            # A guest links the app's account, then signs in with it elsewhere.
+            guest = await api.new_person("guest")
+            link = (
+                "mutation($t: String!) { linkIdentity(token: $t) "
+                "{ __typename ... on Player { id } ... on Refusal { code } } }"
+            )
+            jwt = mint(key, "RS256", sub="guest-user")
+            linked = (await api.data(link, {"t": jwt}, guest.token))["linkIdentity"]
+            assert linked == {"__typename": "Player", "id": guest.id}
+            again = (await api.data(ME, token=mint(key, "RS256", sub="guest-user")))["me"]
+            assert again["id"] == guest.id and again["player"]["name"] == "guest"
+            taken = await api.data(link, {"t": jwt}, (await api.new_person("x")).token)
+            assert taken["linkIdentity"] == {"__typename": "Refusal", "code": "CONFLICT"}
         assert_no_leak(server)
 
 

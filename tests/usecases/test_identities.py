@@ -74,3 +74,37 @@ async def test_a_refused_token_makes_no_player_and_mmk_tokens_still_work(h: Harn
 async def test_without_a_provider_a_jwt_is_an_unknown_token(h: Harness) -> None:
     with pytest.raises(Unauthenticated, match="unknown token"):
         await authenticate(h.deps, "jwt.idp.u1")
+
+
+async def test_a_guest_links_an_identity_and_keeps_its_player(h: Harness) -> None:
+    from domain.errors import BadRequest, Conflict
+    from domain.services.players import link_identity
+
+    with pytest.raises(BadRequest, match="no identity provider"):
+        await link_identity(h.deps, "nobody", "jwt.idp.u1")
+    _with(h, Provider())
+    guest = await create_player(h.deps, "ann")
+    linked = await link_identity(h.deps, guest.player.id, "jwt.idp.u1")
+    assert linked == guest.player
+    assert await authenticate(h.deps, "jwt.idp.u1") == guest.player  # the app's sign-in
+    assert await authenticate(h.deps, guest.token) == guest.player  # and the old token
+    assert await link_identity(h.deps, guest.player.id, "jwt.idp.u1") == guest.player  # again
+    bob = await create_player(h.deps, "bob")
+    with pytest.raises(Conflict, match="another player"):
+        await link_identity(h.deps, bob.player.id, "jwt.idp.u1")
+    with pytest.raises(Unauthenticated, match="expired"):
+        await link_identity(h.deps, bob.player.id, "jwt.idp.expired")
+    assert list(h.store.identities.values()) == [guest.player.id]
+
+
+async def test_a_player_renames_itself_within_the_name_rules(h: Harness) -> None:
+    from domain.errors import BadRequest
+    from domain.services.players import update_profile
+
+    guest = await create_player(h.deps, "ann")
+    renamed = await update_profile(h.deps, guest.player.id, "  Annie ")
+    assert renamed.name == "Annie" and (await authenticate(h.deps, guest.token)).name == "Annie"
+    for bad in ("", " ", "x" * 41, "bell\a"):
+        with pytest.raises(BadRequest):
+            await update_profile(h.deps, guest.player.id, bad)
+    assert (await authenticate(h.deps, guest.token)).name == "Annie"
