@@ -5,10 +5,12 @@ server), over HTTP and both WebSocket protocols."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import AsyncExitStack
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,7 @@ import pytest
 from api.graphql.revocation import EXPIRED_MESSAGE
 from tests.adapters.identity_tokens import AUDIENCE, ISSUER, jwks, mint, new_key, unsigned
 from tests.e2e.client import Api
+from tests.e2e.cluster import cluster, fresh_backend
 from tests.e2e.httpsub import HTTP_TRANSPORTS, HttpSubscription, streaming_client
 from tests.e2e.own_server import assert_no_leak, own_server
 from tests.e2e.wsclient import PROTOCOLS, ws_connection
@@ -169,3 +172,32 @@ async def test_an_http_stream_signed_in_with_a_jwt_ends_when_it_expires(
                 await sub.close()
         messages = [e["message"] for e in sub.errors]
         assert messages == [EXPIRED_MESSAGE] and sub.completed, sub.items
+
+
+async def test_one_user_on_two_instances_is_one_player_and_its_socket_expires_there_too(
+    tmp_path: Path, provider: tuple[JwksServer, Any], database_url: str, redis_url: str
+) -> None:
+    """Two instances on PostgreSQL and Redis: the first sights of one user on
+    both at once make one player; each instance checks its tokens itself
+    (the open tokens' recheck never ends a JWT's socket early)."""
+    jwks_server, key = provider
+    env = {**_env(jwks_server.url), "MMK_TOKEN_RECHECK_INTERVAL": "1"}
+    with (
+        fresh_backend(database_url, redis_url, "jwt", **env) as backend,
+        cluster(backend, tmp_path) as instances,
+    ):
+        apis = []
+        async with AsyncExitStack() as stack:
+            for inst in instances:
+                http = httpx.AsyncClient(base_url=inst.server.base_url, trust_env=False)
+                apis.append(Api(await stack.enter_async_context(http)))
+            tokens = [mint(key, "RS256", sub="both", iat=int(time.time()) - n) for n in (0, 1)]
+            seen = await asyncio.gather(
+                *(api.data(ME, token=t) for api, t in zip(apis, tokens, strict=True))
+            )
+            assert seen[0]["me"]["id"] == seen[1]["me"]["id"]
+            short = mint(key, "RS256", sub="both", exp=int(time.time()) + 4)
+            async with ws_connection(instances[1].server.ws_url, PROTOCOLS[0], short) as ws:
+                started = time.monotonic()
+                assert await ws.wait_closed(15) == 4401 and ws.close_reason == "token expired"
+                assert time.monotonic() - started > 2  # not ended by a recheck of the database
