@@ -141,37 +141,35 @@ async def test_a_providers_user_is_one_player_and_bad_tokens_say_why(
         assert_no_leak(server)
 
 
-@pytest.mark.parametrize("protocol", PROTOCOLS)
-async def test_a_websocket_signed_in_with_a_jwt_closes_when_it_expires(
-    tmp_path: Path, provider: tuple[JwksServer, Any], protocol: str
+async def test_sockets_and_http_streams_signed_in_with_a_jwt_end_when_it_expires(
+    tmp_path: Path, provider: tuple[JwksServer, Any]
 ) -> None:
+    """Both WebSocket protocols close with 4401 "token expired"; SSE and
+    multipart end with ``UNAUTHENTICATED`` "this token expired"."""
     jwks_server, key = provider
-    url = f"sqlite:///{tmp_path / 'ws.sqlite3'}"
+    url = f"sqlite:///{tmp_path / 'expiry.sqlite3'}"
     with own_server(tmp_path, url, **_env(jwks_server.url)) as (server, _):
-        token = mint(key, "RS256", exp=int(time.time()) + 3)
-        async with ws_connection(server.ws_url, protocol, token) as ws:
-            code = await ws.wait_closed(15)
-            assert code == 4401 and ws.close_reason == "token expired"
-
-
-@pytest.mark.parametrize("transport", HTTP_TRANSPORTS)
-async def test_an_http_stream_signed_in_with_a_jwt_ends_when_it_expires(
-    tmp_path: Path, provider: tuple[JwksServer, Any], transport: str
-) -> None:
-    jwks_server, key = provider
-    url = f"sqlite:///{tmp_path / 'sse.sqlite3'}"
-    with own_server(tmp_path, url, **_env(jwks_server.url)) as (server, _):
-        token = mint(key, "RS256", exp=int(time.time()) + 3)
-        async with streaming_client(server.base_url) as http:
-            sub = await HttpSubscription(
-                http, transport, "subscription { lobby { gameId } }", None, token
-            ).start()
-            try:
-                await sub.wait_done(15)
-            finally:
-                await sub.close()
-        messages = [e["message"] for e in sub.errors]
-        assert messages == [EXPIRED_MESSAGE] and sub.completed, sub.items
+        token = mint(key, "RS256", exp=int(time.time()) + 4)
+        async with AsyncExitStack() as stack:
+            sockets = [
+                await stack.enter_async_context(ws_connection(server.ws_url, protocol, token))
+                for protocol in PROTOCOLS
+            ]
+            http = await stack.enter_async_context(streaming_client(server.base_url))
+            streams = [
+                await HttpSubscription(
+                    http, transport, "subscription { lobby { gameId } }", None, token
+                ).start()
+                for transport in HTTP_TRANSPORTS
+            ]
+            for stream in streams:
+                stack.push_async_callback(stream.close)
+            for ws in sockets:
+                assert await ws.wait_closed(15) == 4401 and ws.close_reason == "token expired"
+            for stream in streams:
+                await stream.wait_done(15)
+                assert [e["message"] for e in stream.errors] == [EXPIRED_MESSAGE]
+                assert stream.completed, stream.items
 
 
 async def test_one_user_on_two_instances_is_one_player_and_its_socket_expires_there_too(
