@@ -23,6 +23,11 @@ ASYMMETRIC = frozenset(
 """The algorithms a public key verifies; only these may be allowed."""
 
 
+MAX_JWT_CHARS = 8192
+"""The longest JWT read: an identity provider's run to 1-2 KB; a longer one
+is refused before it is parsed."""
+
+
 def looks_like_jwt(token: str) -> bool:
     """Three base64url parts: a JWS in compact form (an MMK token has no dot)."""
     return token.count(".") == 2
@@ -52,6 +57,8 @@ class JwtVerifier:
         return looks_like_jwt(token)
 
     async def verify(self, token: str) -> VerifiedIdentity:
+        if len(token) > MAX_JWT_CHARS:
+            raise Unauthenticated(f"the JWT is longer than {MAX_JWT_CHARS} characters")
         try:
             header = jwt.get_unverified_header(token)
         except jwt.DecodeError as e:

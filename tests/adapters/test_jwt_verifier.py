@@ -81,6 +81,8 @@ async def test_each_bad_token_is_refused_with_its_reason() -> None:
     other = new_key("RS256", "k1")  # the same kid, another key: a forgery
     assert "signature" in await _refusal(verifier, mint(other, "RS256"))
     assert "does not parse" in await _refusal(verifier, "a.b.c")
+    padded = mint(key, "RS256", pad="x" * 9000)
+    assert "longer than 8192" in await _refusal(verifier, padded)
 
 
 def test_an_hmac_algorithm_cannot_be_allowed() -> None:
