@@ -176,11 +176,11 @@ async def _sent(
 ) -> AsyncGenerator[GameEvent, None]:
     """The events of a ``gameEvents`` stream the executor is to send: the
     log's, or the live ones the pusher did not take (it drains each live
-    tail the stream offers). Each goes at the
-    connection's pace; an event replayed from the log (older than
-    :data:`REPLAYED`) only while the caller's budgets and its replays a
-    minute have room (a live game is charged to its subscriber but
-    never cut: its other operations are refused meanwhile)."""
+    tail the stream offers). Each goes at the connection's pace; an event
+    replayed from the log (older than :data:`REPLAYED`) only while the
+    caller's budgets and its replays a minute have room (a live game is
+    charged to its subscriber but never cut: its other operations are
+    refused meanwhile)."""
     run = 0  # replayed events since the replay last let the loop go
     try:
         async for sent in stream:  # the log, or what push did not take
