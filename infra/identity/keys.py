@@ -73,6 +73,8 @@ class FileKeys:
     async def key(self, kid: str | None) -> Any:
         found = _pick(self._keys, kid) or (self._keys.get("") if len(self._keys) == 1 else None)
         if found is None:
+            if kid is None:
+                raise Unauthenticated("the JWT names no key (kid) and several are configured")
             raise Unauthenticated(f"no key with kid {kid!r} among the configured keys")
         return found
 
@@ -116,6 +118,8 @@ class JwksKeys:
         if found is None:
             if not self._usable(self._clock()):
                 raise Unauthenticated("the identity provider's keys cannot be fetched now")
+            if kid is None:
+                raise Unauthenticated("the JWT names no key (kid) and the provider has several")
             raise Unauthenticated(f"no key with kid {kid!r} at the identity provider")
         if not self._usable(self._clock()):
             raise Unauthenticated("the identity provider's keys are too old and cannot be fetched")

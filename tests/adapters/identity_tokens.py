@@ -50,6 +50,11 @@ def mint(key: Key, alg: str, kid: str | None = None, **overrides: Any) -> str:
         return jwt.encode(header, claims(**overrides), key, algorithms=[alg])
 
 
+def mint_without_kid(key: Key) -> str:
+    """An RS256 token (``key``: an RSA key) whose header names no key."""
+    return jwt.encode({"alg": "RS256"}, claims(), key)
+
+
 def _b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 

@@ -18,6 +18,7 @@ from tests.adapters.identity_tokens import (
     hmac_with_public_key,
     jwks,
     mint,
+    mint_without_kid,
     new_key,
     unsigned,
 )
@@ -143,6 +144,9 @@ async def test_keys_from_a_local_jwks_file_or_pem_file(tmp_path: Path) -> None:
     from_pem = _verifier(FileKeys(tmp_path / "key.pem"))
     assert (await from_pem.verify(mint(rsa, "RS256"))).subject == "user-1"
     assert "signature" in await _refusal(from_pem, mint(new_key("RS256", "r"), "RS256"))
+    no_kid = mint_without_kid(rsa)
+    assert "names no key (kid)" in await _refusal(from_jwks, no_kid)  # two keys: which?
+    assert (await from_pem.verify(no_kid)).subject == "user-1"  # one key: that one
 
 
 def test_the_providers_settings_are_checked_at_start(tmp_path: Path) -> None:
