@@ -12,6 +12,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 import jwt
+from cryptography.hazmat.primitives.asymmetric.ec import EllipticCurvePublicKey
+from cryptography.hazmat.primitives.asymmetric.ed448 import Ed448PublicKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
 
 from domain.errors import Unauthenticated
 from domain.identity import VerifiedIdentity
@@ -26,6 +30,17 @@ ASYMMETRIC = frozenset(
 MAX_JWT_CHARS = 8192
 """The longest JWT read: an identity provider's run to 1-2 KB; a longer one
 is refused before it is parsed."""
+
+
+KEY_TYPES: dict[str, tuple[type, ...]] = {
+    "RS": (RSAPublicKey,),
+    "PS": (RSAPublicKey,),
+    "ES": (EllipticCurvePublicKey,),
+    "Ed": (Ed25519PublicKey, Ed448PublicKey),
+}
+"""The key each family of algorithms verifies with (by the name's first
+two letters): a token naming another family's algorithm is refused before
+its key is used."""
 
 
 def looks_like_jwt(token: str) -> bool:
@@ -61,14 +76,16 @@ class JwtVerifier:
             raise Unauthenticated(f"the JWT is longer than {MAX_JWT_CHARS} characters")
         try:
             header = jwt.get_unverified_header(token)
-        except jwt.DecodeError as e:
+        except jwt.InvalidTokenError as e:
             raise Unauthenticated(f"the JWT does not parse: {e}") from None
         alg = header.get("alg")
         if alg not in self.algorithms:
             accepted = ", ".join(self.algorithms)
             raise Unauthenticated(f"the JWT's algorithm {alg!r} is not accepted ({accepted} are)")
-        kid = header.get("kid")
-        key = await self.keys.key(kid if isinstance(kid, str) else None)
+        key = await self.keys.key(header.get("kid"))  # PyJWT refused a kid not a string
+        fits = isinstance(key, KEY_TYPES[alg[:2]])
+        if not fits:
+            raise Unauthenticated(f"the JWT's algorithm {alg!r} does not fit the provider's key")
         try:
             claims: dict[str, Any] = jwt.decode(
                 token,
@@ -95,15 +112,19 @@ class JwtVerifier:
             raise Unauthenticated(
                 "the JWT's signature does not verify with the provider's key"
             ) from None
-        except jwt.InvalidTokenError as e:
+        except (jwt.PyJWTError, TypeError, ValueError) as e:  # PyJWT's and its keys' own
             raise Unauthenticated(f"the JWT is not valid: {e}") from None
         subject = claims["sub"]
         if not isinstance(subject, str) or not subject:
             raise Unauthenticated("the JWT's subject (sub) is not a non-empty string")
         name = claims.get(self.name_claim)
+        try:
+            expires_at = datetime.fromtimestamp(int(claims["exp"]), UTC)
+        except (OverflowError, ValueError, OSError):
+            raise Unauthenticated("the JWT's expiry (exp) is out of range") from None
         return VerifiedIdentity(
             issuer=self.issuer,
             subject=subject,
             name=name if isinstance(name, str) else None,
-            expires_at=datetime.fromtimestamp(int(claims["exp"]), UTC),
+            expires_at=expires_at,
         )

@@ -72,3 +72,10 @@ def hmac_with_public_key(public_pem: bytes, kid: str, **overrides: Any) -> str:
     body = _b64(json.dumps(claims(**overrides)).encode())
     mac = hmac.new(public_pem, f"{header}.{body}".encode(), hashlib.sha256).digest()
     return f"{header}.{body}.{_b64(mac)}"
+
+
+def forged_header(header: dict[str, Any], **overrides: Any) -> str:
+    """A token with ``header`` and a signature that is no signature: what an
+    attacker sends to reach the verifier's corners."""
+    head = _b64(json.dumps(header).encode())
+    return f"{head}.{_b64(json.dumps(claims(**overrides)).encode())}.AAAA"

@@ -15,6 +15,7 @@ from infra.identity.verifier import JwtVerifier
 from tests.adapters.identity_tokens import (
     AUDIENCE,
     ISSUER,
+    forged_header,
     hmac_with_public_key,
     jwks,
     mint,
@@ -147,6 +148,22 @@ async def test_keys_from_a_local_jwks_file_or_pem_file(tmp_path: Path) -> None:
     no_kid = mint_without_kid(rsa)
     assert "names no key (kid)" in await _refusal(from_jwks, no_kid)  # two keys: which?
     assert (await from_pem.verify(no_kid)).subject == "user-1"  # one key: that one
+
+
+async def test_forged_headers_are_refused_never_an_internal_error(tmp_path: Path) -> None:
+    """An algorithm of another key family, headers PyJWT refuses (a kid that
+    is no string, an unknown critical extension), an expiry out of range:
+    each is UNAUTHENTICATED."""
+    rsa = new_key("RS256", "r")
+    (tmp_path / "key.pem").write_bytes(rsa.as_pem(private=False))
+    verifier = _verifier(FileKeys(tmp_path / "key.pem"))
+    for alg in ("ES256", "EdDSA"):
+        assert "does not fit" in await _refusal(verifier, forged_header({"alg": alg}))
+    assert "does not parse" in await _refusal(verifier, forged_header({"alg": "RS256", "kid": 5}))
+    assert "does not parse" in await _refusal(
+        verifier, forged_header({"alg": "RS256", "crit": ["x"]})
+    )
+    assert "out of range" in await _refusal(verifier, mint(rsa, "RS256", exp=10**20))
 
 
 def test_the_providers_settings_are_checked_at_start(tmp_path: Path) -> None:
