@@ -190,6 +190,21 @@ class JwtSettings:
     jwks_stale_for: int = 86_400
 
 
+def _trusted_keys_url(url: str) -> bool:
+    """An https URL, or http on a loopback host (a local key server)."""
+    parts = urlsplit(url)
+    if parts.scheme == "https" and parts.hostname:
+        return True
+    if parts.scheme != "http" or not parts.hostname:
+        return False
+    if parts.hostname == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(parts.hostname).is_loopback
+    except ValueError:
+        return False
+
+
 def jwt_settings(env: Mapping[str, str]) -> JwtSettings | None:
     """The identity provider's settings; None when no keys are named."""
     url, path = env.get("MMK_JWT_JWKS_URL") or None, env.get("MMK_JWT_KEYS_FILE") or None
@@ -200,8 +215,11 @@ def jwt_settings(env: Mapping[str, str]) -> JwtSettings | None:
         return None
     if url is not None and path is not None:
         raise SettingsError("set MMK_JWT_JWKS_URL or MMK_JWT_KEYS_FILE, not both")
-    if url is not None and urlsplit(url).scheme not in ("https", "http"):
-        raise SettingsError(f"MMK_JWT_JWKS_URL: {url!r} is not an http(s) URL")
+    if url is not None and not _trusted_keys_url(url):
+        raise SettingsError(
+            f"MMK_JWT_JWKS_URL: {url!r} is not an https URL (plain http only on loopback: "
+            "whoever can change the keys in transit can sign in as anyone)"
+        )
     if path is not None and not os.path.isfile(path):
         raise SettingsError(f"MMK_JWT_KEYS_FILE: {path!r} is not a file")
     if not issuer or not audience:

@@ -122,11 +122,22 @@ def _hours(deps: Deps) -> str:
     return f"{deps.keys.replay_window.total_seconds() / 3600:g} h"
 
 
+def _not_a_providers(deps: Deps, token: str) -> None:
+    """Only MMK tokens are rotated or revoked here: a provider's JWT ends at
+    its expiry, or at the provider (issue #24)."""
+    if deps.identity is not None and deps.identity.recognises(token):
+        raise BadRequest(
+            "this is your identity provider's token: it is not rotated or revoked here "
+            "(it ends at its expiry; sign out at your provider)"
+        )
+
+
 async def rotate_token(deps: Deps, player_id: str, token: str) -> str:
     """A new token for the caller; the presented one stops working at once
     (only this one: a player has one token), and every instance is told so
     (:func:`_announce`). ``UNAUTHENTICATED`` if it was rotated or revoked
     meanwhile."""
+    _not_a_providers(deps, token)
     new = deps.ids.new_token()
 
     def swap(tx: Tx, _: None) -> str:
@@ -143,6 +154,7 @@ async def revoke_token(deps: Deps, player_id: str, token: str) -> None:
     """Sign out: the presented token stops working at once, and every
     instance is told so (:func:`_announce`). A guest account has one token,
     so without a token rotated first it is out of reach."""
+    _not_a_providers(deps, token)
 
     def revoke(tx: Tx, _: None) -> None:
         if not tx.replace_token_hash(player_id, token_hash(token), REVOKED + player_id):

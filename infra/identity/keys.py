@@ -52,6 +52,11 @@ def _jwks(data: Any, where: str) -> dict[str, Any]:
     return found
 
 
+def _named(kid: str) -> str:
+    """A token's kid as an error message quotes it: short."""
+    return repr(kid if len(kid) <= 40 else kid[:40] + "...")
+
+
 def _pick(keys: dict[str, Any], kid: str | None) -> Any | None:
     if kid is not None:
         return keys.get(kid)
@@ -75,7 +80,7 @@ class FileKeys:
         if found is None:
             if kid is None:
                 raise Unauthenticated("the JWT names no key (kid) and several are configured")
-            raise Unauthenticated(f"no key with kid {kid!r} among the configured keys")
+            raise Unauthenticated(f"no key with kid {_named(kid)} among the configured keys")
         return found
 
 
@@ -120,7 +125,7 @@ class JwksKeys:
                 raise Unauthenticated("the identity provider's keys cannot be fetched now")
             if kid is None:
                 raise Unauthenticated("the JWT names no key (kid) and the provider has several")
-            raise Unauthenticated(f"no key with kid {kid!r} at the identity provider")
+            raise Unauthenticated(f"no key with kid {_named(kid)} at the identity provider")
         if not self._usable(self._clock()):
             raise Unauthenticated("the identity provider's keys are too old and cannot be fetched")
         return found
@@ -137,10 +142,12 @@ class JwksKeys:
                 return  # fetched (or tried) a moment ago: the provider is not hammered
             self._tried_at = self._clock()
             self.fetches += 1
-            try:
-                data = await asyncio.to_thread(self._fetch, self.url)
-                keys = _jwks(data, self.url)
+            try:  # fetched and parsed off the event loop
+                keys = await asyncio.to_thread(lambda: _jwks(self._fetch(self.url), self.url))
             except Exception as e:  # the provider away, or a bad document: keep the old keys
                 log.warning("identity: fetching %s failed (%s); keeping the keys held", self.url, e)
+                return
+            if not keys:  # a document with no usable key never replaces good ones
+                log.warning("identity: %s holds no usable key; keeping the keys held", self.url)
                 return
             self._keys, self._fetched_at = keys, self._clock()

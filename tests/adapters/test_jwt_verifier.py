@@ -133,6 +133,11 @@ async def test_the_keys_serve_stale_while_the_provider_is_down_then_no_more() ->
     provider.down = False
     clock.now += 61
     assert (await verifier.verify(mint(key, "RS256"))).subject == "user-1"
+    provider.document = {"keys": []}  # a document with no usable key: the held keys stay
+    clock.now += 3601
+    assert (await verifier.verify(mint(key, "RS256"))).subject == "user-1"
+    long_kid = mint(key, "RS256", kid="k" * 5000)
+    assert len(await _refusal(verifier, long_kid)) < 200  # the kid is not echoed whole
 
 
 async def test_keys_from_a_local_jwks_file_or_pem_file(tmp_path: Path) -> None:
@@ -178,13 +183,16 @@ def test_the_providers_settings_are_checked_at_start(tmp_path: Path) -> None:
         ({"MMK_JWT_ISSUER": ISSUER}, "needs MMK_JWT_JWKS_URL or MMK_JWT_KEYS_FILE"),
         ({"MMK_JWT_KEYS_FILE": str(keys)}, "need MMK_JWT_ISSUER and MMK_JWT_AUDIENCE"),
         ({**good, "MMK_JWT_KEYS_FILE": str(keys), "MMK_JWT_JWKS_URL": "https://id/"}, "not both"),
-        ({**good, "MMK_JWT_JWKS_URL": "ftp://id/keys"}, r"not an http\(s\) URL"),
+        ({**good, "MMK_JWT_JWKS_URL": "ftp://id/keys"}, "not an https URL"),
+        ({**good, "MMK_JWT_JWKS_URL": "http://id.example.com/keys"}, "only on loopback"),
         ({**good, "MMK_JWT_KEYS_FILE": str(tmp_path / "none.json")}, "is not a file"),
         ({**good, "MMK_JWT_KEYS_FILE": str(keys), "MMK_JWT_ALGORITHMS": "RS256,HS256"}, "HS256"),
         ({**good, "MMK_JWT_KEYS_FILE": str(keys), "MMK_JWT_ALGORITHMS": "none"}, "none"),
     ):
         with pytest.raises(SettingsError, match=why):
             Settings.from_env(env)
+    for local in ("http://127.0.0.1:8080/jwks.json", "http://localhost/k", "https://id/k"):
+        assert Settings.from_env({**good, "MMK_JWT_JWKS_URL": local}).jwt is not None
     settings = Settings.from_env({**good, "MMK_JWT_KEYS_FILE": str(keys)})
     assert settings.jwt is not None and settings.jwt.algorithms == ("RS256", "ES256", "EdDSA")
     assert isinstance(identity_of(settings), JwtVerifier)

@@ -108,3 +108,15 @@ async def test_a_player_renames_itself_within_the_name_rules(h: Harness) -> None
         with pytest.raises(BadRequest):
             await update_profile(h.deps, guest.player.id, bad)
     assert (await authenticate(h.deps, guest.token)).name == "Annie"
+
+
+async def test_a_providers_token_is_not_rotated_or_revoked_here(h: Harness) -> None:
+    from domain.errors import BadRequest
+    from domain.services.players import revoke_token, rotate_token
+
+    _with(h, Provider())
+    player = await authenticate(h.deps, "jwt.idp.u9")
+    for end in (rotate_token, revoke_token):
+        with pytest.raises(BadRequest, match="identity provider's token"):
+            await end(h.deps, player.id, "jwt.idp.u9")
+    assert await authenticate(h.deps, "jwt.idp.u9") == player
