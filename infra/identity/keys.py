@@ -1,11 +1,12 @@
 """Where the identity provider's public keys come from (issue #24): a local
 JWKS or PEM file (offline deployments), or a JWKS URL fetched and cached.
 
-The URL's keys are fetched on first use, again after ``max_age``, and again
-when a token names a ``kid`` the cache lacks, but never twice within
-``refetch_floor``: a flood of tokens with made-up ``kid``s costs the
-provider one fetch per floor. When the provider is away, the keys last
-fetched serve for ``stale_for`` after they were due again."""
+The URL's keys are fetched on first use, again after ``max_age`` (in the
+background: the held keys serve meanwhile), and again when a token names a
+``kid`` the cache lacks, but never twice within ``refetch_floor``: a flood
+of tokens with made-up ``kid``s costs the provider one fetch per floor.
+When the provider is away, the keys last fetched serve for ``stale_for``
+after they were due again."""
 
 from __future__ import annotations
 
@@ -111,13 +112,16 @@ class JwksKeys:
         self._fetched_at: float | None = None  # the last fetch that worked
         self._tried_at: float | None = None  # the last fetch, whatever came of it
         self._lock = asyncio.Lock()
+        self._background: asyncio.Task[None] | None = None
         self.fetches = 0
 
     async def key(self, kid: str | None) -> Any:
         found = _pick(self._keys, kid)
         now = self._clock()
         due = self._fetched_at is None or now - self._fetched_at > self.max_age
-        if found is None or due:
+        if found is not None and due and self._usable(now):
+            self._refresh_soon(now)  # the held key serves meanwhile: no sign-in waits
+        elif found is None or due:
             await self._refresh(now)
             found = _pick(self._keys, kid)
         if found is None:
@@ -129,6 +133,11 @@ class JwksKeys:
         if not self._usable(self._clock()):
             raise Unauthenticated("the identity provider's keys are too old and cannot be fetched")
         return found
+
+    def _refresh_soon(self, now: float) -> None:
+        """A refresh in the background, one at a time."""
+        if self._background is None or self._background.done():
+            self._background = asyncio.get_running_loop().create_task(self._refresh(now))
 
     def _usable(self, now: float) -> bool:
         """The cached keys may serve: fresh, or stale within ``stale_for``."""

@@ -3,7 +3,9 @@ verified by infra/identity (PyJWT); every refusal names its reason."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -199,3 +201,36 @@ def test_the_providers_settings_are_checked_at_start(tmp_path: Path) -> None:
     keys.write_text("not a key")
     with pytest.raises(SettingsError, match="MMK_JWT_KEYS_FILE"):
         identity_of(settings)
+
+
+async def test_keys_due_again_are_fetched_in_the_background_while_the_held_ones_serve() -> None:
+    key = new_key("ES256", "k1")
+    provider, clock = Provider(key), Clock()
+    release = asyncio.Event()
+    fetched = threading.Event()
+    slow = False
+
+    def fetch(url: str) -> Any:
+        if slow:  # the provider answers only when released
+            fetched.set()
+            asyncio.run_coroutine_threadsafe(release.wait(), loop).result(5)
+        return provider.fetch(url)
+
+    loop = asyncio.get_running_loop()
+    keys = JwksKeys("https://id/jwks", fetch=fetch, clock=clock, max_age=3600)
+    verifier = _verifier(keys)
+    await verifier.verify(mint(key, "ES256"))
+    slow = True
+    rotated = new_key("ES256", "k2")
+    provider.document = jwks(key, rotated)
+    clock.now += 3601  # due again
+    assert (await verifier.verify(mint(key, "ES256"))).subject == "user-1"  # did not wait
+    assert (await verifier.verify(mint(key, "ES256"))).subject == "user-1"
+    await asyncio.to_thread(fetched.wait, 5)
+    assert provider.fetches == 1  # one background fetch, still waiting on the provider
+    release.set()
+    for _ in range(200):
+        if provider.fetches == 2:
+            break
+        await asyncio.sleep(0.01)
+    assert (await verifier.verify(mint(rotated, "ES256"))).subject == "user-1"
