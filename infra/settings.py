@@ -80,6 +80,7 @@ ENV_VARS: tuple[str, ...] = (
 )
 JWT_ALGORITHMS: tuple[str, ...] = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512")
 JWT_ALGORITHMS += ("ES256", "ES384", "ES512", "EdDSA")  # public-key algorithms only
+DEFAULT_JWT_ALGORITHMS = ("RS256", "ES256", "EdDSA")
 MIN_SECRET_KEY = 32  # characters of MMK_SECRET_KEY (e.g. `openssl rand -hex 32`: 64)
 
 
@@ -182,7 +183,7 @@ class JwtSettings:
     audience: str
     jwks_url: str | None = None
     keys_file: str | None = None
-    algorithms: tuple[str, ...] = ("RS256", "ES256", "EdDSA")
+    algorithms: tuple[str, ...] = DEFAULT_JWT_ALGORITHMS
     name_claim: str = "name"
     leeway: int = 30
     jwks_max_age: int = 3600
@@ -224,7 +225,7 @@ def jwt_settings(env: Mapping[str, str]) -> JwtSettings | None:
         raise SettingsError(f"MMK_JWT_KEYS_FILE: {path!r} is not a file")
     if not issuer or not audience:
         raise SettingsError("a JWT's keys need MMK_JWT_ISSUER and MMK_JWT_AUDIENCE too")
-    raw = env.get("MMK_JWT_ALGORITHMS") or "RS256,ES256,EdDSA"
+    raw = env.get("MMK_JWT_ALGORITHMS") or ",".join(DEFAULT_JWT_ALGORITHMS)
     algorithms = tuple(dict.fromkeys(a.strip() for a in raw.split(",") if a.strip()))
     unknown = [a for a in algorithms if a not in JWT_ALGORITHMS]
     if unknown or not algorithms:

@@ -40,7 +40,7 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
     Operation,
 )
 
-from api.graphql.revocation import ORIGIN_WAIT, REVOKED_CLOSE, REVOKED_REASON, hang_up_soon
+from api.graphql.revocation import ORIGIN_WAIT, REVOKED_CLOSE, close_reason, hang_up_soon
 from api.graphql.stream_limits import tarpit
 from api.graphql.unrunnable import unrunnable
 from api.graphql.ws_messages import MALFORMED, transport_problem
@@ -191,10 +191,7 @@ class TransportWSHandler(BaseGraphQLTransportWSHandler[Any, None]):
             with suppress(Exception, asyncio.CancelledError):
                 await task
         with suppress(Exception):  # the client may be gone already
-            ticket = self.context.ticket
-            await self.websocket.close(
-                REVOKED_CLOSE, REVOKED_REASON if ticket is None else ticket.reason
-            )
+            await self.websocket.close(REVOKED_CLOSE, close_reason(self.context.ticket))
 
     async def shutdown(self) -> None:
         await super().shutdown()

@@ -71,6 +71,11 @@ class Ticket:
         self._owner.drop(self)
 
 
+def close_reason(ticket: Ticket | None) -> str:
+    """The close frame's reason of a connection its token ended."""
+    return REVOKED_REASON if ticket is None else ticket.reason
+
+
 class OpenTokens:
     """This instance's tickets by token digest; a ``RevocationListener``."""
 
@@ -78,7 +83,7 @@ class OpenTokens:
         self,
         players: PlayerCache,
         dead: DeadTokens,
-        foreign: Callable[[str], bool] = lambda token: False,
+        foreign: Callable[[str], bool] | None = None,
     ) -> None:
         """``foreign``: a token of the app's identity provider (a JWT: it
         ends at its expiry, and the database has no hash of it to check)."""
@@ -91,7 +96,7 @@ class OpenTokens:
     def open(self, token: str, end: Callable[[], None]) -> Ticket:
         ticket = Ticket(self, token_hash(token), end)
         self._open.setdefault(ticket.digest, {})[ticket] = None
-        if self._foreign(token):
+        if self._foreign is not None and self._foreign(token):
             self._unchecked.add(ticket.digest)
         return ticket
 

@@ -68,9 +68,9 @@ from api.graphql.revocation import (
     ORIGIN_WAIT,
     REVOKED_CLOSE,
     REVOKED_MESSAGE,
-    REVOKED_REASON,
     OpenTokens,
     Ticket,
+    close_reason,
     ended_when_revoked,
     hang_up_soon,
 )
@@ -175,10 +175,7 @@ class LegacyWSHandler(BaseGraphQLWSHandler[Context, None]):
         if self.keep_alive_task:
             self.keep_alive_task.cancel()
         with suppress(Exception):  # the client may be gone already
-            ticket = self.context.ticket
-            await self.websocket.close(
-                REVOKED_CLOSE, REVOKED_REASON if ticket is None else ticket.reason
-            )
+            await self.websocket.close(REVOKED_CLOSE, close_reason(self.context.ticket))
 
     async def handle(self) -> None:
         """Strawberry's loop, reading strictly: it skipped a message that is
@@ -311,7 +308,7 @@ class GameGraphQL(GraphQL[Context, None]):
         self.open_tokens = OpenTokens(
             self.players,
             lambda digests: dead_tokens(deps, digests),
-            (lambda token: False) if identity is None else identity.recognises,
+            None if identity is None else identity.recognises,
         )
         if deps.revocations is not None:
             deps.revocations.listen(self.open_tokens)

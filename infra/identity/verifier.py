@@ -20,10 +20,9 @@ from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
 from domain.errors import Unauthenticated
 from domain.identity import VerifiedIdentity
 from infra.identity.keys import KeySource
+from infra.settings import DEFAULT_JWT_ALGORITHMS, JWT_ALGORITHMS
 
-ASYMMETRIC = frozenset(
-    {"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
-)
+ASYMMETRIC = frozenset(JWT_ALGORITHMS)
 """The algorithms a public key verifies; only these may be allowed."""
 
 
@@ -58,7 +57,7 @@ class JwtVerifier:
         audience: str,
         keys: KeySource,
         *,
-        algorithms: Sequence[str] = ("RS256", "ES256", "EdDSA"),
+        algorithms: Sequence[str] = DEFAULT_JWT_ALGORITHMS,
         leeway: float = 30.0,
         name_claim: str = "name",
     ) -> None:

@@ -59,23 +59,26 @@ def _b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
+def _signing_input(header: dict[str, Any], **overrides: Any) -> str:
+    """``<header>.<claims>``, each base64url JSON: what a signature covers."""
+    body = claims(**overrides)
+    return f"{_b64(json.dumps(header).encode())}.{_b64(json.dumps(body).encode())}"
+
+
 def unsigned(**overrides: Any) -> str:
     """``alg: none``: a token anyone can write."""
-    header = _b64(json.dumps({"alg": "none", "typ": "JWT"}).encode())
-    return f"{header}.{_b64(json.dumps(claims(**overrides)).encode())}."
+    return _signing_input({"alg": "none", "typ": "JWT"}, **overrides) + "."
 
 
 def hmac_with_public_key(public_pem: bytes, kid: str, **overrides: Any) -> str:
     """HS256 "signed" with the provider's public key as the secret: what a
     verifier that lets the token choose its algorithm would accept."""
-    header = _b64(json.dumps({"alg": "HS256", "kid": kid, "typ": "JWT"}).encode())
-    body = _b64(json.dumps(claims(**overrides)).encode())
-    mac = hmac.new(public_pem, f"{header}.{body}".encode(), hashlib.sha256).digest()
-    return f"{header}.{body}.{_b64(mac)}"
+    signed = _signing_input({"alg": "HS256", "kid": kid, "typ": "JWT"}, **overrides)
+    mac = hmac.new(public_pem, signed.encode(), hashlib.sha256).digest()
+    return f"{signed}.{_b64(mac)}"
 
 
 def forged_header(header: dict[str, Any], **overrides: Any) -> str:
     """A token with ``header`` and a signature that is no signature: what an
     attacker sends to reach the verifier's corners."""
-    head = _b64(json.dumps(header).encode())
-    return f"{head}.{_b64(json.dumps(claims(**overrides)).encode())}.AAAA"
+    return _signing_input(header, **overrides) + ".AAAA"
