@@ -26,6 +26,7 @@ from domain.records import (
     PackPage,
     Page,
     Player,
+    SessionRecord,
 )
 
 T = TypeVar("T")
@@ -51,13 +52,34 @@ class SubscriptionClosed(Exception):
 
 
 class PlayerRepository(Protocol):
-    def add(self, player: Player, token_hash: str, key_digest: str | None = None) -> None:
-        """A duplicate id, token hash or key digest raises :class:`WriteConflict`."""
+    """Players and their sessions: each session holds one live MMK token,
+    stored as its hash (issue #24)."""
+
+    def add(self, player: Player, key_digest: str | None = None) -> None:
+        """A duplicate id or key digest raises :class:`WriteConflict`."""
         ...
 
     def get(self, player_id: str) -> Player | None: ...
-    def by_token_hash(self, token_hash: str) -> tuple[Player, str] | None:
-        """The player and the stored hash, for a constant-time comparison."""
+    def add_session(self, session: SessionRecord, token_hash: str) -> None:
+        """A duplicate session id or token hash raises :class:`WriteConflict`."""
+        ...
+
+    def by_token_hash(self, token_hash: str) -> tuple[Player, SessionRecord, str] | None:
+        """The player, the session and the stored hash, for a constant-time
+        comparison."""
+        ...
+
+    def sessions_of(self, player_id: str) -> list[SessionRecord]:
+        """The player's sessions, the most recently used first."""
+        ...
+
+    def end_session(self, player_id: str, session_id: str) -> str | None:
+        """Delete the player's session; its token hash, or None if the player
+        has no such session."""
+        ...
+
+    def touch_sessions(self, session_ids: Collection[str], at: datetime) -> None:
+        """The sessions were used at ``at`` (one ended meanwhile stays ended)."""
         ...
 
     def by_key_digest(self, key_digest: str) -> Player | None:
@@ -78,11 +100,12 @@ class PlayerRepository(Protocol):
         ...
 
     def replace_token_hash(self, player_id: str, old: str, new: str) -> bool:
-        """Swap the player's token hash if it is still ``old``; False if not."""
+        """Give the player's session holding ``old`` the hash ``new``; False
+        if the player holds no ``old``."""
         ...
 
     def live_token_hashes(self, hashes: Collection[str]) -> set[str]:
-        """Those of ``hashes`` that are some player's token hash now."""
+        """Those of ``hashes`` that are some session's token hash now."""
 
     def claim(self, player_id: str) -> None:
         """Claim the player until this transaction ends, before counting what

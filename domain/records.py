@@ -45,6 +45,19 @@ class Player:
 
 
 @dataclass(frozen=True, slots=True)
+class SessionRecord:
+    """One of a player's live MMK tokens (issue #24), as its player sees it:
+    never the token, nor its hash. ``last_used_at`` is as fine as the step
+    a sign-in refreshes it by (domain/services/sessions.py)."""
+
+    id: str
+    player_id: str
+    label: str | None
+    created_at: datetime
+    last_used_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class Occupant:
     """Who sits in a seat: a player, a bot, or both: a player whose seat a
     bot took over (timeouts or a leave, docs/decisions/0046) keeps it while

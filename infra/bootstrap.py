@@ -20,6 +20,7 @@ from domain.services.deps import Deps, KeyPolicy
 from domain.services.idempotency import expire_idempotency_records
 from domain.services.quick_play import fill_due_games
 from domain.services.seat_presence import review
+from domain.services.sessions import record_use
 from domain.services.timeouts import deadline_round
 from infra.abandon_sweeper import AbandonSweeper
 from infra.bot_scheduler import BotScheduler, StalledBotSweeper
@@ -44,6 +45,7 @@ from infra.record_sweeper import RecordSweeper
 from infra.revocations.memory import InProcessRevocations
 from infra.revocations.redis import RedisRevocations
 from infra.secret_key import server_secret
+from infra.session_use import SessionUseWriter
 from infra.settings import Settings, SettingsError
 from infra.settlement import Settler
 from infra.work_meter import in_thread
@@ -95,6 +97,7 @@ class Container:
     )
     settler: Settler | None = None  # measured costs, charged after the fact
     abandoned: AbandonSweeper | None = None  # games nobody plays any more
+    uses: SessionUseWriter | None = None  # the sessions' lastUsedAt (issue #24)
 
     def start(self) -> None:
         """Background work of a running server (call inside its event loop)."""
@@ -108,6 +111,8 @@ class Container:
             self.records.start()
         if self.abandoned is not None:
             self.abandoned.start()
+        if self.uses is not None:
+            self.uses.start()
 
     async def aclose(self) -> None:
         await self.sweeper.aclose()
@@ -122,6 +127,8 @@ class Container:
         await self.revocations.aclose()
         if self.abandoned is not None:
             await self.abandoned.aclose()
+        if self.uses is not None:
+            await self.uses.aclose()
         await self.bots.aclose()
         if self.settler is not None:
             await self.settler.aclose()
@@ -216,6 +223,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         if limiter is not None and limiter.limits.queries_limited
         else None,
         abandoned,
+        SessionUseWriter(lambda: record_use(deps), settings.session_use_interval),
     )
 
 

@@ -67,6 +67,7 @@ ENV_VARS: tuple[str, ...] = (
     "MMK_ABANDON_IDLE",
     "MMK_ABANDON_EMPTY",
     "MMK_ABANDON_SWEEP_INTERVAL",
+    "MMK_SESSION_USE_INTERVAL",
     "MMK_JWT_ISSUER",
     "MMK_JWT_AUDIENCE",
     "MMK_JWT_ALGORITHMS",
@@ -375,6 +376,9 @@ class Settings:
     abandon_idle: int = 7 * 86_400
     abandon_empty: int = 3600
     abandon_sweep_interval: int = 60
+    # Seconds between two writes of the sessions' lastUsedAt on each
+    # instance (issue #24): it is that fine, and costs no write per request.
+    session_use_interval: int = 60
     # The app's identity provider (issue #24): its JWTs stand for players
     # (iss + sub: one player each); None: MMK tokens only.
     jwt: JwtSettings | None = None
@@ -449,5 +453,6 @@ class Settings:
             abandon_idle=_int(e, "MMK_ABANDON_IDLE", 7 * 86_400, 1, 365 * 86_400),
             abandon_empty=_int(e, "MMK_ABANDON_EMPTY", 3600, 0, 30 * 86_400),
             abandon_sweep_interval=_int(e, "MMK_ABANDON_SWEEP_INTERVAL", 60, 1, 3600),
+            session_use_interval=_int(e, "MMK_SESSION_USE_INTERVAL", 60, 1, 3600),
             jwt=jwt_settings(e),
         )

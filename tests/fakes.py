@@ -32,6 +32,7 @@ from domain.records import (
     PackPage,
     Page,
     Player,
+    SessionRecord,
 )
 from domain.services.deps import Deps, KeyPolicy
 from infra.bus.memory import InProcessBus
@@ -44,7 +45,8 @@ T = TypeVar("T")
 class Store:
     """What the fake database holds."""
 
-    players: dict[str, tuple[Player, str]] = field(default_factory=dict)
+    players: dict[str, Player] = field(default_factory=dict)
+    sessions: dict[str, tuple[SessionRecord, str]] = field(default_factory=dict)  # id -> hash
     key_digests: dict[str, str] = field(default_factory=dict)  # digest -> player id
     identities: dict[tuple[str, str], str] = field(default_factory=dict)  # (iss, sub) -> id
     games: dict[str, GameRecord] = field(default_factory=dict)
@@ -54,6 +56,10 @@ class Store:
     claims: dict[str, int] = field(default_factory=dict)  # player id -> claims committed
     fail_before_commit: Callable[[], None] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)  # commits are atomic
+
+    def hashes_of(self, player_id: str) -> list[str]:
+        """The token hashes of the player's live sessions."""
+        return [h for s, h in self.sessions.values() if s.player_id == player_id]
 
     def log(self, game_id: str) -> list[LoggedEvent]:
         """A game's whole log (every event as it happened), in order."""
@@ -121,30 +127,41 @@ class FakeUnitOfWork:
         return news
 
     # players
-    def add(self, player: Player, token_hash: str, key_digest: str | None = None) -> None:
+    def add(self, player: Player, key_digest: str | None = None) -> None:
         store = self.store
 
         def check() -> None:
-            hashes = {h for _, h in store.players.values()}
-            if player.id in store.players or token_hash in hashes:
+            if player.id in store.players:
                 raise WriteConflict(player.id)
             if key_digest is not None and key_digest in store.key_digests:
                 raise WriteConflict("duplicate key digest")
 
         def write() -> None:
-            store.players[player.id] = (player, token_hash)
+            store.players[player.id] = player
             if key_digest is not None:
                 store.key_digests[key_digest] = player.id
 
         self.stage(write, check)
 
+    def add_session(self, session: SessionRecord, token_hash: str) -> None:
+        store = self.store
+
+        def check() -> None:
+            if session.id in store.sessions or token_hash in self._hashes():
+                raise WriteConflict(session.id)
+
+        self.stage(lambda: store.sessions.__setitem__(session.id, (session, token_hash)), check)
+
+    def _hashes(self) -> set[str]:
+        return {h for _, h in self.store.sessions.values()}
+
     def by_key_digest(self, key_digest: str) -> Player | None:
         player_id = self.store.key_digests.get(key_digest)
-        return None if player_id is None else self.store.players[player_id][0]
+        return None if player_id is None else self.store.players[player_id]
 
     def by_identity(self, issuer: str, subject: str) -> Player | None:
         player_id = self.store.identities.get((issuer, subject))
-        return None if player_id is None else self.store.players[player_id][0]
+        return None if player_id is None else self.store.players[player_id]
 
     def add_identity(self, player_id: str, issuer: str, subject: str, at: datetime) -> None:
         store, key = self.store, (issuer, subject)
@@ -159,17 +176,47 @@ class FakeUnitOfWork:
         found = self.store.players.get(player_id)
         if found is None:
             return False
-        player, digest = found
-        renamed = Player(player.id, name, player.created_at)
-        self.stage(lambda: self.store.players.__setitem__(player_id, (renamed, digest)))
+        renamed = Player(found.id, name, found.created_at)
+        self.stage(lambda: self.store.players.__setitem__(player_id, renamed))
         return True
 
     def replace_token_hash(self, player_id: str, old: str, new: str) -> bool:
-        found = self.store.players.get(player_id)
-        if found is None or found[1] != old:
+        sessions = self.store.sessions
+        held = [s for s, h in sessions.values() if s.player_id == player_id and h == old]
+        if not held:
             return False
-        self.stage(lambda: self.store.players.__setitem__(player_id, (found[0], new)))
+        swapped = (held[0], new)
+        self.stage(lambda: sessions.__setitem__(swapped[0].id, swapped))
         return True
+
+    def sessions_of(self, player_id: str) -> list[SessionRecord]:
+        held = [s for s, _ in self.store.sessions.values() if s.player_id == player_id]
+        held.sort(key=lambda s: s.id)
+        held.sort(key=lambda s: (s.last_used_at, s.created_at), reverse=True)
+        return held
+
+    def end_session(self, player_id: str, session_id: str) -> str | None:
+        found = self.store.sessions.get(session_id)
+        if found is None or found[0].player_id != player_id:
+            return None
+        sessions = self.store.sessions
+
+        def write() -> None:
+            sessions.pop(session_id, None)
+
+        self.stage(write)
+        return found[1]
+
+    def touch_sessions(self, session_ids: Collection[str], at: datetime) -> None:
+        sessions = self.store.sessions
+
+        def write() -> None:
+            for session_id in session_ids:
+                found = sessions.get(session_id)
+                if found is not None:
+                    sessions[session_id] = (replace(found[0], last_used_at=at), found[1])
+
+        self.stage(write)
 
     def claim(self, player_id: str) -> None:
         """Optimistic: of two transactions that claimed a player, the second
@@ -184,17 +231,16 @@ class FakeUnitOfWork:
         self.stage(lambda: claims.__setitem__(player_id, seen + 1), check)
 
     def get(self, player_id: str) -> Player | None:
-        found = self.store.players.get(player_id)
-        return found[0] if found else None
+        return self.store.players.get(player_id)
 
-    def by_token_hash(self, token_hash: str) -> tuple[Player, str] | None:
-        for player, h in self.store.players.values():
+    def by_token_hash(self, token_hash: str) -> tuple[Player, SessionRecord, str] | None:
+        for session, h in self.store.sessions.values():
             if h == token_hash:
-                return player, h
+                return self.store.players[session.player_id], session, h
         return None
 
     def live_token_hashes(self, hashes: Collection[str]) -> set[str]:
-        held = {h for _, h in self.store.players.values()}
+        held = self._hashes()
         return {h for h in hashes if h in held}
 
 

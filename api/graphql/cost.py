@@ -49,6 +49,7 @@ from domain.game.cards import PRIZE_CARDS, catalogue
 from domain.game.messaging import MAX_PENDING, MAX_SENT
 from domain.game.options import HAND_SIZE, MAX_SEATS
 from domain.game.setup import MAX_DECK
+from domain.services.sessions import MAX_SESSIONS
 
 INTROSPECTION = 5_000
 """An introspection root field: a deep ``__schema`` completes ~10,000 values,
@@ -69,6 +70,7 @@ EVENTS_OF_A_CHANGE = 20  # one command: at most 13 in 600 random games, and the 
 
 LIST_SIZES: dict[str, int] = {
     "Query.cardCatalog": len(catalogue()),
+    "Me.sessions": MAX_SESSIONS,  # a player's live tokens (#24)
     "ActionChoice.cards": HAND,  # a Hungry take lists the Rat Deck: LEGAL
     "ActionChoice.discards": HAND,
     "ActionChoice.seats": SEATS,

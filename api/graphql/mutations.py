@@ -14,8 +14,9 @@ from api.graphql.declared import Key
 from api.graphql.inputs import check_key
 from api.graphql.types.players import BoosterPack, NewPlayer, NewToken, Player, TokenRevoked
 from api.graphql.types.refusal import Refusal
+from api.graphql.types.sessions import NewSession, Session, SessionRevoked
 from domain.errors import DomainError
-from domain.services import boosters, players
+from domain.services import boosters, players, sessions
 from domain.services.transaction import Request
 
 NewPlayerResult = Annotated[
@@ -37,6 +38,14 @@ LinkIdentityResult = Annotated[
 UpdateProfileResult = Annotated[
     Player | Refusal,
     strawberry.union("UpdateProfileResult", description="You, renamed, or why not."),
+]
+CreateSessionResult = Annotated[
+    NewSession | Refusal,
+    strawberry.union("CreateSessionResult", description="A new token for you, or why not."),
+]
+RevokeSessionResult = Annotated[
+    SessionRevoked | Refusal,
+    strawberry.union("RevokeSessionResult", description="The session ended, or why not."),
 ]
 BoosterResult = Annotated[
     BoosterPack | Refusal,
@@ -87,8 +96,8 @@ class Mutation:
     @strawberry.mutation(
         description="Sign out: the token you sent stops working at once, on every server "
         "instance: its WebSockets close with 4401, its HTTP streams end with "
-        "`UNAUTHENTICATED`. A guest account has one token: without one rotated first, the "
-        "account is out of reach for good."
+        "`UNAUTHENTICATED`. Your other sessions go on; with none (and no identity linked), "
+        "the account is out of reach for good."
     )
     async def revoke_token(self, info: Info) -> RevokeTokenResult:
         player = await info.context.require_player()
@@ -101,6 +110,44 @@ class Mutation:
         finally:
             info.context.forget(token)
         return TokenRevoked(player=Player.from_domain(player))
+
+    @strawberry.mutation(
+        description="Another token for you, on another device (pair a TV, say): a session of "
+        "its own, listed in `me.sessions`; your other tokens go on."
+    )
+    async def create_session(
+        self,
+        info: Info,
+        label: Annotated[
+            str | None,
+            strawberry.argument(
+                description='Up to 60 printable characters to tell it apart ("Anna\'s phone")'
+            ),
+        ] = None,
+    ) -> CreateSessionResult:
+        player = await info.context.require_player()
+        try:
+            new = await sessions.create_session(info.context.deps, player.id, label)
+        except DomainError as e:
+            return Refusal.of(e)
+        return NewSession(session=Session.from_domain(new.session, None), token=new.token)
+
+    @strawberry.mutation(
+        description="End one of your sessions (`me.sessions`): its token stops working at "
+        "once, on every server instance (its WebSockets close with 4401, its HTTP streams end "
+        "with `UNAUTHENTICATED`). Yours, or `NOT_FOUND`."
+    )
+    async def revoke_session(
+        self,
+        info: Info,
+        id: Annotated[strawberry.ID, strawberry.argument(description="The session's id")],
+    ) -> RevokeSessionResult:
+        player = await info.context.require_player()
+        try:
+            await sessions.revoke_session(info.context.deps, player.id, str(id))
+        except DomainError as e:
+            return Refusal.of(e)
+        return SessionRevoked(session_id=id)
 
     @strawberry.mutation(
         description="Sign in with your app's accounts from now on, keeping this player (its id, "

@@ -18,6 +18,7 @@ from domain.ports import (
     Revocations,
     UnitOfWorkFactory,
 )
+from domain.session_use import SessionUse
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,3 +59,5 @@ class Deps:
     # The app's identity provider, whose JWTs stand for a player (issue
     # #24); None: MMK tokens only.
     identity: IdentityVerifier | None = None
+    # Sessions that signed in lately, written in batches (issue #24).
+    session_use: SessionUse = field(default_factory=SessionUse)

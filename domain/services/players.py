@@ -15,8 +15,10 @@ from domain.records import (
     Player,
     Remembered,
     SealedToken,
+    SessionRecord,
 )
-from domain.services.auth import player_for_token, token_hash
+from domain.services import sessions
+from domain.services.auth import session_for_token, token_hash
 from domain.services.deps import Deps
 from domain.services.queries import check_limit
 from domain.services.sealing import key_digest, seal, unseal
@@ -24,7 +26,6 @@ from domain.services.transaction import Request, Steps, Tx, no_load, transact
 
 MAX_NAME = 40
 MIN_PLAYER_KEY = 16  # [decision] the key recovers the token: it must be hard to guess
-REVOKED = "revoked:"  # a token hash no token has (a SHA-256 is hex): signed out
 RECHECK_BATCH = 500  # token hashes looked up in one statement
 
 
@@ -53,8 +54,9 @@ def _no_repeat(tx: Tx, first: Remembered) -> NoReturn:
 
 async def create_player(deps: Deps, name: str, idempotency_key: str | None = None) -> NewPlayer:
     """A guest account with a random id and a random 256-bit token; only its
-    hash is stored. With a key, a repeat within the replay window returns the
-    same player and token (docs/decisions/0041); after it, ``BAD_INPUT``."""
+    hash is stored, in the player's first session. With a key, a repeat
+    within the replay window returns the same player and token
+    (docs/decisions/0041); after it, ``BAD_INPUT``."""
     clean = check_name(name)
     if idempotency_key is not None and len(idempotency_key) < MIN_PLAYER_KEY:
         raise BadRequest(
@@ -134,8 +136,8 @@ def _not_a_providers(deps: Deps, token: str) -> None:
 
 async def rotate_token(deps: Deps, player_id: str, token: str) -> str:
     """A new token for the caller; the presented one stops working at once
-    (only this one: a player has one token), and every instance is told so
-    (:func:`_announce`). ``UNAUTHENTICATED`` if it was rotated or revoked
+    (only this one: the player's other sessions go on), and every instance
+    is told so. The session keeps its id and label. ``UNAUTHENTICATED`` if it was rotated or revoked
     meanwhile."""
     _not_a_providers(deps, token)
     new = deps.ids.new_token()
@@ -146,30 +148,15 @@ async def rotate_token(deps: Deps, player_id: str, token: str) -> str:
         return new
 
     done = await transact(deps, None, Steps(no_load, swap, _no_record, _no_repeat))
-    await _announce(deps, token)
+    await sessions.announce(deps, [token_hash(token)])
     return done
 
 
 async def revoke_token(deps: Deps, player_id: str, token: str) -> None:
-    """Sign out: the presented token stops working at once, and every
-    instance is told so (:func:`_announce`). A guest account has one token,
-    so without a token rotated first it is out of reach."""
+    """Sign out: the presented token's session ends (the player's other
+    sessions go on), at once on every instance."""
     _not_a_providers(deps, token)
-
-    def revoke(tx: Tx, _: None) -> None:
-        if not tx.replace_token_hash(player_id, token_hash(token), REVOKED + player_id):
-            raise Unauthenticated("this token was rotated or revoked")
-
-    await transact(deps, None, Steps(no_load, revoke, _no_record, _no_repeat))
-    await _announce(deps, token)
-
-
-async def _announce(deps: Deps, token: str) -> None:
-    """Once the change is committed: the token's digest (its stored hash,
-    never the token) to every instance, which end its open connections and
-    streams; this instance's at once (docs/decisions/0053)."""
-    if deps.revocations is not None:
-        await deps.revocations.announce(token_hash(token))
+    await sessions.revoke_token(deps, player_id, token)
 
 
 async def dead_tokens(deps: Deps, digests: Collection[str]) -> set[str]:
@@ -206,11 +193,13 @@ async def sign_in(deps: Deps, token: str) -> SignedIn:
         identity = await deps.identity.verify(token)
         return SignedIn(await player_for_identity(deps, identity), identity.expires_at)
 
-    def tx() -> Player:
+    def tx() -> tuple[Player, SessionRecord]:
         with deps.uow() as uow:
-            return player_for_token(uow, token)
+            return session_for_token(uow, token)
 
-    return SignedIn(await deps.run(tx), None)
+    player, session = await deps.run(tx)
+    deps.session_use.note(session.id)  # its lastUsedAt, in the next batch
+    return SignedIn(player, None)
 
 
 async def authenticate(deps: Deps, token: str) -> Player:
@@ -225,7 +214,8 @@ FIRST_NAME = "player"
 async def player_for_identity(deps: Deps, identity: VerifiedIdentity) -> Player:
     """The player of an identity at the app's identity provider: ``iss`` +
     ``sub`` name exactly one, created on first sight with the token's name
-    (or :data:`FIRST_NAME`), a token hash nobody holds, and no key. Two
+    (or :data:`FIRST_NAME`), no session (it signs in with the provider's
+    tokens) and no key. Two
     first sights at once (two instances) make one player: the second
     transaction's identity conflicts, and its retry finds the first's."""
 
@@ -248,7 +238,7 @@ async def player_for_identity(deps: Deps, identity: VerifiedIdentity) -> Player:
         except BadRequest:
             name = FIRST_NAME
         player = Player(deps.ids.new_id(), name, tx.now())
-        tx.add_player(player, token_hash(deps.ids.new_token()))
+        tx.add_player(player, None)
         tx.uow.players.add_identity(player.id, identity.issuer, identity.subject, tx.now())
         return player
 

@@ -61,7 +61,9 @@ from domain.records import (
     Player,
     Refused,
     Remembered,
+    SessionRecord,
 )
+from domain.services.auth import session_id
 from domain.services.clocked import clocked
 from domain.services.deps import Deps
 from domain.services.publisher import after_commit
@@ -169,11 +171,25 @@ class Tx:
         the player's capped creations queue one behind the other."""
         self.uow.players.claim(player_id)
 
-    def add_player(self, player: Player, token_hash: str, key_digest: str | None = None) -> None:
-        self.uow.players.add(player, token_hash, key_digest)
+    def add_player(
+        self,
+        player: Player,
+        token_hash: str | None,
+        key_digest: str | None = None,
+        label: str | None = None,
+    ) -> None:
+        """A new player and its first session, holding the token of
+        ``token_hash`` (None: no session, a provider's player)."""
+        self.uow.players.add(player, key_digest)
+        if token_hash is None:
+            return
+        now = self.now()
+        self.uow.players.add_session(
+            SessionRecord(session_id(token_hash), player.id, label, now, now), token_hash
+        )
 
     def replace_token_hash(self, player_id: str, old: str, new: str) -> bool:
-        """Rotate or revoke: only while the player's hash is still ``old``."""
+        """Rotate: only while the player still holds ``old``."""
         return self.uow.players.replace_token_hash(player_id, old, new)
 
     def keep(self, record: IdempotencyRecord) -> None:

@@ -24,6 +24,7 @@ from domain.records import (
     IdempotencyRecord,
     Occupant,
     Player,
+    SessionRecord,
 )
 from domain.services.bot_turn import bot_to_act
 from infra import codec
@@ -59,11 +60,10 @@ def _read(table: str, row: Row, build: Callable[[Row], R]) -> R:
 
 
 # ---------------------------------------------------------------- players
-def player_to_row(player: Player, token_hash: str, key_digest: str | None = None) -> dict[str, Any]:
+def player_to_row(player: Player, key_digest: str | None = None) -> dict[str, Any]:
     return {
         "id": player.id,
         "name": player.name,
-        "token_hash": token_hash,
         "created_at": _aware(player.created_at),
         "key_digest": key_digest,
     }
@@ -71,6 +71,27 @@ def player_to_row(player: Player, token_hash: str, key_digest: str | None = None
 
 def player_from_row(row: Row) -> Player:
     return _read("players", row, lambda r: Player(r["id"], r["name"], r["created_at"]))
+
+
+def session_to_row(session: SessionRecord, token_hash: str) -> dict[str, Any]:
+    return {
+        "id": session.id,
+        "player_id": session.player_id,
+        "token_hash": token_hash,
+        "label": session.label,
+        "created_at": _aware(session.created_at),
+        "last_used_at": _aware(session.last_used_at),
+    }
+
+
+def session_from_row(row: Row) -> SessionRecord:
+    return _read(
+        "sessions",
+        row,
+        lambda r: SessionRecord(
+            r["id"], r["player_id"], r["label"], r["created_at"], r["last_used_at"]
+        ),
+    )
 
 
 # ---------------------------------------------------------------- games

@@ -25,6 +25,7 @@ from domain.records import (
     PackPage,
     Page,
     Player,
+    SessionRecord,
 )
 from infra.db import mappers as m
 from infra.db.direct import DirectStatement
@@ -37,12 +38,38 @@ from infra.db.tables import (
     idempotency_keys,
     identities,
     players,
+    sessions,
 )
 
 _P, _G, _E, _I, _B = players.c, games.c, game_events.c, idempotency_keys.c, booster_packs.c
 
 _PLAYER_BY_ID = sa.select(players).where(_P.id == sa.bindparam("id"))
-_PLAYER_BY_HASH = sa.select(players).where(_P.token_hash == sa.bindparam("h"))
+_S = sessions.c
+_SESSION_BY_HASH = (
+    sa.select(
+        sessions,
+        _P.name.label("player_name"),
+        _P.created_at.label("player_created_at"),
+    )
+    .join(players, _P.id == _S.player_id)
+    .where(_S.token_hash == sa.bindparam("h"))
+)
+_SESSIONS_OF = (
+    sa.select(sessions)
+    .where(_S.player_id == sa.bindparam("p"))
+    .order_by(_S.last_used_at.desc(), _S.created_at.desc(), _S.id)
+)
+_SESSION_HASH = sa.select(_S.token_hash).where(
+    _S.id == sa.bindparam("s"), _S.player_id == sa.bindparam("p")
+)
+_END_SESSION = sa.delete(sessions).where(
+    _S.id == sa.bindparam("s"), _S.player_id == sa.bindparam("p")
+)
+_TOUCH_SESSIONS = (
+    sa.update(sessions)
+    .where(_S.id.in_(sa.bindparam("s", expanding=True)))
+    .values(last_used_at=sa.bindparam("at"))
+)
 _PLAYER_BY_DIGEST = sa.select(players).where(_P.key_digest == sa.bindparam("d"))
 _ID = identities.c
 _PLAYER_BY_IDENTITY = (
@@ -50,12 +77,12 @@ _PLAYER_BY_IDENTITY = (
     .join(identities, _ID.player_id == _P.id)
     .where(_ID.issuer == sa.bindparam("iss"), _ID.subject == sa.bindparam("sub"))
 )
-_LIVE_TOKEN_HASHES = sa.select(_P.token_hash).where(
-    _P.token_hash.in_(sa.bindparam("hs", expanding=True))
+_LIVE_TOKEN_HASHES = sa.select(_S.token_hash).where(
+    _S.token_hash.in_(sa.bindparam("hs", expanding=True))
 )
 _SWAP_TOKEN_HASH = (
-    sa.update(players)
-    .where(_P.id == sa.bindparam("w_id"), _P.token_hash == sa.bindparam("old"))
+    sa.update(sessions)
+    .where(_S.player_id == sa.bindparam("w_id"), _S.token_hash == sa.bindparam("old"))
     .values(token_hash=sa.bindparam("new"))
 )
 _RENAME_PLAYER = (
@@ -191,7 +218,7 @@ _PACKS_SINCE = (
 )
 _INSERT = {
     t.name: DirectStatement(sa.insert(t), [c.key for c in t.columns])
-    for t in (players, games, game_events, idempotency_keys, booster_packs, identities)
+    for t in (players, sessions, games, game_events, idempotency_keys, booster_packs, identities)
 }
 
 
@@ -207,17 +234,40 @@ class _Repo:
 
 
 class SqlPlayerRepository(_Repo):
-    def add(self, player: Player, token_hash: str, key_digest: str | None = None) -> None:
-        row = m.player_to_row(player, token_hash, key_digest)
-        self._insert(players, [row], f"player {player.id}")
+    def add(self, player: Player, key_digest: str | None = None) -> None:
+        self._insert(players, [m.player_to_row(player, key_digest)], f"player {player.id}")
+
+    def add_session(self, session: SessionRecord, token_hash: str) -> None:
+        row = m.session_to_row(session, token_hash)
+        self._insert(sessions, [row], f"session {session.id}")
 
     def get(self, player_id: str) -> Player | None:
         row = self._c.execute(_PLAYER_BY_ID, {"id": player_id}).first()
         return None if row is None else m.player_from_row(row._mapping)
 
-    def by_token_hash(self, token_hash: str) -> tuple[Player, str] | None:
-        row = self._c.execute(_PLAYER_BY_HASH, {"h": token_hash}).first()
-        return None if row is None else (m.player_from_row(row._mapping), row.token_hash)
+    def by_token_hash(self, token_hash: str) -> tuple[Player, SessionRecord, str] | None:
+        row = self._c.execute(_SESSION_BY_HASH, {"h": token_hash}).first()
+        if row is None:
+            return None
+        found = row._mapping
+        player = {"id": found["player_id"], "name": found["player_name"]}
+        player["created_at"] = found["player_created_at"]
+        return m.player_from_row(player), m.session_from_row(found), row.token_hash
+
+    def sessions_of(self, player_id: str) -> list[SessionRecord]:
+        rows = self._c.execute(_SESSIONS_OF, {"p": player_id})
+        return [m.session_from_row(r._mapping) for r in rows]
+
+    def end_session(self, player_id: str, session_id: str) -> str | None:
+        keys = {"s": session_id, "p": player_id}
+        digest: str | None = self._c.execute(_SESSION_HASH, keys).scalar()
+        if digest is not None:
+            self._c.execute(_END_SESSION, keys)
+        return digest
+
+    def touch_sessions(self, session_ids: Collection[str], at: datetime) -> None:
+        if session_ids:
+            self._c.execute(_TOUCH_SESSIONS, {"s": list(session_ids), "at": at})
 
     def by_key_digest(self, key_digest: str) -> Player | None:
         row = self._c.execute(_PLAYER_BY_DIGEST, {"d": key_digest}).first()

@@ -26,15 +26,30 @@ class PlayerRow(SQLModel, table=True):
 
     id: str = _col(sa.String(), primary_key=True)
     name: str = _col(sa.String())
-    token_hash: str = _col(sa.String())
     created_at: datetime = _col(UtcDateTime())
     # HMAC(server secret, createPlayer's idempotency key): how a repeat finds
     # its player, for good (docs/decisions/0041); null without a key.
     key_digest: str | None = _col(sa.String(), nullable=True)
 
+    __table_args__ = (sa.Index("ix_players_key_digest", "key_digest", unique=True),)
+
+
+class SessionRow(SQLModel, table=True):
+    """A player's live MMK token, as its hash (migration 0010, issue #24): a
+    player holds several; ending one deletes its row."""
+
+    __tablename__ = "sessions"
+
+    id: str = _col(sa.String(), primary_key=True)
+    player_id: str = _col(sa.String(), sa.ForeignKey("players.id", name="fk_sessions_player"))
+    token_hash: str = _col(sa.String())
+    label: str | None = _col(sa.String(), nullable=True)
+    created_at: datetime = _col(UtcDateTime())
+    last_used_at: datetime = _col(UtcDateTime())
+
     __table_args__ = (
-        sa.Index("ix_players_token_hash", "token_hash", unique=True),
-        sa.Index("ix_players_key_digest", "key_digest", unique=True),
+        sa.Index("ix_sessions_token_hash", "token_hash", unique=True),
+        sa.Index("ix_sessions_player_id", "player_id", "last_used_at"),
     )
 
 
@@ -206,3 +221,4 @@ idempotency_keys: sa.Table = metadata.tables["idempotency_keys"]
 booster_packs: sa.Table = metadata.tables["booster_packs"]
 server_secrets: sa.Table = metadata.tables["server_secrets"]
 identities: sa.Table = metadata.tables["identities"]
+sessions: sa.Table = metadata.tables["sessions"]

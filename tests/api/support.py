@@ -130,6 +130,13 @@ def mutation_text(name: str, arg_names: Iterable[str]) -> str:
         selection = (
             "__typename ... on Refusal { code message } ... on TokenRevoked { player { id } }"
         )
+    elif name == "createSession":
+        selection = (
+            "__typename ... on Refusal { code message } "
+            "... on NewSession { token session { id label current } }"
+        )
+    elif name == "revokeSession":
+        selection = "__typename ... on Refusal { code message } ... on SessionRevoked { sessionId }"
     elif name in ("linkIdentity", "updateProfile"):
         selection = "__typename ... on Refusal { code message } ... on Player { id name }"
     elif name == "openBoosterPack":

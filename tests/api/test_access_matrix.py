@@ -117,6 +117,17 @@ OPS: dict[tuple[str, str], Op] = {
         other="BAD_INPUT",
         spectator="BAD_INPUT",
     ),
+    # Any player's own sessions (#24): another's id, or none, is NOT_FOUND.
+    ("mutation", "createSession"): mutation(
+        "createSession", lambda t: {"label": "tv"}, False, **PLAYERS
+    ),
+    ("mutation", "revokeSession"): mutation(
+        "revokeSession",
+        lambda t: {"id": "no-such-session"},
+        False,
+        other="NOT_FOUND",
+        spectator="NOT_FOUND",
+    ),
     ("mutation", "updateProfile"): mutation(
         "updateProfile", lambda t: {"name": "eve"}, False, **PLAYERS
     ),

@@ -39,7 +39,7 @@ PER_CALLER_FIELDS = {("Game", "viewer")}
 """Fields of a shared object whose value depends on the caller: one cache
 per token (README: reset the cache when the token changes)."""
 
-GLOBAL_TYPES = {"Card", "CardDesign", "Player", "BoosterPack", "Me"}
+GLOBAL_TYPES = {"Card", "CardDesign", "Player", "BoosterPack", "Me", "Session"}
 """Types whose ids are not scoped to a game (the same card in two games)."""
 
 

@@ -39,8 +39,7 @@ async def test_create_player_returns_a_token_that_authenticates_as_that_player(
 
 async def test_only_a_hash_of_the_token_is_stored(client: Client) -> None:
     token, player_id = await client.new_player("ann")
-    stored = client.h.store.players[player_id]
-    assert stored[1] == token_hash(token)
+    assert client.h.store.hashes_of(player_id) == [token_hash(token)]
     assert token not in repr(client.h.store)
 
 

@@ -167,6 +167,39 @@ async def test_a_revoked_tokens_websocket_closes_with_4401_at_once(protocol: str
                     assert me["data"]["me"]["player"]["id"] == r["player"]["id"]
 
 
+SESSIONS = "{ me { sessions { id label current createdAt lastUsedAt } } }"
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_a_revoked_sessions_websocket_closes_and_the_players_other_goes_on(
+    protocol: str,
+) -> None:
+    """Issue #24: a player's second device (``createSession``) listed in
+    ``me.sessions``; ``revokeSession`` from the first ends the second's
+    socket with 4401 and leaves the first's open."""
+    async with world() as w:
+        ann, _ = await w.new_player("ann")
+        game = await w.new_game(ann)
+        new = (await w.gql(mutation_text("createSession", ["label"]), ann, label="tv"))["data"]
+        tv, tv_id = new["r"]["token"], new["r"]["session"]["id"]
+        listed = (await w.gql(SESSIONS, tv))["data"]["me"]["sessions"]
+        assert [(s["label"], s["current"]) for s in listed] in (
+            [("tv", True), (None, False)],
+            [(None, False), ("tv", True)],
+        )
+        async with socket(w, protocol, ann) as mine, socket(w, protocol, tv) as theirs:
+            await subscribe(mine, protocol, "1", game)
+            await subscribe(theirs, protocol, "1", game)
+            r = await w.gql(mutation_text("revokeSession", ["id"]), ann, id=tv_id)
+            assert r["data"]["r"] == {"__typename": "SessionRevoked", "sessionId": tv_id}
+            code, reason, _ = await close_of(theirs, SAME_INSTANCE)
+            assert (code, reason) == (REVOKED_CLOSE, REVOKED_REASON)
+            still = await answers(mine, protocol, "2", SESSIONS)
+            (left,) = still["data"]["me"]["sessions"]
+            assert left["current"] and left["id"] != tv_id
+        assert (await w.gql(ME, tv))["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
+
+
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 async def test_rotating_over_the_socket_itself_answers_then_closes(protocol: str) -> None:
     """The mutation that rotated the token over this very socket gets its

@@ -60,7 +60,7 @@ async def test_rotate_token_returns_a_new_token_and_the_old_one_stops_at_once(
     assert new != token
     assert await here.me(token) == "UNAUTHENTICATED"
     assert await here.me(new) == player_id
-    assert client.h.store.players[player_id][1] == token_hash(new)
+    assert client.h.store.hashes_of(player_id) == [token_hash(new)]
     assert token not in repr(client.h.store) and new not in repr(client.h.store)
 
 

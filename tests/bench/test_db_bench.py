@@ -71,7 +71,7 @@ def _new_game(uow: SqlUnitOfWorkFactory, seats: list[Occupant | None]) -> tuple[
         new_game(4, "seed").state,
     )  # fmt: skip
     with uow() as u:
-        u.players.add(Player(host, "bench", NOW), host)
+        u.players.add(Player(host, "bench", NOW))
         u.games.add(game)
         u.commit()
     return host, game_id

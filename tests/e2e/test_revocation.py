@@ -191,6 +191,48 @@ async def test_another_instance_ends_the_streams_when_the_notice_comes(
             assert (await on_b.data(ME, token=rotated))["me"]["player"]["id"] == ann.id
 
 
+CREATE_SESSION = (
+    "mutation($l: String) { createSession(label: $l) { __typename "
+    "... on NewSession { token session { id } } } }"
+)
+REVOKE_SESSION = (
+    "mutation($id: ID!) { revokeSession(id: $id) { __typename "
+    "... on SessionRevoked { sessionId } } }"
+)
+SESSIONS = "{ me { sessions { id label current } } }"
+
+
+@pytest.mark.services
+async def test_a_session_revoked_on_one_instance_ends_its_streams_on_the_other(
+    pair: list[Instance],
+) -> None:
+    """Issue #24: a player's second device (``createSession`` on A) streams
+    from B; ``revokeSession`` on A, from the first device, ends the second's
+    streams on B; the first token goes on, on both."""
+    a, b = pair
+    async with AsyncExitStack() as stack:
+        on_a, on_b = await _api(stack, a), await _api(stack, b)
+        ann, game_id = await running_game(on_a, "rv2-session")
+        new = await on_a.ok("createSession", CREATE_SESSION, {"l": "tv"}, ann.token)
+        ISSUED_TOKENS.append(new["token"])
+        tv = Person(ann.name, ann.id, new["token"])
+        streams = await open_streams(stack, b.base_url, b.ws_url, tv, game_id)
+        listed = (await on_b.data(SESSIONS, token=tv.token))["me"]["sessions"]
+        assert sorted((s["label"] or "", s["current"]) for s in listed) == [
+            ("", False),
+            ("tv", True),
+        ]
+        ended = await on_a.ok(
+            "revokeSession", REVOKE_SESSION, {"id": new["session"]["id"]}, ann.token
+        )
+        assert ended["sessionId"] == new["session"]["id"]
+        await all_ended(streams, OTHER_INSTANCE)
+        old = await on_b.raw(ME, token=tv.token)
+        assert old["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
+        for on in (on_a, on_b):
+            assert (await on.data(ME, token=ann.token))["me"]["player"]["id"] == ann.id
+
+
 # ---------------------------------------------------------------- Redis away
 RECHECK = 1  # seconds: MMK_TOKEN_RECHECK_INTERVAL of this test's instances
 

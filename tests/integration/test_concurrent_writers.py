@@ -21,7 +21,7 @@ def game_id(uow: SqlUnitOfWorkFactory) -> str:
     game = r.lobby_game(host.id)
     game.version = game.last_seq = 0
     with uow() as u:
-        u.players.add(host, "h")
+        u.players.add(host)
         u.games.add(game)
         u.commit()
     return game.id

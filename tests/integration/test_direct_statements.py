@@ -13,8 +13,8 @@ import sqlalchemy as sa
 from infra.db.direct import DirectStatement
 from infra.db.engine import make_engine
 from infra.db.migrate import upgrade
-from infra.db.tables import game_events, games, players
-from tests.integration.databases import fresh_postgres
+from infra.db.tables import game_events, games, metadata, players
+from tests.integration.databases import TABLES_CHILD_FIRST, fresh_postgres
 
 AT = datetime(2026, 11, 29, 18, 0, 0, 123456, tzinfo=timezone(timedelta(hours=2)))
 PLAYER = {
@@ -71,8 +71,8 @@ def _game() -> dict[str, Any]:
 @pytest.fixture
 def conn(engine: sa.Engine) -> Any:
     with engine.connect() as c:
-        for table in (game_events, games, players):
-            c.execute(sa.delete(table))
+        for name in TABLES_CHILD_FIRST:
+            c.execute(sa.delete(metadata.tables[name]))
         c.commit()
         yield c
 

@@ -67,7 +67,7 @@ def test_sqlite_in_memory_for_quick_tests() -> None:
         upgrade(engine)
         p = r.player()
         with SqlUnitOfWorkFactory(engine)() as u:
-            u.players.add(p, "h")
+            u.players.add(p)
             u.commit()
         with SqlUnitOfWorkFactory(engine)() as u:
             assert u.players.get(p.id) == p

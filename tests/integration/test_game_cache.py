@@ -64,7 +64,7 @@ def _committed(uow: SqlUnitOfWorkFactory) -> GameRecord:
     host = r.player()
     game = r.started_game(host.id)
     with uow() as u:
-        u.players.add(host, "h")
+        u.players.add(host)
         u.games.add(game.clone())
         u.commit()
     return game
@@ -304,8 +304,8 @@ def test_the_work_after_a_commit_uses_the_game_as_committed(
     host, guest = r.player(), r.player()
     lobby = r.lobby_game(host.id)
     with cached() as u:
-        u.players.add(host, "h1")
-        u.players.add(guest, "h2")
+        u.players.add(host)
+        u.players.add(guest)
         u.games.add(lobby.clone())
         u.commit()
     with cached() as u:

@@ -38,11 +38,11 @@ def _tables(url: str) -> set[str]:
 def test_upgrade_reaches_head_and_twice_is_a_no_op(empty_db_url: str) -> None:
     assert migrate.current(empty_db_url) is None
     migrate.upgrade(empty_db_url)
-    assert migrate.current(empty_db_url) == migrate.head() == "0009"
+    assert migrate.current(empty_db_url) == migrate.head() == "0010"
     tables = _tables(empty_db_url)
     assert tables == {*metadata.tables, "alembic_version"}
     migrate.upgrade(empty_db_url)
-    assert migrate.current(empty_db_url) == "0009"
+    assert migrate.current(empty_db_url) == "0010"
     assert _tables(empty_db_url) == tables
 
 
@@ -312,11 +312,11 @@ def test_0009_adds_identities_and_down_again_drops_them_with_players_in_place(
 ) -> None:
     """An identity ties to a player (a foreign key); down to 0008 drops the
     table and keeps the players; up again, it is back, empty."""
-    migrate.upgrade(empty_db_url)
     at = datetime(2026, 12, 6, 9, 0, tzinfo=UTC)
     stamp = at.replace(tzinfo=None) if empty_db_url.startswith("sqlite") else at
     engine = make_engine(empty_db_url)
     try:
+        command.upgrade(migrate.alembic_config(engine), "0009")
         with engine.begin() as conn:
             conn.execute(
                 sa.text("INSERT INTO players VALUES ('p1', 'ann', 'h1', :at, NULL)"), {"at": stamp}
@@ -334,8 +334,50 @@ def test_0009_adds_identities_and_down_again_drops_them_with_players_in_place(
         assert "identities" not in _tables(empty_db_url)
         with engine.connect() as conn:
             assert conn.execute(sa.text("SELECT count(*) FROM players")).scalar_one() == 1
-        migrate.upgrade(engine)
+        command.upgrade(migrate.alembic_config(engine), "0009")
         with engine.connect() as conn:
             assert conn.execute(sa.text("SELECT count(*) FROM identities")).scalar_one() == 0
+    finally:
+        engine.dispose()
+
+
+def test_0010_moves_each_players_token_into_a_session_and_back(empty_db_url: str) -> None:
+    """Issue #24: a live token becomes its player's first session, a
+    signed-out player (``revoked:`` hash) has none; a second session added
+    since, down to 0009 each player keeps its most recently used token."""
+    at = datetime(2026, 12, 6, 9, 0, tzinfo=UTC)
+    sqlite = empty_db_url.startswith("sqlite")
+    stamp = at.replace(tzinfo=None) if sqlite else at
+    engine = make_engine(empty_db_url)
+    config = migrate.alembic_config(engine)
+    try:
+        command.upgrade(config, "0009")
+        with engine.begin() as conn:
+            for row in (("p1", "ann", "h1"), ("p2", "bob", "revoked:p2")):
+                conn.execute(
+                    sa.text("INSERT INTO players VALUES (:id, :name, :h, :at, NULL)"),
+                    {"id": row[0], "name": row[1], "h": row[2], "at": stamp},
+                )
+        command.upgrade(config, "0010")
+        with SqlUnitOfWorkFactory(engine)() as u:
+            found = u.players.by_token_hash("h1")
+            assert found is not None and found[0].name == "ann"
+            assert found[1].created_at == found[1].last_used_at == at
+            assert u.players.sessions_of("p2") == []
+        with engine.begin() as conn:
+            conn.execute(
+                sa.text("INSERT INTO sessions VALUES ('s2', 'p1', 'h2', 'tv', :at, :later)"),
+                {"at": stamp, "later": stamp + timedelta(hours=1)},
+            )
+        command.downgrade(config, "0009")
+        assert "sessions" not in _tables(empty_db_url)
+        with engine.connect() as conn:
+            rows = conn.execute(sa.text("SELECT id, token_hash FROM players ORDER BY id"))
+            assert rows.all() == [("p1", "h2"), ("p2", "revoked:p2")]
+        command.upgrade(config, "0010")
+        with SqlUnitOfWorkFactory(engine)() as u:
+            assert [s.player_id for s in u.players.sessions_of("p1")] == ["p1"]
+            assert u.players.by_token_hash("h1") is None  # ended by the way down
+            assert u.players.sessions_of("p2") == []
     finally:
         engine.dispose()

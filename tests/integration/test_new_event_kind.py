@@ -89,7 +89,7 @@ def test_the_log_stores_it_and_each_audience_reads_its_own(uow: SqlUnitOfWorkFac
     host = r.player()
     game = r.lobby_game(host.id)
     with uow() as u:
-        u.players.add(host, "hash-" + host.id)
+        u.players.add(host)
         u.games.add(game)
         u.events.append([LoggedEvent(game.id, 1, r.T0, CHEER)])
         u.commit()

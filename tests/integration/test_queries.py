@@ -24,7 +24,7 @@ def seven_games(uow: SqlUnitOfWorkFactory) -> list[GameRecord]:
         for i, m in enumerate(offsets)
     ]
     with uow() as u:
-        u.players.add(host, "h")
+        u.players.add(host)
         for g in games:
             u.games.add(g)
         u.commit()
@@ -97,7 +97,7 @@ def test_event_reads_are_ranged_and_ordered(uow: SqlUnitOfWorkFactory) -> None:
     host = r.player()
     a, b = r.lobby_game(host.id), r.lobby_game(host.id)
     with uow() as u:
-        u.players.add(host, "h")
+        u.players.add(host)
         u.games.add(a)
         u.games.add(b)
         u.events.append([r.event(a.id, s) for s in (3, 1, 2)])
@@ -141,7 +141,7 @@ def test_stalled_bot_games_are_found_by_bot_turn_and_age(uow: SqlUnitOfWorkFacto
 
     old_bots, new_bots, old_people = running(1, bots), running(9, bots), running(2, people)
     with uow() as u:
-        u.players.add(host, "h")
+        u.players.add(host)
         for g in (old_bots, new_bots, old_people):
             u.games.add(g)
         u.commit()

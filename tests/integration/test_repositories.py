@@ -27,7 +27,7 @@ from domain.game.events import (
 from domain.game.state import MessageStatus
 from domain.log import GameStart, SeatCommand
 from domain.ports import WriteConflict
-from domain.records import GameRecord, GameStatus, Player, Refused
+from domain.records import GameRecord, GameStatus, Player, Refused, SessionRecord
 from infra import codec
 from infra.db.mappers import CorruptRow
 from infra.db.state_codec import encode
@@ -41,9 +41,14 @@ GOLDEN = sorted((Path(__file__).parent.parent / "golden").glob("*.jsonl"))
 def _with_player(uow: SqlUnitOfWorkFactory) -> Player:
     p = r.player()
     with uow() as u:
-        u.players.add(p, "hash-" + p.id)
+        u.players.add(p)
+        u.players.add_session(_session(p), "hash-" + p.id)
         u.commit()
     return p
+
+
+def _session(p: Player, at: datetime = r.T0, label: str | None = None) -> SessionRecord:
+    return SessionRecord(r.new_id(), p.id, label, at, at)
 
 
 def _store_game(uow: SqlUnitOfWorkFactory, game: GameRecord) -> None:
@@ -54,37 +59,74 @@ def _store_game(uow: SqlUnitOfWorkFactory, game: GameRecord) -> None:
 
 def test_player_round_trip(uow: SqlUnitOfWorkFactory) -> None:
     p = r.player(r.T0.astimezone(r.PLUS_TWO))
+    session = _session(p, r.T0.astimezone(r.PLUS_TWO), "phone")
     with uow() as u:
-        u.players.add(p, "token-hash")
+        u.players.add(p)
+        u.players.add_session(session, "token-hash-" + p.id)
         u.commit()
     with uow() as u:
         got = u.players.get(p.id)
         assert got == p
         assert got is not None and got.created_at.tzinfo is UTC
-        assert u.players.by_token_hash("token-hash") == (p, "token-hash")
+        assert u.players.by_token_hash("token-hash-" + p.id) == (p, session, "token-hash-" + p.id)
         assert u.players.by_token_hash("other") is None
         assert u.players.get("nobody") is None
 
 
-def test_duplicate_player_id_or_token_hash_conflicts(uow: SqlUnitOfWorkFactory) -> None:
+def test_duplicate_player_id_session_id_or_token_hash_conflicts(
+    uow: SqlUnitOfWorkFactory,
+) -> None:
     p = _with_player(uow)
-    for clash in (Player(p.id, "x", r.T0), r.player()):
-        with uow() as u, pytest.raises(WriteConflict):
-            u.players.add(clash, "hash-" + p.id)
+    with uow() as u, pytest.raises(WriteConflict):
+        u.players.add(Player(p.id, "x", r.T0))
+    with uow() as u, pytest.raises(WriteConflict):
+        u.players.add_session(_session(p), "hash-" + p.id)
+    session = _session(p)
+    with uow() as u:
+        u.players.add_session(session, "other-" + p.id)
+        u.commit()
+    with uow() as u, pytest.raises(WriteConflict):
+        u.players.add_session(session, "third-" + p.id)
+
+
+def test_a_players_sessions_most_recently_used_first_and_ended_one_by_one(
+    uow: SqlUnitOfWorkFactory,
+) -> None:
+    """Issue #24: several live tokens; ending one leaves the others, and
+    another player's session id ends nothing."""
+    p, q = _with_player(uow), _with_player(uow)
+    later = _session(p, r.T0 + timedelta(hours=1), "tablet")
+    with uow() as u:
+        u.players.add_session(later, "tablet-" + p.id)
+        u.commit()
+    with uow() as u:
+        first = u.players.sessions_of(p.id)
+        assert [s.label for s in first] == ["tablet", None]
+        assert u.players.end_session(q.id, later.id) is None
+        u.players.touch_sessions([first[1].id, "ended-or-never"], r.T0 + timedelta(hours=2))
+        u.commit()
+    with uow() as u:
+        assert [s.id for s in u.players.sessions_of(p.id)] == [first[1].id, later.id]
+        assert u.players.end_session(p.id, later.id) == "tablet-" + p.id
+        u.commit()
+    with uow() as u:
+        assert [s.id for s in u.players.sessions_of(p.id)] == [first[1].id]
+        assert u.players.by_token_hash("tablet-" + p.id) is None
+        assert len(u.players.sessions_of(q.id)) == 1
 
 
 def test_key_digest_finds_its_player_once(uow: SqlUnitOfWorkFactory) -> None:
     p, q = r.player(), r.player()
     with uow() as u:
-        u.players.add(p, "hash-p", "digest-1")
-        u.players.add(r.player(), "hash-none")  # no key: many players have no digest
-        u.players.add(r.player(), "hash-none-2")
+        u.players.add(p, "digest-1")
+        u.players.add(r.player())  # no key: many players have no digest
+        u.players.add(r.player())
         u.commit()
     with uow() as u:
         assert u.players.by_key_digest("digest-1") == p
         assert u.players.by_key_digest("digest-2") is None
     with uow() as u, pytest.raises(WriteConflict):
-        u.players.add(q, "hash-q", "digest-1")
+        u.players.add(q, "digest-1")
 
 
 def test_an_identity_finds_its_player_and_ties_to_one_only(uow: SqlUnitOfWorkFactory) -> None:
@@ -112,7 +154,8 @@ def test_a_token_hash_is_replaced_only_from_the_current_one(uow: SqlUnitOfWorkFa
         assert u.players.replace_token_hash(p.id, "hash-" + p.id, "new")
         u.commit()
     with uow() as u:
-        assert u.players.by_token_hash("new") == (p, "new")
+        found = u.players.by_token_hash("new")
+        assert found is not None and found[0] == p and found[2] == "new"
         assert u.players.by_token_hash("hash-" + p.id) is None
 
 
@@ -121,9 +164,10 @@ def test_live_token_hashes_are_those_a_player_holds(uow: SqlUnitOfWorkFactory) -
     p = _with_player(uow)
     with uow() as u:
         assert u.players.live_token_hashes([]) == set()
-        asked = ["hash-" + p.id, "stale", "revoked:" + p.id]
+        asked = ["hash-" + p.id, "stale"]
         assert u.players.live_token_hashes(asked) == {"hash-" + p.id}
-        assert u.players.replace_token_hash(p.id, "hash-" + p.id, "revoked:" + p.id)
+        (session,) = u.players.sessions_of(p.id)
+        assert u.players.end_session(p.id, session.id) == "hash-" + p.id
         u.commit()
     with uow() as u:
         assert u.players.live_token_hashes(["hash-" + p.id]) == set()
@@ -248,7 +292,7 @@ def test_corrupt_state_is_refused_whole(uow: SqlUnitOfWorkFactory) -> None:
 
 def test_naive_datetimes_are_refused(uow: SqlUnitOfWorkFactory) -> None:
     with uow() as u, pytest.raises(ValueError, match="naive"):
-        u.players.add(Player(r.new_id(), "n", datetime(2026, 1, 1)), "h")
+        u.players.add(Player(r.new_id(), "n", datetime(2026, 1, 1)))
 
 
 def test_event_round_trip(uow: SqlUnitOfWorkFactory) -> None:

@@ -16,7 +16,7 @@ from tests.integration import records as r
 def test_leaving_without_commit_rolls_back(uow: SqlUnitOfWorkFactory) -> None:
     p = r.player()
     with uow() as u:
-        u.players.add(p, "h")
+        u.players.add(p)
     with uow() as u:
         assert u.players.get(p.id) is None
 
@@ -24,7 +24,7 @@ def test_leaving_without_commit_rolls_back(uow: SqlUnitOfWorkFactory) -> None:
 def test_an_exception_rolls_everything_back(uow: SqlUnitOfWorkFactory) -> None:
     p = r.player()
     with pytest.raises(RuntimeError), uow() as u:
-        u.players.add(p, "h")
+        u.players.add(p)
         game = r.lobby_game(p.id)
         u.games.add(game)
         u.events.append([r.event(game.id, 1)])
@@ -38,7 +38,7 @@ def test_a_conflict_discards_the_whole_transaction(uow: SqlUnitOfWorkFactory) ->
     p = r.player()
     game = r.lobby_game(p.id)
     with uow() as u:
-        u.players.add(p, "h")
+        u.players.add(p)
         u.games.add(game)
         u.events.append([r.event(game.id, 1)])
         u.commit()
@@ -52,9 +52,9 @@ def test_a_conflict_discards_the_whole_transaction(uow: SqlUnitOfWorkFactory) ->
 def test_commit_then_rollback_and_reuse(uow: SqlUnitOfWorkFactory) -> None:
     a, b = r.player(), r.player()
     with uow() as u:
-        u.players.add(a, "ha")
+        u.players.add(a)
         u.commit()
-        u.players.add(b, "hb")
+        u.players.add(b)
         u.rollback()
     with uow() as u:
         assert u.players.get(a.id) == a
@@ -77,7 +77,7 @@ def test_a_rolled_back_game_is_neither_cached_nor_told(engine: sa.Engine) -> Non
     p = r.player()
     game = r.lobby_game(p.id)
     with cached() as u:
-        u.players.add(p, "h")
+        u.players.add(p)
         u.games.add(game)
         u.commit()
         assert [n.game.id for n in u.collect_new_events()] == [game.id]
@@ -88,7 +88,7 @@ def test_a_rolled_back_game_is_neither_cached_nor_told(engine: sa.Engine) -> Non
         u.games.save(mine, game.version)
         u.events.append([r.event(game.id, game.last_seq + 1)])
         u.rollback()
-        u.players.add(r.player(), "h2")
+        u.players.add(r.player())
         u.commit()
         assert u.collect_new_events() == []
     with cached() as u:

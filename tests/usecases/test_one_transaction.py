@@ -160,7 +160,7 @@ def test_every_use_case_that_changes_something_is_one_transaction(module: str) -
         "def f(uow, g):\n    uow.games.add(g)",
         "def f(uow, e):\n    uow.events.append(e)",
         "def f(uow, r):\n    uow.idempotency.put(r)",
-        "def f(self, p):\n    self.uow.players.add(p, 'h')",
+        "def f(self, p):\n    self.uow.players.add(p)",
         "def f(tx, b):\n    save = tx.uow.boosters.add\n    save(b)",
     ],
 )

@@ -14,7 +14,7 @@ from tests.fakes import Harness
 async def test_create_player_returns_token_once_and_stores_only_its_hash(h: Harness) -> None:
     new = await create_player(h.deps, "  Ann  ")
     assert new.player.name == "Ann"
-    _stored_player, stored_hash = h.store.players[new.player.id]
+    (stored_hash,) = h.store.hashes_of(new.player.id)
     assert stored_hash == token_hash(new.token) != new.token
     assert new.token not in repr(h.store)
     assert (await authenticate(h.deps, new.token)).id == new.player.id

@@ -83,6 +83,7 @@ async def test_another_secret_does_not_find_the_first_player() -> None:
     await create_player(h.deps, "ann", KEY)
     other = harness(keys=KeyPolicy(b"another-secret-of-the-same-length"), ids=RandomIds())
     other.store.players, other.store.key_digests = h.store.players, h.store.key_digests
+    other.store.sessions = h.store.sessions
     other.store.keys = h.store.keys
     again = await create_player(other.deps, "ann", KEY)
     assert len(h.store.players) == 2 and again.token not in repr(h.store.keys)
@@ -224,7 +225,7 @@ class Heard:
 
     def revoked(self, digest: str) -> None:
         self.digests.append(digest)
-        held = {stored for _, stored in self.h.store.players.values()}
+        held = {stored for _, stored in self.h.store.sessions.values()}
         self.committed.append(digest not in held)
 
     def missed(self) -> None:

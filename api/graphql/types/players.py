@@ -11,10 +11,11 @@ from api.graphql.cursors import cursor_of, decode_cursor
 from api.graphql.in_turns import in_turns
 from api.graphql.types.cards import Card, cards
 from api.graphql.types.pages import PageInfo
+from api.graphql.types.sessions import Session
 from domain.game.cards import House
 from domain.records import BoosterRecord, PackPage
 from domain.records import Player as DomainPlayer
-from domain.services import players
+from domain.services import players, sessions
 from domain.services.queries import MAX_PAGE
 
 
@@ -117,6 +118,14 @@ class Me:
         start = decode_cursor(after) if after else None
         page = await players.collection(info.context.deps, str(self.id), start, first)
         return BoosterPackConnection.from_domain(page)
+
+    @strawberry.field(
+        description="Your live MMK tokens, the most recently used first (a provider's JWT is "
+        "none of them: it ends at its expiry)"
+    )
+    async def sessions(self, info: strawberry.Info) -> list[Session]:
+        found = await sessions.list_sessions(info.context.deps, str(self.id), info.context.token())
+        return [Session.from_domain(s, found.current) for s in found.items]
 
     @classmethod
     def from_domain(cls, p: DomainPlayer) -> Me:
