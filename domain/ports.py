@@ -26,6 +26,7 @@ from domain.records import (
     PackPage,
     Page,
     Player,
+    ServiceKey,
     SessionRecord,
 )
 
@@ -113,6 +114,26 @@ class PlayerRepository(Protocol):
         the same player waits for this one to end (a row lock), or one of
         the two fails with :class:`WriteConflict`; never do both count what
         neither has yet created."""
+        ...
+
+
+class ServiceKeyRepository(Protocol):
+    """The app's backend's keys (issue #24), stored as hashes."""
+
+    def add(self, key: ServiceKey, key_hash: str) -> None:
+        """A duplicate id or hash raises :class:`WriteConflict`."""
+        ...
+
+    def by_hash(self, key_hash: str) -> tuple[ServiceKey, str] | None:
+        """The key and the stored hash, for a constant-time comparison."""
+        ...
+
+    def all(self) -> list[ServiceKey]:
+        """Every key, revoked ones too, oldest first."""
+        ...
+
+    def revoke(self, key_id: str, at: datetime) -> bool:
+        """Mark the key revoked; False if there is none live by that id."""
         ...
 
 
@@ -237,6 +258,7 @@ class UnitOfWork(Protocol):
     Only :mod:`domain.services.transaction` writes through it."""
 
     players: PlayerRepository
+    service_keys: ServiceKeyRepository
     games: GameRepository
     events: EventLog
     idempotency: IdempotencyStore

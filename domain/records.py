@@ -45,6 +45,18 @@ class Player:
 
 
 @dataclass(frozen=True, slots=True)
+class ServiceKey:
+    """A credential of the app's backend (issue #24): what it may do
+    (``scopes``), never the key itself, stored only as a hash."""
+
+    id: str
+    name: str
+    scopes: frozenset[str]
+    created_at: datetime
+    revoked_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class SessionRecord:
     """One of a player's live MMK tokens (issue #24), as its player sees it:
     never the token, nor its hash. ``last_used_at`` is as fine as the step

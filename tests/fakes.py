@@ -20,6 +20,7 @@ from domain.ports import (
     IdempotencyStore,
     Ids,
     PlayerRepository,
+    ServiceKeyRepository,
     WriteConflict,
 )
 from domain.records import (
@@ -32,6 +33,7 @@ from domain.records import (
     PackPage,
     Page,
     Player,
+    ServiceKey,
     SessionRecord,
 )
 from domain.services.deps import Deps, KeyPolicy
@@ -47,6 +49,7 @@ class Store:
 
     players: dict[str, Player] = field(default_factory=dict)
     sessions: dict[str, tuple[SessionRecord, str]] = field(default_factory=dict)  # id -> hash
+    service_keys: dict[str, tuple[ServiceKey, str]] = field(default_factory=dict)  # id -> hash
     key_digests: dict[str, str] = field(default_factory=dict)  # digest -> player id
     identities: dict[tuple[str, str], str] = field(default_factory=dict)  # (iss, sub) -> id
     games: dict[str, GameRecord] = field(default_factory=dict)
@@ -77,6 +80,7 @@ class FakeUnitOfWork:
         self._appended: list[LoggedEvent] = []
         self._news: list[NewEvents] = []
         self.players: PlayerRepository = self
+        self.service_keys: ServiceKeyRepository = _ServiceKeys(self)
         self.games: GameRepository = _Games(self)
         self.events: EventLog = _Events(self)
         self.idempotency: IdempotencyStore = _Keys(self)
@@ -417,6 +421,37 @@ class _Keys:
 
         self.uow.stage(delete)
         return len(expired)
+
+
+class _ServiceKeys:
+    def __init__(self, uow: FakeUnitOfWork) -> None:
+        self.uow = uow
+
+    def add(self, key: ServiceKey, key_hash: str) -> None:
+        keys = self.uow.store.service_keys
+
+        def check() -> None:
+            if key.id in keys or any(h == key_hash for _, h in keys.values()):
+                raise WriteConflict(key.id)
+
+        self.uow.stage(lambda: keys.__setitem__(key.id, (key, key_hash)), check)
+
+    def by_hash(self, key_hash: str) -> tuple[ServiceKey, str] | None:
+        return next((f for f in self.uow.store.service_keys.values() if f[1] == key_hash), None)
+
+    def all(self) -> list[ServiceKey]:
+        return sorted(
+            (k for k, _ in self.uow.store.service_keys.values()), key=lambda k: (k.created_at, k.id)
+        )
+
+    def revoke(self, key_id: str, at: datetime) -> bool:
+        keys = self.uow.store.service_keys
+        found = keys.get(key_id)
+        if found is None or found[0].revoked_at is not None:
+            return False
+        revoked = (replace(found[0], revoked_at=at), found[1])
+        self.uow.stage(lambda: keys.__setitem__(key_id, revoked))
+        return True
 
 
 class _Boosters:

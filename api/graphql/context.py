@@ -17,11 +17,12 @@ from api.graphql.errors import from_domain, graphql_error
 from api.graphql.player_cache import TTL, PlayerCache, monotonic
 from api.graphql.revocation import REVOKED_MESSAGE, Ticket
 from api.graphql.stream_limits import Pace, Replays, Slots
-from domain.errors import DomainError, ErrorCode, Unauthenticated
-from domain.records import Player
-from domain.services.auth import bearer_token
+from domain.errors import DomainError, ErrorCode, Forbidden, Unauthenticated
+from domain.records import Player, ServiceKey
+from domain.services.auth import bearer_token, is_service_key
 from domain.services.deps import Deps
 from domain.services.players import sign_in
+from domain.services.service_keys import service_for_key
 from infra.settings import Settings
 
 # Where a WebSocket client's ``connection_init`` payload (its
@@ -209,6 +210,24 @@ class Context:
         if ticket is None or self._expiry is not None:
             return
         self._expiry = asyncio.get_running_loop().call_later(max(0.0, left), ticket.expire)
+
+    async def service(self, scope: str) -> ServiceKey:
+        """The calling app's backend, allowed ``scope`` (issue #24): a
+        service key is read on every call (its revocation holds at once).
+        No key, or a bad token, is ``UNAUTHENTICATED``; a player's token is
+        ``FORBIDDEN``."""
+        try:
+            token = bearer_token(self.authorization())
+            if token is None:
+                raise Unauthenticated(
+                    "this needs a service key: send Authorization: Bearer mmk_sk_..."
+                )
+            if is_service_key(token):
+                return await service_for_key(self.deps, token, scope)
+        except DomainError as e:
+            raise from_domain(e) from None
+        await self.require_player()  # an unknown token is UNAUTHENTICATED, as everywhere
+        raise from_domain(Forbidden("only your app's backend may call this, with a service key"))
 
     async def require_player(self) -> Player:
         player = await self.player()

@@ -9,6 +9,7 @@ from typing import Annotated
 import strawberry
 
 from api.graphql import game_mutations as moves
+from api.graphql import service_ops
 from api.graphql.context import Info
 from api.graphql.declared import Key
 from api.graphql.inputs import check_key
@@ -185,6 +186,7 @@ class Mutation:
             return Refusal.of(e)
         return Player.from_domain(renamed)
 
+    issue_player_token = service_ops.ISSUE_PLAYER_TOKEN
     create_game = moves.create_game
     join_game = moves.join_game
     leave_game = moves.leave_game

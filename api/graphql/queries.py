@@ -7,6 +7,7 @@ from typing import Annotated
 
 import strawberry
 
+from api.graphql import service_ops
 from api.graphql.context import Info
 from api.graphql.cursors import decode_cursor, encode_cursor
 from api.graphql.types.cards import CardDesign, catalogue_designs
@@ -139,3 +140,5 @@ class Query:
             has_more=more,
             last_seq=events[-1].seq if events else after_seq,
         )
+
+    player_by_external_id = service_ops.PLAYER_BY_EXTERNAL_ID

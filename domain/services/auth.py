@@ -11,6 +11,9 @@ from domain.ports import UnitOfWork
 from domain.records import Player, SessionRecord
 
 BEARER = "bearer "
+SERVICE_KEY_PREFIX = "mmk_sk_"
+"""How a service key starts (issue #24): told apart from a player's token
+at a glance, by people and by secret scanners."""
 
 
 def token_hash(token: str) -> str:
@@ -37,8 +40,17 @@ def bearer_token(header: str | None) -> str | None:
     return token
 
 
+def is_service_key(token: str) -> bool:
+    return token.startswith(SERVICE_KEY_PREFIX)
+
+
 def session_for_token(uow: UnitOfWork, token: str) -> tuple[Player, SessionRecord]:
     """The token's player and session, or :class:`Unauthenticated`."""
+    if is_service_key(token):
+        raise Unauthenticated(
+            "a service key acts for no player: it calls the service operations only "
+            "(issuePlayerToken, playerByExternalId, playerGames)"
+        )
     digest = token_hash(token)
     found = uow.players.by_token_hash(digest)
     if found is None or not hmac.compare_digest(found[2], digest):

@@ -24,6 +24,7 @@ from domain.records import (
     IdempotencyRecord,
     Occupant,
     Player,
+    ServiceKey,
     SessionRecord,
 )
 from domain.services.bot_turn import bot_to_act
@@ -71,6 +72,27 @@ def player_to_row(player: Player, key_digest: str | None = None) -> dict[str, An
 
 def player_from_row(row: Row) -> Player:
     return _read("players", row, lambda r: Player(r["id"], r["name"], r["created_at"]))
+
+
+def service_key_to_row(key: ServiceKey, key_hash: str) -> dict[str, Any]:
+    return {
+        "id": key.id,
+        "name": key.name,
+        "key_hash": key_hash,
+        "scopes": " ".join(sorted(key.scopes)),
+        "created_at": _aware(key.created_at),
+        "revoked_at": None if key.revoked_at is None else _aware(key.revoked_at),
+    }
+
+
+def service_key_from_row(row: Row) -> ServiceKey:
+    return _read(
+        "service_keys",
+        row,
+        lambda r: ServiceKey(
+            r["id"], r["name"], frozenset(r["scopes"].split()), r["created_at"], r["revoked_at"]
+        ),
+    )
 
 
 def session_to_row(session: SessionRecord, token_hash: str) -> dict[str, Any]:

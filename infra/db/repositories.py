@@ -25,6 +25,7 @@ from domain.records import (
     PackPage,
     Page,
     Player,
+    ServiceKey,
     SessionRecord,
 )
 from infra.db import mappers as m
@@ -38,6 +39,7 @@ from infra.db.tables import (
     idempotency_keys,
     identities,
     players,
+    service_keys,
     sessions,
 )
 
@@ -218,7 +220,16 @@ _PACKS_SINCE = (
 )
 _INSERT = {
     t.name: DirectStatement(sa.insert(t), [c.key for c in t.columns])
-    for t in (players, sessions, games, game_events, idempotency_keys, booster_packs, identities)
+    for t in (
+        players,
+        sessions,
+        service_keys,
+        games,
+        game_events,
+        idempotency_keys,
+        booster_packs,
+        identities,
+    )
 }
 
 
@@ -297,6 +308,32 @@ class SqlPlayerRepository(_Repo):
 
     def claim(self, player_id: str) -> None:
         self._c.execute(_CLAIM_PLAYER, {"p": player_id})
+
+
+_K = service_keys.c
+_KEY_BY_HASH = sa.select(service_keys).where(_K.key_hash == sa.bindparam("h"))
+_ALL_KEYS = sa.select(service_keys).order_by(_K.created_at, _K.id)
+_REVOKE_KEY = (
+    sa.update(service_keys)
+    .where(_K.id == sa.bindparam("k"), _K.revoked_at.is_(None))
+    .values(revoked_at=sa.bindparam("at"))
+)
+
+
+class SqlServiceKeyRepository(_Repo):
+    def add(self, key: ServiceKey, key_hash: str) -> None:
+        row = m.service_key_to_row(key, key_hash)
+        self._insert(service_keys, [row], f"service key {key.id}")
+
+    def by_hash(self, key_hash: str) -> tuple[ServiceKey, str] | None:
+        row = self._c.execute(_KEY_BY_HASH, {"h": key_hash}).first()
+        return None if row is None else (m.service_key_from_row(row._mapping), row.key_hash)
+
+    def all(self) -> list[ServiceKey]:
+        return [m.service_key_from_row(r._mapping) for r in self._c.execute(_ALL_KEYS)]
+
+    def revoke(self, key_id: str, at: datetime) -> bool:
+        return self._c.execute(_REVOKE_KEY, {"k": key_id, "at": at}).rowcount == 1
 
 
 class SqlGameRepository(_Repo):

@@ -203,6 +203,22 @@ class IdentityRow(SQLModel, table=True):
     __table_args__ = (sa.Index("ix_identities_player_id", "player_id"),)
 
 
+class ServiceKeyRow(SQLModel, table=True):
+    """A key of the app's backend, as its hash (migration 0011, issue #24):
+    its scopes space-separated; revoked: ``revoked_at`` set."""
+
+    __tablename__ = "service_keys"
+
+    id: str = _col(sa.String(), primary_key=True)
+    name: str = _col(sa.String())
+    key_hash: str = _col(sa.String())
+    scopes: str = _col(sa.String())
+    created_at: datetime = _col(UtcDateTime())
+    revoked_at: datetime | None = _col(UtcDateTime(), nullable=True)
+
+    __table_args__ = (sa.Index("ix_service_keys_key_hash", "key_hash", unique=True),)
+
+
 class ServerSecretRow(SQLModel, table=True):
     """Secrets the server generated for itself (migration 0004): used only
     when no ``MMK_SECRET_KEY`` is set (docs/decisions/0041)."""
@@ -222,3 +238,4 @@ booster_packs: sa.Table = metadata.tables["booster_packs"]
 server_secrets: sa.Table = metadata.tables["server_secrets"]
 identities: sa.Table = metadata.tables["identities"]
 sessions: sa.Table = metadata.tables["sessions"]
+service_keys: sa.Table = metadata.tables["service_keys"]

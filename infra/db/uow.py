@@ -18,6 +18,7 @@ from domain.ports import (
     GameRepository,
     IdempotencyStore,
     PlayerRepository,
+    ServiceKeyRepository,
     UnitOfWork,
     UnitOfWorkFactory,
 )
@@ -30,6 +31,7 @@ from infra.db.repositories import (
     SqlGameRepository,
     SqlIdempotencyStore,
     SqlPlayerRepository,
+    SqlServiceKeyRepository,
 )
 
 
@@ -39,6 +41,7 @@ class SqlUnitOfWork:
     begins with the first statement."""
 
     players: PlayerRepository
+    service_keys: ServiceKeyRepository
     games: GameRepository
     events: EventLog
     idempotency: IdempotencyStore
@@ -57,6 +60,7 @@ class SqlUnitOfWork:
             raise RuntimeError("a unit of work is entered once")
         c = self._conn = self._engine.connect()
         self.players = SqlPlayerRepository(c)
+        self.service_keys = SqlServiceKeyRepository(c)
         self.games = self._games = SqlGameRepository(c, self._cache)
         self.events = self._events = SqlEventLog(c)
         self.idempotency = SqlIdempotencyStore(c)

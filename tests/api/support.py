@@ -130,6 +130,11 @@ def mutation_text(name: str, arg_names: Iterable[str]) -> str:
         selection = (
             "__typename ... on Refusal { code message } ... on TokenRevoked { player { id } }"
         )
+    elif name == "issuePlayerToken":
+        selection = (
+            "__typename ... on Refusal { code message } "
+            "... on IssuedPlayerToken { token created player { id } }"
+        )
     elif name == "createSession":
         selection = (
             "__typename ... on Refusal { code message } "

@@ -128,6 +128,14 @@ OPS: dict[tuple[str, str], Op] = {
         other="NOT_FOUND",
         spectator="NOT_FOUND",
     ),
+    # The app's backend's, with a service key (#24): a player's token is FORBIDDEN.
+    ("mutation", "issuePlayerToken"): mutation(
+        "issuePlayerToken",
+        lambda t: {"externalId": "u1", "name": "eve"},
+        False,
+        other="FORBIDDEN",
+        spectator="FORBIDDEN",
+    ),
     ("mutation", "updateProfile"): mutation(
         "updateProfile", lambda t: {"name": "eve"}, False, **PLAYERS
     ),
@@ -218,6 +226,12 @@ OPS: dict[tuple[str, str], Op] = {
     ),
     ("query", "cardCatalog"): Op("{ r: cardCatalog { id } }", lambda t: {}, True, EVERYONE),
     ("query", "serverTime"): Op("{ r: serverTime }", lambda t: {}, True, EVERYONE),
+    ("query", "playerByExternalId"): Op(
+        '{ r: playerByExternalId(externalId: "u1") { __typename } }',
+        lambda t: {},
+        True,
+        {"other": "FORBIDDEN", "spectator": "FORBIDDEN"},
+    ),
     ("query", "gameEvents"): Op(
         "query($gameId: ID!) { r: gameEvents(gameId: $gameId) { __typename "
         "... on Refusal { code } ... on GameEventPage { lastSeq } } }",

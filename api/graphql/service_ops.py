@@ -1,0 +1,94 @@
+"""The operations of the app's backend (issue #24): called with a service
+key, each checked against the key's scopes; a player's token is
+``FORBIDDEN`` here, as a service key is ``UNAUTHENTICATED`` everywhere else."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import strawberry
+
+from api.graphql.context import Info
+from api.graphql.types.players import Player
+from api.graphql.types.refusal import Refusal
+from api.graphql.types.sessions import Session
+from domain.errors import DomainError
+from domain.services import service_keys
+
+ExternalId = Annotated[
+    str,
+    strawberry.argument(description="Your app's id for its user: 1 to 200 printable characters"),
+]
+
+
+@strawberry.type(
+    description="A token for your app's user (`issuePlayerToken`): hand it to the user's "
+    "device. No cache key: an answer, not an object."
+)
+class IssuedPlayerToken:
+    player: Player = strawberry.field(description="The user's player, the same every time")
+    token: str = strawberry.field(
+        description="Send as `Authorization: Bearer <token>` from the user's device; shown only "
+        "here"
+    )
+    session: Session = strawberry.field(description="The token's session (`me.sessions`)")
+    created: bool = strawberry.field(description="The player was made by this call")
+
+
+IssuePlayerTokenResult = Annotated[
+    IssuedPlayerToken | Refusal,
+    strawberry.union("IssuePlayerTokenResult", description="The token, or why not."),
+]
+PlayerResult = Annotated[
+    Player | Refusal,
+    strawberry.union("PlayerByExternalIdResult", description="The player, or why not."),
+]
+
+
+async def issue_player_token(
+    info: Info,
+    external_id: ExternalId,
+    name: Annotated[
+        str,
+        strawberry.argument(
+            description="The name of a player made by this call (1 to 40 printable characters); "
+            "an existing player keeps its own"
+        ),
+    ],
+    label: Annotated[
+        str | None,
+        strawberry.argument(description="The session's label (up to 60 characters)"),
+    ] = None,
+) -> IssuePlayerTokenResult:
+    await info.context.service("players:write")
+    try:
+        issued = await service_keys.issue_player_token(info.context.deps, external_id, name, label)
+    except DomainError as e:
+        return Refusal.of(e)
+    return IssuedPlayerToken(
+        player=Player.from_domain(issued.player),
+        token=issued.token,
+        session=Session.from_domain(issued.session, None),
+        created=issued.created,
+    )
+
+
+async def player_by_external_id(info: Info, external_id: ExternalId) -> PlayerResult:
+    await info.context.service("players:read")
+    try:
+        found = await service_keys.player_by_external_id(info.context.deps, external_id)
+    except DomainError as e:
+        return Refusal.of(e)
+    return Player.from_domain(found)
+
+
+ISSUE_PLAYER_TOKEN = strawberry.mutation(
+    resolver=issue_player_token,
+    description="Service key, scope `players:write`: a fresh token for your app's user, the "
+    "same player for the same `externalId` every time (made on the first call). Each call "
+    "opens a session (at most 20 a player: the least recently used ends).",
+)
+PLAYER_BY_EXTERNAL_ID = strawberry.field(
+    resolver=player_by_external_id,
+    description="Service key, scope `players:read`: your app's user's player, or `NOT_FOUND`.",
+)
