@@ -90,7 +90,7 @@ async def create_service_key(deps: Deps, name: str, scopes: list[str]) -> NewSer
 
     def add(tx: Tx, _: None) -> ServiceKey:
         key = ServiceKey(tx.new_id(), clean, allowed, tx.now())
-        tx.uow.service_keys.add(key, token_hash(secret))
+        tx.add_service_key(key, token_hash(secret))
         return key
 
     key = await transact(deps, None, Steps(no_load, add, _no_record, _no_repeat))

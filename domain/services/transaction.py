@@ -61,6 +61,7 @@ from domain.records import (
     Player,
     Refused,
     Remembered,
+    ServiceKey,
     SessionRecord,
 )
 from domain.services.auth import session_id
@@ -187,6 +188,10 @@ class Tx:
         self.uow.players.add_session(
             SessionRecord(session_id(token_hash), player.id, label, now, now), token_hash
         )
+
+    def add_service_key(self, key: ServiceKey, key_hash: str) -> None:
+        """A new key of the app's backend (issue #24), stored as its hash."""
+        self.uow.service_keys.add(key, key_hash)
 
     def replace_token_hash(self, player_id: str, old: str, new: str) -> bool:
         """Rotate: only while the player still holds ``old``."""
