@@ -1,0 +1,120 @@
+"""The app's backend with a service key (issue #24), on a real server, as a
+backend runs it (Python ``httpx``): the operator makes keys with ``mmk
+service-key``; the backend issues its users' tokens by external id (the same
+player each time, a session per device), looks them up, and is refused what
+its scopes do not allow; a revoked key stops at once; a player's token does
+no service's work, nor a key a player's."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.e2e.client import ISSUED_TOKENS
+from tests.e2e.own_server import assert_no_leak, own_server
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
+
+ISSUE = (
+    "mutation($x: String!, $n: String!, $l: String) { issuePlayerToken(externalId: $x, "
+    "name: $n, label: $l) { __typename ... on IssuedPlayerToken { token created "
+    "player { id name } session { id label } } ... on Refusal { code message } } }"
+)
+LOOKUP = (
+    "query($x: String!) { playerByExternalId(externalId: $x) { __typename "
+    "... on Player { id name } ... on Refusal { code } } }"
+)
+ME = "{ me { player { id } sessions { label current } } }"
+
+
+def mmk(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "api.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def new_key(database: str, name: str, scopes: str) -> str:
+    done = mmk("service-key", "create", "--name", name, "--scopes", scopes, "--database", database)
+    assert done.returncode == 0, done.stderr
+    key = done.stdout.strip()
+    ISSUED_TOKENS.append(key)
+    assert key.startswith("mmk_sk_") and key not in done.stderr
+    return key
+
+
+async def gql(http: httpx.AsyncClient, token: str, query: str, **variables: Any) -> dict[str, Any]:
+    r = await http.post(
+        "/graphql",
+        json={"query": query, "variables": variables},
+        headers={"authorization": f"Bearer {token}"},
+    )
+    assert r.status_code == 200, r.text
+    body: dict[str, Any] = r.json()
+    return body
+
+
+def code_of(body: dict[str, Any]) -> str:
+    code: str = body["errors"][0]["extensions"]["code"]
+    return code
+
+
+async def test_a_backend_issues_its_users_tokens_within_its_scopes(tmp_path: Path) -> None:
+    database = f"sqlite:///{tmp_path}/service.sqlite3"
+    with own_server(tmp_path, database) as (srv, _):
+        writer = new_key(database, "App backend", "players:write,players:read")
+        reader = new_key(database, "Support desk", "players:read")
+        async with httpx.AsyncClient(base_url=srv.base_url, timeout=20, trust_env=False) as http:
+            first = (await gql(http, writer, ISSUE, x="user-1", n="Ann", l="phone"))["data"]
+            first = first["issuePlayerToken"]
+            assert first["__typename"] == "IssuedPlayerToken" and first["created"], first
+            ISSUED_TOKENS.append(first["token"])
+            ann = first["player"]["id"]
+            me = (await gql(http, first["token"], ME))["data"]["me"]
+            assert me["player"]["id"] == ann
+
+            # another device: the same player, a second session
+            again = (await gql(http, writer, ISSUE, x="user-1", n="Other", l="tablet"))["data"]
+            again = again["issuePlayerToken"]
+            ISSUED_TOKENS.append(again["token"])
+            assert again["player"] == {"id": ann, "name": "Ann"} and not again["created"]
+            me = (await gql(http, again["token"], ME))["data"]["me"]
+            assert sorted((s["label"], s["current"]) for s in me["sessions"]) == [
+                ("phone", False),
+                ("tablet", True),
+            ]
+
+            found = (await gql(http, reader, LOOKUP, x="user-1"))["data"]["playerByExternalId"]
+            assert found == {"__typename": "Player", "id": ann, "name": "Ann"}
+            missing = (await gql(http, reader, LOOKUP, x="user-2"))["data"]["playerByExternalId"]
+            assert missing == {"__typename": "Refusal", "code": "NOT_FOUND"}
+            bad = (await gql(http, writer, ISSUE, x=" ", n="Ann"))["data"]["issuePlayerToken"]
+            assert bad["__typename"] == "Refusal" and bad["code"] == "BAD_INPUT"
+
+            # scopes, and each credential in its own lane
+            assert code_of(await gql(http, reader, ISSUE, x="user-3", n="Cy")) == "FORBIDDEN"
+            assert code_of(await gql(http, first["token"], LOOKUP, x="user-1")) == "FORBIDDEN"
+            assert code_of(await gql(http, writer, ME)) == "UNAUTHENTICATED"
+            assert code_of(await gql(http, "mmk_sk_made-up", LOOKUP, x="u")) == "UNAUTHENTICATED"
+
+            listed = mmk("service-key", "list", "--database", database)
+            rows = [line.split("\t") for line in listed.stdout.splitlines()]
+            assert [(r[1], r[2], r[4]) for r in rows] == [
+                ("App backend", "players:read players:write", "live"),
+                ("Support desk", "players:read", "live"),
+            ]
+            revoked = mmk("service-key", "revoke", rows[0][0], "--database", database)
+            assert revoked.returncode == 0, revoked.stderr
+            assert code_of(await gql(http, writer, LOOKUP, x="user-1")) == "UNAUTHENTICATED"
+            assert (await gql(http, reader, LOOKUP, x="user-1"))["data"]["playerByExternalId"]
+            again_revoked = mmk("service-key", "revoke", rows[0][0], "--database", database)
+            assert again_revoked.returncode == 1 and "no live service key" in again_revoked.stderr
+    assert_no_leak(srv)
