@@ -15,14 +15,17 @@ from typing import Protocol, TypeVar
 
 from domain.identity import VerifiedIdentity
 from domain.log import LoggedEvent
+from domain.my_games import SeatEntry, StatLine
 from domain.presence import Mark, PresenceChange
 from domain.records import (
     BoosterRecord,
     GameRecord,
     GameStatus,
+    GameSummary,
     IdempotencyRecord,
     LobbyUpdate,
     NewEvents,
+    Occupant,
     PackPage,
     Page,
     Player,
@@ -105,6 +108,10 @@ class PlayerRepository(Protocol):
         if the player holds no ``old``."""
         ...
 
+    def names(self, player_ids: Collection[str]) -> dict[str, str]:
+        """The names of those players that exist."""
+        ...
+
     def live_token_hashes(self, hashes: Collection[str]) -> set[str]:
         """Those of ``hashes`` that are some session's token hash now."""
 
@@ -167,6 +174,23 @@ class GameRepository(Protocol):
     def save(self, game: GameRecord, expected_version: int) -> None:
         """Store ``game`` if the stored version is still ``expected_version``,
         else raise :class:`WriteConflict`."""
+        ...
+
+    def player_games(
+        self,
+        player_id: str,
+        status: GameStatus | None,
+        your_turn: bool | None,
+        after: tuple[str, str] | None,
+        limit: int,
+    ) -> list[tuple[SeatEntry, GameSummary, list[Occupant | None]]]:
+        """The player's seats (domain/my_games.py), in ``rank`` order after
+        ``after`` (a rank and a game id), each with its game's listing and
+        occupants; at most ``limit``."""
+        ...
+
+    def player_stats(self, player_id: str) -> list[StatLine]:
+        """The player's finished games by format and seat count."""
         ...
 
     def stalled_bot_games(self, before: datetime, limit: int) -> list[str]:

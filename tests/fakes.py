@@ -13,6 +13,7 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from domain.log import LoggedEvent
+from domain.my_games import SeatEntry, StatLine, entries_of
 from domain.ports import (
     BoosterRepository,
     EventLog,
@@ -30,6 +31,7 @@ from domain.records import (
     GameSummary,
     IdempotencyRecord,
     NewEvents,
+    Occupant,
     PackPage,
     Page,
     Player,
@@ -243,6 +245,10 @@ class FakeUnitOfWork:
                 return self.store.players[session.player_id], session, h
         return None
 
+    def names(self, player_ids: Collection[str]) -> dict[str, str]:
+        players = self.store.players
+        return {i: players[i].name for i in player_ids if i in players}
+
     def live_token_hashes(self, hashes: Collection[str]) -> set[str]:
         held = self._hashes()
         return {h for h in hashes if h in held}
@@ -277,6 +283,44 @@ class _Games:
 
         self.uow.stage(lambda: games.__setitem__(g.id, g), check)
         self.uow._written.append(game)
+
+    def _entries(self, player_id: str) -> list[tuple[SeatEntry, GameRecord]]:
+        """Derived on every read, where the SQL adapter keeps them indexed."""
+        return sorted(
+            (
+                (e, g)
+                for g in self.uow.store.games.values()
+                for e in entries_of(g)
+                if e.player_id == player_id
+            ),
+            key=lambda eg: (eg[0].rank, eg[0].game_id),
+        )
+
+    def player_games(
+        self,
+        player_id: str,
+        status: GameStatus | None,
+        your_turn: bool | None,
+        after: tuple[str, str] | None,
+        limit: int,
+    ) -> list[tuple[SeatEntry, GameSummary, list[Occupant | None]]]:
+        found = [
+            (e, GameSummary.of(g), list(g.seats))
+            for e, g in self._entries(player_id)
+            if (status is None or e.status is status)
+            and (your_turn is None or e.your_turn is your_turn)
+            and (after is None or (e.rank, e.game_id) > after)
+        ]
+        return found[:limit]
+
+    def player_stats(self, player_id: str) -> list[StatLine]:
+        lines: dict[tuple[str, int], list[int]] = {}
+        for e, _ in self._entries(player_id):
+            if e.status is GameStatus.FINISHED:
+                line = lines.setdefault((e.format, e.seat_count), [0, 0])
+                line[0] += 1
+                line[1] += bool(e.won)
+        return [StatLine(f, n, p, w) for (f, n), (p, w) in sorted(lines.items())]
 
     def stalled_bot_games(self, before: datetime, limit: int) -> list[str]:
         from domain.services.bot_turn import bot_to_act

@@ -47,7 +47,7 @@ from domain.game.abilities import CURIOUS_LOOK
 from domain.game.boosters import COMMONS_PER_PACK, RARES_PER_PACK
 from domain.game.cards import PRIZE_CARDS, catalogue
 from domain.game.messaging import MAX_PENDING, MAX_SENT
-from domain.game.options import HAND_SIZE, MAX_SEATS
+from domain.game.options import HAND_SIZE, MAX_SEATS, MIN_SEATS, Format
 from domain.game.setup import MAX_DECK
 from domain.services.sessions import MAX_SESSIONS
 
@@ -71,6 +71,8 @@ EVENTS_OF_A_CHANGE = 20  # one command: at most 13 in 600 random games, and the 
 LIST_SIZES: dict[str, int] = {
     "Query.cardCatalog": len(catalogue()),
     "Me.sessions": MAX_SESSIONS,  # a player's live tokens (#24)
+    "MyGame.seats": SEATS,
+    "PlayerStats.lines": len(Format) * (SEATS - MIN_SEATS + 1),  # by format and seat count
     "ActionChoice.cards": HAND,  # a Hungry take lists the Rat Deck: LEGAL
     "ActionChoice.discards": HAND,
     "ActionChoice.seats": SEATS,
@@ -127,6 +129,7 @@ ROWS: dict[str, int] = {
     "GameEventPage.events": 60,
     "BoosterPackConnection.edges": 300,
     "GameConnection.edges": 40,
+    "MyGameConnection.edges": 40,  # the lobby's columns, one join on a primary key (#24)
 }
 """What each item of a page read from the database costs besides its values
 (reading and decoding its row), by ``Type.field``, in values: measured

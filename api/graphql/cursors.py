@@ -31,3 +31,19 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
         return when.astimezone(UTC), game_id
     except (ValueError, UnicodeError, OverflowError) as e:
         raise BadRequest("not a cursor of this list") from e
+
+
+def rank_cursor(rank: str, item_id: str) -> str:
+    """A cursor of a list ordered by a rank string (a player's games)."""
+    return base64.urlsafe_b64encode(f"{rank}|{item_id}".encode()).decode()
+
+
+def decode_rank_cursor(cursor: str) -> tuple[str, str]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor.encode()).decode()
+    except (ValueError, UnicodeError) as e:
+        raise BadRequest("not a cursor of this list") from e
+    rank, _, item_id = raw.partition("|")
+    if not rank.isdigit() or not item_id:
+        raise BadRequest("not a cursor of this list")
+    return rank, item_id

@@ -142,3 +142,4 @@ class Query:
         )
 
     player_by_external_id = service_ops.PLAYER_BY_EXTERNAL_ID
+    player_games = service_ops.PLAYER_GAMES

@@ -9,11 +9,14 @@ from typing import Annotated
 import strawberry
 
 from api.graphql.context import Info
+from api.graphql.cursors import decode_rank_cursor
+from api.graphql.types.my_games import MyGameConnection, MyGamesFilter
 from api.graphql.types.players import Player
 from api.graphql.types.refusal import Refusal
 from api.graphql.types.sessions import Session
 from domain.errors import DomainError
-from domain.services import service_keys
+from domain.services import my_games, service_keys
+from domain.services.queries import MAX_PAGE
 
 ExternalId = Annotated[
     str,
@@ -38,6 +41,10 @@ class IssuedPlayerToken:
 IssuePlayerTokenResult = Annotated[
     IssuedPlayerToken | Refusal,
     strawberry.union("IssuePlayerTokenResult", description="The token, or why not."),
+]
+PlayerGamesResult = Annotated[
+    MyGameConnection | Refusal,
+    strawberry.union("PlayerGamesResult", description="A page of the player's games, or why not."),
 ]
 PlayerResult = Annotated[
     Player | Refusal,
@@ -73,6 +80,29 @@ async def issue_player_token(
     )
 
 
+async def player_games(
+    info: Info,
+    player_id: Annotated[strawberry.ID, strawberry.argument(description="The player's id")],
+    filter: Annotated[
+        MyGamesFilter | None, strawberry.argument(description="Which games; null: all")
+    ] = None,
+    first: Annotated[int, strawberry.argument(description=f"Page size, 1 to {MAX_PAGE}")] = 20,
+    after: Annotated[
+        str | None, strawberry.argument(description="A cursor (`endCursor`): the games after it")
+    ] = None,
+) -> PlayerGamesResult:
+    await info.context.service("games:read")
+    chosen = filter or MyGamesFilter()
+    try:
+        start = decode_rank_cursor(after) if after else None
+        page = await my_games.my_games(
+            info.context.deps, str(player_id), chosen.status, chosen.your_turn, start, first
+        )
+    except DomainError as e:
+        return Refusal.of(e)
+    return MyGameConnection.from_domain(page)
+
+
 async def player_by_external_id(info: Info, external_id: ExternalId) -> PlayerResult:
     await info.context.service("players:read")
     try:
@@ -87,6 +117,11 @@ ISSUE_PLAYER_TOKEN = strawberry.mutation(
     description="Service key, scope `players:write`: a fresh token for your app's user, the "
     "same player for the same `externalId` every time (made on the first call). Each call "
     "opens a session (at most 20 a player: the least recently used ends).",
+)
+PLAYER_GAMES = strawberry.field(
+    resolver=player_games,
+    description="Service key, scope `games:read`: a player's games, as `me.games` lists them "
+    "to the player (an unknown player has none).",
 )
 PLAYER_BY_EXTERNAL_ID = strawberry.field(
     resolver=player_by_external_id,

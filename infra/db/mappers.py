@@ -16,6 +16,7 @@ from domain.clocks import TurnClock
 from domain.game.boosters import BoosterPack
 from domain.game.options import AbilityTrigger, Format, GameOptions
 from domain.log import LoggedEvent
+from domain.my_games import SeatEntry, entries_of
 from domain.records import (
     BoosterRecord,
     GameRecord,
@@ -391,3 +392,54 @@ def booster_from_row(row: Row) -> BoosterRecord:
             r["game_id"],
         ),
     )
+
+
+# ---------------------------------------------------------------- my games
+def entry_rows(game: GameRecord) -> list[dict[str, Any]]:
+    """The game's ``game_seats`` rows (domain/my_games.py)."""
+    return [
+        {
+            "player_id": e.player_id,
+            "game_id": e.game_id,
+            "seat": e.seat,
+            "status": e.status.value,
+            "your_turn": e.your_turn,
+            "deadline": None if e.deadline is None else _aware(e.deadline),
+            "rank": e.rank,
+            "format": e.format,
+            "seat_count": e.seat_count,
+            "created_at": _aware(e.created_at),
+            "updated_at": _aware(e.updated_at),
+            "score": e.score,
+            "place": e.place,
+            "won": e.won,
+        }
+        for e in entries_of(game)
+    ]
+
+
+def _my_game(r: Row) -> tuple[SeatEntry, GameSummary, list[Occupant | None]]:
+    entry = SeatEntry(
+        r["player_id"],
+        r["game_id"],
+        r["seat"],
+        GameStatus(r["status"]),
+        r["your_turn"],
+        r["deadline"],
+        r["rank"],
+        r["format"],
+        r["seat_count"],
+        r["created_at"],
+        r["updated_at"],
+        r["score"],
+        r["place"],
+        r["won"],
+    )
+    game = {n: r[f"g_{n}"] for n in SUMMARY_COLUMNS}
+    seats = [seat_from_json(s) for s in game["seats"]]
+    return entry, _summary(game), seats
+
+
+def my_game_from_row(row: Row) -> tuple[SeatEntry, GameSummary, list[Occupant | None]]:
+    """A ``game_seats`` row joined to its game's listing columns."""
+    return _read("game_seats", row, _my_game)

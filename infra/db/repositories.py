@@ -16,12 +16,15 @@ from typing import Any
 import sqlalchemy as sa
 
 from domain.log import LoggedEvent
+from domain.my_games import OTHERS, SeatEntry, StatLine
 from domain.ports import WriteConflict
 from domain.records import (
     BoosterRecord,
     GameRecord,
     GameStatus,
+    GameSummary,
     IdempotencyRecord,
+    Occupant,
     PackPage,
     Page,
     Player,
@@ -35,6 +38,7 @@ from infra.db.game_cache import GameCache
 from infra.db.tables import (
     booster_packs,
     game_events,
+    game_seats,
     games,
     idempotency_keys,
     identities,
@@ -225,6 +229,7 @@ _INSERT = {
         sessions,
         service_keys,
         games,
+        game_seats,
         game_events,
         idempotency_keys,
         booster_packs,
@@ -300,6 +305,11 @@ class SqlPlayerRepository(_Repo):
             done = self._c.execute(_SWAP_TOKEN_HASH, {"w_id": player_id, "old": old, "new": new})
         return done.rowcount == 1
 
+    def names(self, player_ids: Collection[str]) -> dict[str, str]:
+        if not player_ids:
+            return {}
+        return {r.id: r.name for r in self._c.execute(_NAMES, {"ids": list(player_ids)})}
+
     def live_token_hashes(self, hashes: Collection[str]) -> set[str]:
         if not hashes:
             return set()
@@ -310,6 +320,32 @@ class SqlPlayerRepository(_Repo):
         self._c.execute(_CLAIM_PLAYER, {"p": player_id})
 
 
+_GS = game_seats.c
+_ENTRY_COLUMNS = [c.key for c in game_seats.columns if c.key not in ("player_id", "game_id")]
+_UPDATE_ENTRIES = DirectStatement(
+    sa.update(game_seats).where(
+        _GS.game_id == sa.bindparam("w_game"), _GS.player_id == sa.bindparam("w_player")
+    ),
+    _ENTRY_COLUMNS,
+)
+_DELETE_ENTRIES = DirectStatement(sa.delete(game_seats).where(_GS.game_id == sa.bindparam("g")))
+_MY_GAMES = (
+    sa.select(game_seats, *(games.c[n].label(f"g_{n}") for n in m.SUMMARY_COLUMNS))
+    .join(games, games.c.id == _GS.game_id)
+    .order_by(_GS.rank, _GS.game_id)
+)
+_MY_STATS = (
+    sa.select(
+        _GS.format,
+        _GS.seat_count,
+        sa.func.count().label("played"),
+        sa.func.sum(sa.case((_GS.won.is_(True), 1), else_=0)).label("won"),
+    )
+    .where(_GS.player_id == sa.bindparam("p"), _GS.status == GameStatus.FINISHED.value)
+    .group_by(_GS.format, _GS.seat_count)
+    .order_by(_GS.format, _GS.seat_count)
+)
+_NAMES = sa.select(_P.id, _P.name).where(_P.id.in_(sa.bindparam("ids", expanding=True)))
 _K = service_keys.c
 _KEY_BY_HASH = sa.select(service_keys).where(_K.key_hash == sa.bindparam("h"))
 _ALL_KEYS = sa.select(service_keys).order_by(_K.created_at, _K.id)
@@ -348,7 +384,44 @@ class SqlGameRepository(_Repo):
 
     def add(self, game: GameRecord) -> None:
         self._insert(games, [m.game_to_row(game)], f"game {game.id}")
+        self._insert(game_seats, m.entry_rows(game), f"game {game.id}'s seats")
         self.written.append(game)
+
+    def _write_entries(self, game: GameRecord) -> None:
+        """The game's "my games" rows (issue #24): its persons change in the
+        lobby only (a seat left later stays its player's, played by a bot),
+        so a lobby's are written again and the others' updated in place."""
+        rows = m.entry_rows(game)
+        if game.status is GameStatus.LOBBY:
+            _DELETE_ENTRIES.run(self._c, [{"g": game.id}])
+            self._insert(game_seats, rows, f"game {game.id}'s seats")
+        elif rows:
+            keys = [r | {"w_game": r["game_id"], "w_player": r["player_id"]} for r in rows]
+            _UPDATE_ENTRIES.run(self._c, keys)
+
+    def player_games(
+        self,
+        player_id: str,
+        status: GameStatus | None,
+        your_turn: bool | None,
+        after: tuple[str, str] | None,
+        limit: int,
+    ) -> list[tuple[SeatEntry, GameSummary, list[Occupant | None]]]:
+        stmt = _MY_GAMES.where(_GS.player_id == player_id)
+        if status is not None:
+            stmt = stmt.where(_GS.status == status.value)
+        if your_turn is True:
+            stmt = stmt.where(_GS.rank < OTHERS)
+        elif your_turn is False:
+            stmt = stmt.where(_GS.rank >= OTHERS)
+        if after is not None:
+            stmt = stmt.where(sa.tuple_(_GS.rank, _GS.game_id) > sa.tuple_(*after))
+        rows = self._c.execute(stmt.limit(limit)).mappings().all()
+        return [m.my_game_from_row(r) for r in rows]
+
+    def player_stats(self, player_id: str) -> list[StatLine]:
+        rows = self._c.execute(_MY_STATS, {"p": player_id})
+        return [StatLine(r.format, r.seat_count, r.played, int(r.won or 0)) for r in rows]
 
     def get(self, game_id: str) -> GameRecord | None:
         # a game this transaction wrote is not committed yet: never cached
@@ -374,6 +447,7 @@ class SqlGameRepository(_Repo):
             matched = _SAVE_GAME.run(self._c, [values])
         if matched != 1:
             raise WriteConflict(f"game {game.id} is no longer at version {expected_version}")
+        self._write_entries(game)
         self.written.append(game)
 
     def committed(self) -> None:

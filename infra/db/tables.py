@@ -203,6 +203,39 @@ class IdentityRow(SQLModel, table=True):
     __table_args__ = (sa.Index("ix_identities_player_id", "player_id"),)
 
 
+class GameSeatRow(SQLModel, table=True):
+    """A person's seat in a game, as "my games" lists it (migration 0012,
+    issue #24): derived from the game each time it is stored
+    (domain/my_games.py); ``rank`` orders a player's games in one index."""
+
+    __tablename__ = "game_seats"
+
+    player_id: str = _col(
+        sa.String(), sa.ForeignKey("players.id", name="fk_game_seats_player"), primary_key=True
+    )
+    game_id: str = _col(
+        sa.String(), sa.ForeignKey("games.id", name="fk_game_seats_game"), primary_key=True
+    )
+    seat: int = _col(sa.Integer())
+    status: str = _col(sa.String(16))
+    your_turn: bool = _col(sa.Boolean())
+    deadline: datetime | None = _col(UtcDateTime(), nullable=True)
+    rank: str = _col(sa.String(20))
+    format: str = _col(sa.String(16))
+    seat_count: int = _col(sa.Integer())
+    created_at: datetime = _col(UtcDateTime())
+    updated_at: datetime = _col(UtcDateTime())
+    score: int | None = _col(sa.Integer(), nullable=True)
+    place: int | None = _col(sa.Integer(), nullable=True)
+    won: bool | None = _col(sa.Boolean(), nullable=True)
+
+    __table_args__ = (
+        sa.Index("ix_game_seats_rank", "player_id", "rank", "game_id"),
+        sa.Index("ix_game_seats_status_rank", "player_id", "status", "rank", "game_id"),
+        sa.Index("ix_game_seats_game_id", "game_id"),
+    )
+
+
 class ServiceKeyRow(SQLModel, table=True):
     """A key of the app's backend, as its hash (migration 0011, issue #24):
     its scopes space-separated; revoked: ``revoked_at`` set."""
@@ -239,3 +272,4 @@ server_secrets: sa.Table = metadata.tables["server_secrets"]
 identities: sa.Table = metadata.tables["identities"]
 sessions: sa.Table = metadata.tables["sessions"]
 service_keys: sa.Table = metadata.tables["service_keys"]
+game_seats: sa.Table = metadata.tables["game_seats"]

@@ -226,6 +226,12 @@ OPS: dict[tuple[str, str], Op] = {
     ),
     ("query", "cardCatalog"): Op("{ r: cardCatalog { id } }", lambda t: {}, True, EVERYONE),
     ("query", "serverTime"): Op("{ r: serverTime }", lambda t: {}, True, EVERYONE),
+    ("query", "playerGames"): Op(
+        '{ r: playerGames(playerId: "p") { __typename } }',
+        lambda t: {},
+        True,
+        {"other": "FORBIDDEN", "spectator": "FORBIDDEN"},
+    ),
     ("query", "playerByExternalId"): Op(
         '{ r: playerByExternalId(externalId: "u1") { __typename } }',
         lambda t: {},

@@ -30,6 +30,14 @@ LOOKUP = (
     "... on Player { id name } ... on Refusal { code } } }"
 )
 ME = "{ me { player { id } sessions { label current } } }"
+NEW_GAME = (
+    "mutation { createGame(input: {seatCount: 3}) { __typename ... on GameChange { gameId } } }"
+)
+MY_GAMES = "{ me { games { edges { node { seat yourTurn game { id status } } } } } }"
+PLAYER_GAMES = (
+    "query($p: ID!) { playerGames(playerId: $p) { __typename ... on MyGameConnection "
+    "{ edges { node { seat game { id } } } } } }"
+)
 
 
 def mmk(*args: str) -> subprocess.CompletedProcess[str]:
@@ -70,7 +78,7 @@ def code_of(body: dict[str, Any]) -> str:
 async def test_a_backend_issues_its_users_tokens_within_its_scopes(tmp_path: Path) -> None:
     database = f"sqlite:///{tmp_path}/service.sqlite3"
     with own_server(tmp_path, database) as (srv, _):
-        writer = new_key(database, "App backend", "players:write,players:read")
+        writer = new_key(database, "App backend", "players:write,players:read,games:read")
         reader = new_key(database, "Support desk", "players:read")
         async with httpx.AsyncClient(base_url=srv.base_url, timeout=20, trust_env=False) as http:
             first = (await gql(http, writer, ISSUE, x="user-1", n="Ann", l="phone"))["data"]
@@ -81,7 +89,10 @@ async def test_a_backend_issues_its_users_tokens_within_its_scopes(tmp_path: Pat
             me = (await gql(http, first["token"], ME))["data"]["me"]
             assert me["player"]["id"] == ann
 
-            # another device: the same player, a second session
+            made = await gql(http, first["token"], NEW_GAME)
+            game_id = made["data"]["createGame"]["gameId"]
+
+            # another device: the same player, a second session, the same games
             again = (await gql(http, writer, ISSUE, x="user-1", n="Other", l="tablet"))["data"]
             again = again["issuePlayerToken"]
             ISSUED_TOKENS.append(again["token"])
@@ -91,6 +102,11 @@ async def test_a_backend_issues_its_users_tokens_within_its_scopes(tmp_path: Pat
                 ("phone", False),
                 ("tablet", True),
             ]
+            mine = (await gql(http, again["token"], MY_GAMES))["data"]["me"]["games"]["edges"]
+            assert [(e["node"]["game"]["id"], e["node"]["seat"]) for e in mine] == [(game_id, 0)]
+            theirs = (await gql(http, writer, PLAYER_GAMES, p=ann))["data"]["playerGames"]
+            assert [e["node"]["game"]["id"] for e in theirs["edges"]] == [game_id]
+            assert code_of(await gql(http, reader, PLAYER_GAMES, p=ann)) == "FORBIDDEN"
 
             found = (await gql(http, reader, LOOKUP, x="user-1"))["data"]["playerByExternalId"]
             assert found == {"__typename": "Player", "id": ann, "name": "Ann"}
@@ -108,7 +124,7 @@ async def test_a_backend_issues_its_users_tokens_within_its_scopes(tmp_path: Pat
             listed = mmk("service-key", "list", "--database", database)
             rows = [line.split("\t") for line in listed.stdout.splitlines()]
             assert [(r[1], r[2], r[4]) for r in rows] == [
-                ("App backend", "players:read players:write", "live"),
+                ("App backend", "games:read players:read players:write", "live"),
                 ("Support desk", "players:read", "live"),
             ]
             revoked = mmk("service-key", "revoke", rows[0][0], "--database", database)

@@ -7,15 +7,16 @@ from typing import Annotated
 
 import strawberry
 
-from api.graphql.cursors import cursor_of, decode_cursor
+from api.graphql.cursors import cursor_of, decode_cursor, decode_rank_cursor
 from api.graphql.in_turns import in_turns
 from api.graphql.types.cards import Card, cards
+from api.graphql.types.my_games import MyGameConnection, MyGamesFilter, PlayerStats
 from api.graphql.types.pages import PageInfo
 from api.graphql.types.sessions import Session
 from domain.game.cards import House
 from domain.records import BoosterRecord, PackPage
 from domain.records import Player as DomainPlayer
-from domain.services import players, sessions
+from domain.services import my_games, players, sessions
 from domain.services.queries import MAX_PAGE
 
 
@@ -126,6 +127,33 @@ class Me:
     async def sessions(self, info: strawberry.Info) -> list[Session]:
         found = await sessions.list_sessions(info.context.deps, str(self.id), info.context.token())
         return [Session.from_domain(s, found.current) for s in found.items]
+
+    @strawberry.field(
+        description=f"The games you sit in: those waiting for you first (the nearest deadline "
+        f"first), then the others (the most recently changed first); 1 to {MAX_PAGE} a page"
+    )
+    async def games(
+        self,
+        info: strawberry.Info,
+        filter: Annotated[
+            MyGamesFilter | None, strawberry.argument(description="Which games; null: all")
+        ] = None,
+        first: Annotated[int, strawberry.argument(description=f"Page size, 1 to {MAX_PAGE}")] = 20,
+        after: Annotated[
+            str | None,
+            strawberry.argument(description="A cursor (`endCursor`): the games after it"),
+        ] = None,
+    ) -> MyGameConnection:
+        start = decode_rank_cursor(after) if after else None
+        chosen = filter or MyGamesFilter()
+        page = await my_games.my_games(
+            info.context.deps, str(self.id), chosen.status, chosen.your_turn, start, first
+        )
+        return MyGameConnection.from_domain(page)
+
+    @strawberry.field(description="Your record: games finished and won, by format and seats")
+    async def stats(self, info: strawberry.Info) -> PlayerStats:
+        return PlayerStats.from_domain(await my_games.my_stats(info.context.deps, str(self.id)))
 
     @classmethod
     def from_domain(cls, p: DomainPlayer) -> Me:
