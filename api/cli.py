@@ -2,7 +2,7 @@
 seeded bots-only game in the terminal), ``simulate`` (many bots-only
 games, with statistics), ``export`` (a finished game's log as JSON) and
 ``verify`` (re-deal an exported game from its revealed seed and check it)
-and ``service-key`` (the app's backend's keys)."""
+``service-key`` (the app's backend's keys) and ``games reindex``."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from tqdm import tqdm
 
-from api import cli_service_keys as service_key_commands
+from api import cli_admin
 from api.event_text import describe
 from domain.bots.strategy import Strategy
 from domain.errors import DomainError
@@ -248,7 +248,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     p_verify.add_argument("file", metavar="FILE", help="what mmk export wrote")
     p_verify.set_defaults(run=verify_export)
-    service_key_commands.add_parser(sub)
+    cli_admin.add_parser(sub)
+    cli_admin.add_games_parser(sub)
     args = parser.parse_args(argv)
     result: int = args.run(args)
     return result

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
 
 from domain.log import LoggedEvent
 from domain.my_games import OTHERS, SeatEntry, StatLine
@@ -308,7 +309,8 @@ class SqlPlayerRepository(_Repo):
     def names(self, player_ids: Collection[str]) -> dict[str, str]:
         if not player_ids:
             return {}
-        return {r.id: r.name for r in self._c.execute(_NAMES, {"ids": list(player_ids)})}
+        stmt = _NAMES[self._c.dialect.name]
+        return {r.id: r.name for r in self._c.execute(stmt, {"ids": list(player_ids)})}
 
     def live_token_hashes(self, hashes: Collection[str]) -> set[str]:
         if not hashes:
@@ -329,11 +331,37 @@ _UPDATE_ENTRIES = DirectStatement(
     _ENTRY_COLUMNS,
 )
 _DELETE_ENTRIES = DirectStatement(sa.delete(game_seats).where(_GS.game_id == sa.bindparam("g")))
-_MY_GAMES = (
-    sa.select(game_seats, *(games.c[n].label(f"g_{n}") for n in m.SUMMARY_COLUMNS))
-    .join(games, games.c.id == _GS.game_id)
-    .order_by(_GS.rank, _GS.game_id)
-)
+
+
+def _my_games(status: bool, your_turn: bool | None, after: bool) -> sa.Select[Any]:
+    """A page of a player's games: with a status, with or without their
+    turn (their rank's first digit), after a (rank, game id)."""
+    stmt = (
+        sa.select(game_seats, *(games.c[n].label(f"g_{n}") for n in m.SUMMARY_COLUMNS))
+        .join(games, games.c.id == _GS.game_id)
+        .where(_GS.player_id == sa.bindparam("p"))
+        .order_by(_GS.rank, _GS.game_id)
+        .limit(sa.bindparam("n"))
+    )
+    if status:
+        stmt = stmt.where(_GS.status == sa.bindparam("s"))
+    if your_turn is True:
+        stmt = stmt.where(_GS.rank < OTHERS)
+    elif your_turn is False:
+        stmt = stmt.where(_GS.rank >= OTHERS)
+    if after:
+        stmt = stmt.where(
+            sa.tuple_(_GS.rank, _GS.game_id) > sa.tuple_(sa.bindparam("r"), sa.bindparam("g"))
+        )
+    return stmt
+
+
+_MY_GAMES = {
+    (s, t, a): _my_games(s, t, a)
+    for s in (False, True)
+    for t in (None, True, False)
+    for a in (False, True)
+}
 _MY_STATS = (
     sa.select(
         _GS.format,
@@ -345,7 +373,14 @@ _MY_STATS = (
     .group_by(_GS.format, _GS.seat_count)
     .order_by(_GS.format, _GS.seat_count)
 )
-_NAMES = sa.select(_P.id, _P.name).where(_P.id.in_(sa.bindparam("ids", expanding=True)))
+_NAMES = {
+    # one parameter, one plan: an IN list of its own length per call costs
+    # PostgreSQL a plan each time (~2 ms for a page of names)
+    "postgresql": sa.select(_P.id, _P.name).where(
+        _P.id == sa.any_(sa.bindparam("ids", type_=postgresql.ARRAY(sa.String())))
+    ),
+    "sqlite": sa.select(_P.id, _P.name).where(_P.id.in_(sa.bindparam("ids", expanding=True))),
+}
 _K = service_keys.c
 _KEY_BY_HASH = sa.select(service_keys).where(_K.key_hash == sa.bindparam("h"))
 _ALL_KEYS = sa.select(service_keys).order_by(_K.created_at, _K.id)
@@ -399,6 +434,12 @@ class SqlGameRepository(_Repo):
             keys = [r | {"w_game": r["game_id"], "w_player": r["player_id"]} for r in rows]
             _UPDATE_ENTRIES.run(self._c, keys)
 
+    def reindex(self, game: GameRecord) -> None:
+        """Write the game's "my games" rows again from the game itself
+        (``mmk games reindex``: games stored before migration 0012)."""
+        _DELETE_ENTRIES.run(self._c, [{"g": game.id}])
+        self._insert(game_seats, m.entry_rows(game), f"game {game.id}'s seats")
+
     def player_games(
         self,
         player_id: str,
@@ -407,16 +448,13 @@ class SqlGameRepository(_Repo):
         after: tuple[str, str] | None,
         limit: int,
     ) -> list[tuple[SeatEntry, GameSummary, list[Occupant | None]]]:
-        stmt = _MY_GAMES.where(_GS.player_id == player_id)
+        stmt = _MY_GAMES[status is not None, your_turn, after is not None]
+        values: dict[str, Any] = {"p": player_id, "n": limit}
         if status is not None:
-            stmt = stmt.where(_GS.status == status.value)
-        if your_turn is True:
-            stmt = stmt.where(_GS.rank < OTHERS)
-        elif your_turn is False:
-            stmt = stmt.where(_GS.rank >= OTHERS)
+            values["s"] = status.value
         if after is not None:
-            stmt = stmt.where(sa.tuple_(_GS.rank, _GS.game_id) > sa.tuple_(*after))
-        rows = self._c.execute(stmt.limit(limit)).mappings().all()
+            values["r"], values["g"] = after
+        rows = self._c.execute(stmt, values).mappings().all()
         return [m.my_game_from_row(r) for r in rows]
 
     def player_stats(self, player_id: str) -> list[StatLine]:

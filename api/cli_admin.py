@@ -1,6 +1,6 @@
-"""``mmk service-key create|list|revoke``: the app's backend's keys (issue
-#24), run by an operator against the server's database. A new key is
-printed once; only its hash is stored."""
+"""An operator's commands against the server's database (issue #24):
+``mmk service-key create|list|revoke`` (the app's backend's keys: a new key
+is printed once, only its hash is stored) and ``mmk games reindex``."""
 
 from __future__ import annotations
 
@@ -93,3 +93,30 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p_revoke.add_argument("key_id", metavar="KEY_ID")
     p_revoke.add_argument("--database", help=DATABASE_HELP)
     p_revoke.set_defaults(run=revoke)
+
+
+def reindex(args: argparse.Namespace) -> int:
+    """``mmk games reindex``: the "my games" rows of every game, again."""
+    from infra.db.engine import make_engine
+    from infra.db.migrate import upgrade
+    from infra.db.reindex import reindex_game_seats
+
+    url = args.database or Settings.from_env().database_url
+    upgrade(url)
+    engine = make_engine(url)
+    try:
+        count = reindex_game_seats(engine)
+    finally:
+        engine.dispose()
+    print(f"reindexed {count} game(s)", file=sys.stderr)
+    return 0
+
+
+def add_games_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("games", help="maintenance of the games' indexes")
+    cmds = p.add_subparsers(dest="games_command", required=True)
+    p_reindex = cmds.add_parser(
+        "reindex", help="write every game's 'my games' rows again (scores of games before 0012)"
+    )
+    p_reindex.add_argument("--database", help=DATABASE_HELP)
+    p_reindex.set_defaults(run=reindex)
