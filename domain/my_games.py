@@ -3,8 +3,12 @@ person's seat, derived from the game each time it is stored, so the list is
 read from an index, never by decoding games.
 
 Order: the games waiting for the player first, the nearest deadline first
-(untimed last); then the others, the most recently changed first. ``rank``
-is that order as one string, so a page is one index range.
+(untimed last); then the others, the most recent change *for the player*
+first (their turn came or went, the game started or ended). ``rank`` is that
+order as one string, so a page is one index range. An entry is written
+again only when it changes for its player (:meth:`SeatEntry.same_for_player`):
+a move writes the row of the seat that moved and of the seat to move next,
+not every seat's.
 """
 
 from __future__ import annotations
@@ -41,6 +45,27 @@ class SeatEntry:
     score: int | None = None
     place: int | None = None
     won: bool | None = None
+
+    def same_for_player(self, other: SeatEntry) -> bool:
+        """Nothing changed for the player: the stored entry (and its time
+        and rank) stands."""
+        return (
+            self.seat,
+            self.status,
+            self.your_turn,
+            self.deadline,
+            self.score,
+            self.place,
+            self.won,
+        ) == (
+            other.seat,
+            other.status,
+            other.your_turn,
+            other.deadline,
+            other.score,
+            other.place,
+            other.won,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +126,20 @@ def places(outcome: Outcome) -> list[int]:
 
     keys = [key(i) for i in range(len(pts))]
     return [1 + sum(k < mine for k in keys) for mine in keys]
+
+
+def changed_entries(
+    before: list[SeatEntry] | None, after: list[SeatEntry]
+) -> list[SeatEntry] | None:
+    """Of the game's entries now (``after``), those to write over the stored
+    ones (``before``: as of the version loaded); None when the persons
+    changed (write them all again)."""
+    if before is None:
+        return None
+    old = {e.player_id: e for e in before}
+    if old.keys() != {e.player_id for e in after}:
+        return None
+    return [e for e in after if not old[e.player_id].same_for_player(e)]
 
 
 def entries_of(game: GameRecord) -> list[SeatEntry]:

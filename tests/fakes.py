@@ -13,7 +13,7 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from domain.log import LoggedEvent
-from domain.my_games import SeatEntry, StatLine, entries_of
+from domain.my_games import SeatEntry, StatLine, changed_entries, entries_of
 from domain.ports import (
     BoosterRepository,
     EventLog,
@@ -55,6 +55,8 @@ class Store:
     key_digests: dict[str, str] = field(default_factory=dict)  # digest -> player id
     identities: dict[tuple[str, str], str] = field(default_factory=dict)  # (iss, sub) -> id
     games: dict[str, GameRecord] = field(default_factory=dict)
+    # "my games" (domain/my_games.py): (player id, game id) -> entry
+    entries: dict[tuple[str, str], SeatEntry] = field(default_factory=dict)
     events: dict[tuple[str, int], LoggedEvent] = field(default_factory=dict)
     keys: dict[tuple[str, str], IdempotencyRecord] = field(default_factory=dict)
     boosters: list[BoosterRecord] = field(default_factory=list)
@@ -267,7 +269,21 @@ class _Games:
                 raise WriteConflict(g.id)
 
         self.uow.stage(lambda: games.__setitem__(g.id, g), check)
+        self.uow.stage(lambda: self._list(None, g))
         self.uow._written.append(game)
+
+    def _list(self, before: GameRecord | None, game: GameRecord) -> None:
+        """The game's entries, as the SQL adapter writes them: only those a
+        change changed (their time and rank kept otherwise)."""
+        entries = self.uow.store.entries
+        now = entries_of(game)
+        changed = changed_entries(None if before is None else entries_of(before), now)
+        if changed is None:
+            for key in [k for k in entries if k[1] == game.id]:
+                del entries[key]
+            changed = now
+        for e in changed:
+            entries[e.player_id, e.game_id] = e
 
     def get(self, game_id: str) -> GameRecord | None:
         g = self.uow.store.games.get(game_id)
@@ -281,18 +297,14 @@ class _Games:
             if games[g.id].version != expected_version:
                 raise WriteConflict(g.id)
 
-        self.uow.stage(lambda: games.__setitem__(g.id, g), check)
+        self.uow.stage(lambda: self._list(games[g.id], g), check)
+        self.uow.stage(lambda: games.__setitem__(g.id, g))
         self.uow._written.append(game)
 
     def _entries(self, player_id: str) -> list[tuple[SeatEntry, GameRecord]]:
-        """Derived on every read, where the SQL adapter keeps them indexed."""
+        store = self.uow.store
         return sorted(
-            (
-                (e, g)
-                for g in self.uow.store.games.values()
-                for e in entries_of(g)
-                if e.player_id == player_id
-            ),
+            ((e, store.games[g]) for (p, g), e in store.entries.items() if p == player_id),
             key=lambda eg: (eg[0].rank, eg[0].game_id),
         )
 

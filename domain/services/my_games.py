@@ -18,8 +18,8 @@ async def my_games(
     limit: int,
 ) -> MyGamesPage:
     """The games the player sits in: those waiting for them first, the
-    nearest deadline first; then the others, the most recently changed
-    first; each with who sits where."""
+    nearest deadline first; then the others, the most recent change for
+    them first; each with who sits where."""
     check_limit(limit)
 
     def tx() -> MyGamesPage:

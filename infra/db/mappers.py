@@ -16,7 +16,7 @@ from domain.clocks import TurnClock
 from domain.game.boosters import BoosterPack
 from domain.game.options import AbilityTrigger, Format, GameOptions
 from domain.log import LoggedEvent
-from domain.my_games import SeatEntry, entries_of
+from domain.my_games import SeatEntry
 from domain.records import (
     BoosterRecord,
     GameRecord,
@@ -395,27 +395,24 @@ def booster_from_row(row: Row) -> BoosterRecord:
 
 
 # ---------------------------------------------------------------- my games
-def entry_rows(game: GameRecord) -> list[dict[str, Any]]:
-    """The game's ``game_seats`` rows (domain/my_games.py)."""
-    return [
-        {
-            "player_id": e.player_id,
-            "game_id": e.game_id,
-            "seat": e.seat,
-            "status": e.status.value,
-            "your_turn": e.your_turn,
-            "deadline": None if e.deadline is None else _aware(e.deadline),
-            "rank": e.rank,
-            "format": e.format,
-            "seat_count": e.seat_count,
-            "created_at": _aware(e.created_at),
-            "updated_at": _aware(e.updated_at),
-            "score": e.score,
-            "place": e.place,
-            "won": e.won,
-        }
-        for e in entries_of(game)
-    ]
+def entry_row(e: SeatEntry) -> dict[str, Any]:
+    """A ``game_seats`` row (domain/my_games.py)."""
+    return {
+        "player_id": e.player_id,
+        "game_id": e.game_id,
+        "seat": e.seat,
+        "status": e.status.value,
+        "your_turn": e.your_turn,
+        "deadline": None if e.deadline is None else _aware(e.deadline),
+        "rank": e.rank,
+        "format": e.format,
+        "seat_count": e.seat_count,
+        "created_at": _aware(e.created_at),
+        "updated_at": _aware(e.updated_at),
+        "score": e.score,
+        "place": e.place,
+        "won": e.won,
+    }
 
 
 def _my_game(r: Row) -> tuple[SeatEntry, GameSummary, list[Occupant | None]]:

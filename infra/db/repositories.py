@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
 from domain.log import LoggedEvent
-from domain.my_games import OTHERS, SeatEntry, StatLine
+from domain.my_games import OTHERS, SeatEntry, StatLine, changed_entries, entries_of
 from domain.ports import WriteConflict
 from domain.records import (
     BoosterRecord,
@@ -416,29 +416,38 @@ class SqlGameRepository(_Repo):
         super().__init__(conn)
         self._cache = cache
         self.written: list[GameRecord] = []
+        # each game's "my games" entries as of the version read, to write
+        # only what a change changed (domain/my_games.py)
+        self._entries: dict[str, list[SeatEntry]] = {}
 
     def add(self, game: GameRecord) -> None:
         self._insert(games, [m.game_to_row(game)], f"game {game.id}")
-        self._insert(game_seats, m.entry_rows(game), f"game {game.id}'s seats")
+        self._entries[game.id] = entries = entries_of(game)
+        self._insert(game_seats, [m.entry_row(e) for e in entries], f"game {game.id}'s seats")
         self.written.append(game)
 
     def _write_entries(self, game: GameRecord) -> None:
-        """The game's "my games" rows (issue #24): its persons change in the
-        lobby only (a seat left later stays its player's, played by a bot),
-        so a lobby's are written again and the others' updated in place."""
-        rows = m.entry_rows(game)
-        if game.status is GameStatus.LOBBY:
-            _DELETE_ENTRIES.run(self._c, [{"g": game.id}])
-            self._insert(game_seats, rows, f"game {game.id}'s seats")
-        elif rows:
-            keys = [r | {"w_game": r["game_id"], "w_player": r["player_id"]} for r in rows]
-            _UPDATE_ENTRIES.run(self._c, keys)
+        """The game's "my games" rows (issue #24), those the change changed:
+        updated in place while the persons stay (they change in the lobby
+        only: a seat left later stays its player's, played by a bot), all
+        written again when they change."""
+        now = entries_of(game)
+        changed = changed_entries(self._entries.get(game.id), now)
+        self._entries[game.id] = now
+        if changed is None:
+            self.reindex(game)
+        elif changed:
+            rows = [
+                m.entry_row(e) | {"w_game": e.game_id, "w_player": e.player_id} for e in changed
+            ]
+            _UPDATE_ENTRIES.run(self._c, rows)
 
     def reindex(self, game: GameRecord) -> None:
         """Write the game's "my games" rows again from the game itself
         (``mmk games reindex``: games stored before migration 0012)."""
         _DELETE_ENTRIES.run(self._c, [{"g": game.id}])
-        self._insert(game_seats, m.entry_rows(game), f"game {game.id}'s seats")
+        rows = [m.entry_row(e) for e in entries_of(game)]
+        self._insert(game_seats, rows, f"game {game.id}'s seats")
 
     def player_games(
         self,
@@ -470,6 +479,7 @@ class SqlGameRepository(_Repo):
                 return None
             cached = cache.get(game_id, found["version"])
             if cached is not None:
+                self._entries[game_id] = entries_of(cached)
                 return cached
         row = self._c.execute(_GAME_BY_ID, {"id": game_id}).first()
         if row is None:
@@ -477,6 +487,7 @@ class SqlGameRepository(_Repo):
         game = m.game_from_row(row._mapping)
         if cache is not None:
             cache.put(game.clone())  # committed; the caller changes its own
+        self._entries[game_id] = entries_of(game)
         return game
 
     def save(self, game: GameRecord, expected_version: int) -> None:

@@ -52,3 +52,39 @@ def test_the_rank_puts_your_turn_first_by_deadline_then_the_rest_newest_first() 
     untimed = rank_of(True, None, t)
     newest, older = rank_of(False, None, t + timedelta(days=1)), rank_of(False, None, t)
     assert sorted([older, untimed, newest, later, soon]) == [soon, later, untimed, newest, older]
+
+
+async def test_a_move_rewrites_the_entries_it_changes_only(h: Harness) -> None:
+    """The seat that moved and the seat to move next change; a third seat's
+    entry keeps its time and place in the list (its last change)."""
+    from domain.clocks import fallback_moves
+    from domain.game.engine import to_act
+    from domain.services.play import act
+    from domain.services.transaction import Request
+
+    built = await build(h.deps)
+    game = h.store.games[built.mine]
+    assert game.state is not None
+    before = dict(h.store.entries)
+    mover = to_act(game.state)
+    assert mover is not None
+    o = game.seats[mover]
+    assert o is not None and o.player_id is not None
+    await act(
+        h.deps, Request(o.player_id, "op", {}), built.mine, fallback_moves(game.state, mover)[0]
+    )
+    after = h.store.entries
+    game = h.store.games[built.mine]
+    assert game.state is not None
+    moved = {o.player_id}
+    assert len([k for k in after if k[1] == built.mine]) == 3  # ann, bob, cat
+    nxt = to_act(game.state)
+    if nxt is not None and (n := game.seats[nxt]) is not None and n.player_id:
+        moved.add(n.player_id)
+    for (player, gid), entry in after.items():
+        if gid != built.mine:
+            assert before[player, gid] == entry
+        elif player in moved:
+            assert entry.updated_at == game.updated_at
+        else:
+            assert entry == before[player, gid]

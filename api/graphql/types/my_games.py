@@ -45,7 +45,10 @@ class MyGame:
     deadline: datetime | None = strawberry.field(
         description="When your turn times out (a timed game); null otherwise"
     )
-    last_change_at: datetime = strawberry.field(description="When the game last changed")
+    last_change_at: datetime = strawberry.field(
+        description="When the game last changed for you: your turn came or went, it started "
+        "or ended"
+    )
     seats: list[MyGameSeat] = strawberry.field(description="Who sits where")
     score: int | None = strawberry.field(description="Your final score (R10); null until the end")
     place: int | None = strawberry.field(
@@ -89,7 +92,8 @@ class MyGameEdge:
 
 @strawberry.type(
     description="A page of your games: those waiting for you first (the nearest deadline "
-    "first), then the others (the most recently changed first). No cache key: a page; merge "
+    "first), then the others (the most recent change for you first). No cache key: a page; "
+    "merge "
     "pages on `Me.games`."
 )
 class MyGameConnection:

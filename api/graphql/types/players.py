@@ -130,7 +130,8 @@ class Me:
 
     @strawberry.field(
         description=f"The games you sit in: those waiting for you first (the nearest deadline "
-        f"first), then the others (the most recently changed first); 1 to {MAX_PAGE} a page"
+        f"first), then the others (the most recent change for you first); 1 to {MAX_PAGE} a "
+        f"page"
     )
     async def games(
         self,
