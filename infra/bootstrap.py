@@ -289,5 +289,6 @@ def limits_of(settings: Settings) -> Limits:
         subscriptions_per_ip=settings.rate_subscriptions_ip,
         query_cost_per_token=settings.rate_query_cost_token,
         query_cost_per_ip=settings.rate_query_cost_ip,
+        service_calls_per_key=settings.rate_service_key_calls,
         cost_burst=settings.rate_cost_burst,
     )

@@ -52,12 +52,16 @@ MAX_DEBT = PERIOD
 then waits up to this long past a full period); more is forgiven."""
 
 
-Kind = Literal["m", "s", "q"]
+Kind = Literal["m", "s", "q", "k"]
 """What is limited; each kind has its own budgets (plain strings: cheap)."""
 MUTATION: Final = "m"
 SUBSCRIPTION: Final = "s"
 QUERY: Final = "q"
 """A query's budget counts its estimated cost (api/graphql/cost.py), not requests."""
+SERVICE: Final = "k"
+"""A service key's calls (issue #24): each root field of its operations, its
+own budget per key instead of a player's mutations' (its IP's is the
+mutations' per IP)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +78,7 @@ class Limits:
     cost_burst: float = PERIOD
     """Seconds of a cost budget's rate a caller may spend at once (GCRA's
     tolerance); the request budgets' burst is their minute's count."""
+    service_calls_per_key: int = 0
 
     @property
     def queries_limited(self) -> bool:
@@ -86,6 +91,7 @@ class Limits:
             or self.mutations_per_ip
             or self.subscriptions_per_token
             or self.subscriptions_per_ip
+            or self.service_calls_per_key
             or self.queries_limited
         )
 
@@ -99,6 +105,8 @@ class Limits:
             return self.mutations_per_ip, self.mutations_per_token
         if kind == QUERY:
             return self.query_cost_per_ip, self.query_cost_per_token
+        if kind == SERVICE:
+            return self.mutations_per_ip, self.service_calls_per_key
         return self.subscriptions_per_ip, self.subscriptions_per_token
 
 

@@ -35,6 +35,7 @@ ENV_VARS: tuple[str, ...] = (
     "MMK_RATE_QUERY_COST_IP",
     "MMK_QUERY_MAX_COST",
     "MMK_RATE_COST_BURST",
+    "MMK_RATE_SERVICE_KEY_CALLS",
     "MMK_FORWARDED_ALLOW_IPS",
     "MMK_EVENT_LOOP",
     "MMK_CORS_ORIGINS",
@@ -284,6 +285,9 @@ class Settings:
     # abusers at these budgets leave a neighbour's p99 within ~3x).
     rate_query_cost_token: int = 1_500_000
     rate_query_cost_ip: int = 3_000_000
+    # A service key's calls a minute (issue #24): each root field of its
+    # operations, in place of a player's mutation budget.
+    rate_service_key_calls: int = 1200
     # Seconds of those budgets' rate a caller may spend at once (the burst;
     # docs/decisions/0049): a caller that ran dry waits until it has this
     # much again, however long the minute's budget.
@@ -418,6 +422,7 @@ class Settings:
             rate_query_cost_token=_int(e, "MMK_RATE_QUERY_COST_TOKEN", 1_500_000, 0, 10**12),
             rate_query_cost_ip=_int(e, "MMK_RATE_QUERY_COST_IP", 3_000_000, 0, 10**12),
             rate_cost_burst=_int(e, "MMK_RATE_COST_BURST", 10, 1, 60),
+            rate_service_key_calls=_int(e, "MMK_RATE_SERVICE_KEY_CALLS", 1200, 0, 10**9),
             query_max_cost=_int(e, "MMK_QUERY_MAX_COST", 10_000, 1, 10**9),
             forwarded_allow_ips=_proxies(e, "MMK_FORWARDED_ALLOW_IPS"),
             event_loop=loop,

@@ -37,8 +37,8 @@ from strawberry.types import ExecutionContext
 
 from api.graphql.context import Context
 from domain.errors import DomainError, ErrorCode
-from domain.services.auth import bearer_token
-from infra.rate_limit import MUTATION, SUBSCRIPTION, Kind, LocalLimiter, RateLimiter
+from domain.services.auth import bearer_token, is_service_key
+from infra.rate_limit import MUTATION, SERVICE, SUBSCRIPTION, Kind, LocalLimiter, RateLimiter
 from infra.work_meter import METER
 
 log = logging.getLogger("mmk.api")
@@ -57,22 +57,28 @@ Charge = tuple[Kind, str | None, str | None, int]  # kind, IP, token, cost
 
 
 def charge_of(ctx: ExecutionContext) -> Charge | None:
-    """What the operation costs, and to whom; None for a query."""
+    """What the operation costs, and to whom; None for a player's query
+    (charged its estimated cost instead). A service key's operations cost
+    one call per root field, queries too (issue #24)."""
     document = ctx.graphql_document
     if document is None:
         return None
     operation = get_operation_ast(document, ctx.operation_name)
-    if operation is None or operation.operation is OperationType.QUERY:
+    if operation is None:
+        return None
+    ip, token = who(ctx)
+    service = token is not None and is_service_key(token)
+    if operation.operation is OperationType.QUERY and not service:
         return None
     kind: Kind = SUBSCRIPTION
     cost = 1
-    if operation.operation is OperationType.MUTATION:
-        kind = MUTATION
+    if operation.operation is not OperationType.SUBSCRIPTION:
+        kind = SERVICE if service else MUTATION
         fragments = {
             d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
         }
         cost = max(1, _root_fields(operation.selection_set.selections, fragments, 0))
-    return (kind, *who(ctx), cost)
+    return (kind, ip, token, cost)
 
 
 def who(ctx: ExecutionContext) -> tuple[str | None, str | None]:

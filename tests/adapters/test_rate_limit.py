@@ -135,10 +135,11 @@ def test_settings_read_the_limits_and_zero_is_off() -> None:
         "MMK_RATE_SUBSCRIPTIONS_IP",
         "MMK_RATE_QUERY_COST_TOKEN",
         "MMK_RATE_QUERY_COST_IP",
+        "MMK_RATE_SERVICE_KEY_CALLS",
         "MMK_FORWARDED_ALLOW_IPS",
     } <= set(ENV_VARS)
     default = Settings.from_env({})
-    assert limits_of(default) == Limits(600, 3000, 120, 600, 1_500_000, 3_000_000, 10)
+    assert limits_of(default) == Limits(600, 3000, 120, 600, 1_500_000, 3_000_000, 10, 1200)
     assert default.forwarded_allow_ips is None
     s = Settings.from_env(
         {

@@ -160,3 +160,29 @@ async def test_a_failing_limiter_lets_the_request_through_and_leaks_nothing(
     result = await schema.execute(CREATE, context_value=context(client, None))
     assert result.errors is None, result.errors
     assert result.data == {"createPlayer": {"__typename": "NewPlayer"}}
+
+
+async def test_a_service_keys_calls_have_their_own_budget(client: Client) -> None:
+    """Issue #24: each root field of a service key's operations (queries too)
+    counts against MMK_RATE_SERVICE_KEY_CALLS, not a player's budgets; over
+    it, RATE_LIMITED and nothing runs; a player's mutations go on."""
+    from domain.services.service_keys import create_service_key
+
+    schema, clock = limited(service_calls_per_key=3, mutations_per_token=100)
+    key = await create_service_key(client.h.deps, "backend", ["players:write", "players:read"])
+    ctx = context(client, key.secret)
+    issue = 'mutation { a: issuePlayerToken(externalId: "u1", name: "Ann") { __typename } }'
+    look = '{ playerByExternalId(externalId: "u1") { __typename } }'
+    assert codes(await schema.execute(issue, context_value=ctx)) == []
+    two = 'mutation { a: issuePlayerToken(externalId: "u2", name: "B") { __typename } '
+    two += 'b: issuePlayerToken(externalId: "u3", name: "C") { __typename } }'
+    assert codes(await schema.execute(two, context_value=ctx)) == []
+    players = len(client.h.store.players)
+    refused = await schema.execute(look, context_value=ctx)
+    assert codes(refused) == ["RATE_LIMITED"] and refused.data is None
+    refused = await schema.execute(issue.replace("u1", "u4"), context_value=ctx)
+    assert codes(refused) == ["RATE_LIMITED"] and len(client.h.store.players) == players
+    ann, _ = await client.new_player("ann")
+    assert codes(await schema.execute(CREATE, context_value=context(client, ann))) == []
+    clock.now += 60  # a minute later, the budget is back
+    assert codes(await schema.execute(look, context_value=ctx)) == []
