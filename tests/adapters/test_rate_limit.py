@@ -149,6 +149,7 @@ def test_settings_read_the_limits_and_zero_is_off() -> None:
             "MMK_RATE_SUBSCRIPTIONS_IP": "0",
             "MMK_RATE_QUERY_COST_TOKEN": "0",
             "MMK_RATE_QUERY_COST_IP": "0",
+            "MMK_RATE_SERVICE_KEY_CALLS": "0",
             "MMK_FORWARDED_ALLOW_IPS": "10.0.0.2",
         }
     )
