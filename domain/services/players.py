@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
-from typing import NoReturn
 
 from domain.errors import BadRequest, Conflict, IdempotencyKeyReused, Unauthenticated
 from domain.identity import VerifiedIdentity
@@ -13,7 +12,6 @@ from domain.records import (
     IdempotencyRecord,
     PackPage,
     Player,
-    Remembered,
     SealedToken,
     SessionRecord,
 )
@@ -22,7 +20,7 @@ from domain.services.auth import session_for_token, token_hash
 from domain.services.deps import Deps
 from domain.services.queries import check_limit
 from domain.services.sealing import key_digest, seal, unseal
-from domain.services.transaction import Request, Steps, Tx, no_load, transact
+from domain.services.transaction import Request, Tx, no_load, transact, unkeyed
 
 MAX_NAME = 40
 MIN_PLAYER_KEY = 16  # [decision] the key recovers the token: it must be hard to guess
@@ -44,14 +42,6 @@ def check_name(name: str) -> str:
     return name
 
 
-def _no_record(result: object) -> NoReturn:
-    raise AssertionError("a use case without a request keeps its record itself")
-
-
-def _no_repeat(tx: Tx, first: Remembered) -> NoReturn:
-    raise AssertionError("a use case without a request finds its record itself")
-
-
 async def create_player(deps: Deps, name: str, idempotency_key: str | None = None) -> NewPlayer:
     """A guest account with a random id and a random 256-bit token; only its
     hash is stored, in the player's first session. With a key, a repeat
@@ -71,7 +61,7 @@ async def create_player(deps: Deps, name: str, idempotency_key: str | None = Non
             tx.add_player(player, token_hash(token))
             return NewPlayer(player, token)
 
-        return await transact(deps, None, Steps(no_load, add, _no_record, _no_repeat))
+        return await transact(deps, None, unkeyed(no_load, add))
     return await _create_keyed(deps, player, token, idempotency_key)
 
 
@@ -117,7 +107,7 @@ async def _create_keyed(deps: Deps, player: Player, token: str, key: str) -> New
 
     # a racing twin with the same key loses on the digest's unique index; the
     # next try finds the twin's player and replays its token
-    return await transact(deps, None, Steps(load, decide, _no_record, _no_repeat))
+    return await transact(deps, None, unkeyed(load, decide))
 
 
 def _hours(deps: Deps) -> str:
@@ -147,7 +137,7 @@ async def rotate_token(deps: Deps, player_id: str, token: str) -> str:
             raise Unauthenticated("this token was rotated or revoked")
         return new
 
-    done = await transact(deps, None, Steps(no_load, swap, _no_record, _no_repeat))
+    done = await transact(deps, None, unkeyed(no_load, swap))
     await sessions.announce(deps, [token_hash(token)])
     return done
 
@@ -242,7 +232,7 @@ async def player_for_identity(deps: Deps, identity: VerifiedIdentity) -> Player:
         tx.uow.players.add_identity(player.id, identity.issuer, identity.subject, tx.now())
         return player
 
-    return await transact(deps, None, Steps(load, add, _no_record, _no_repeat))
+    return await transact(deps, None, unkeyed(load, add))
 
 
 async def link_identity(deps: Deps, player_id: str, token: str) -> Player:
@@ -270,7 +260,7 @@ async def link_identity(deps: Deps, player_id: str, token: str) -> Player:
         tx.uow.players.add_identity(player.id, identity.issuer, identity.subject, tx.now())
         return player
 
-    return await transact(deps, None, Steps(load, tie, _no_record, _no_repeat))
+    return await transact(deps, None, unkeyed(load, tie))
 
 
 async def update_profile(deps: Deps, player_id: str, name: str) -> Player:
@@ -285,7 +275,7 @@ async def update_profile(deps: Deps, player_id: str, name: str) -> Player:
             raise Unauthenticated("unknown player")
         return Player(player.id, clean, player.created_at)
 
-    return await transact(deps, None, Steps(load, rename, _no_record, _no_repeat))
+    return await transact(deps, None, unkeyed(load, rename))
 
 
 async def collection(

@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import hmac
 from dataclasses import dataclass
-from typing import NoReturn
 
 from domain.errors import BadRequest, Forbidden, NotFound, Unauthenticated
-from domain.records import Player, Remembered, ServiceKey, SessionRecord
+from domain.records import Player, ServiceKey, SessionRecord
 from domain.services.auth import SERVICE_KEY_PREFIX, token_hash
 from domain.services.deps import Deps
 from domain.services.players import check_name
 from domain.services.sessions import announce, check_label, open_session
-from domain.services.transaction import Steps, Tx, no_load, transact
+from domain.services.transaction import Tx, no_load, transact, unkeyed
 
 SCOPES = {
     "players:write": "issue players' tokens (issuePlayerToken)",
@@ -72,14 +71,6 @@ def check_external_id(external_id: str) -> str:
     return external_id
 
 
-def _no_record(result: object) -> NoReturn:
-    raise AssertionError("a service key's use case keeps no record")
-
-
-def _no_repeat(tx: Tx, first: Remembered) -> NoReturn:
-    raise AssertionError("a service key's use case keeps no record")
-
-
 async def create_service_key(deps: Deps, name: str, scopes: list[str]) -> NewServiceKey:
     """A new key with these scopes; its secret is returned once."""
     clean = name.strip()
@@ -93,7 +84,7 @@ async def create_service_key(deps: Deps, name: str, scopes: list[str]) -> NewSer
         tx.add_service_key(key, token_hash(secret))
         return key
 
-    key = await transact(deps, None, Steps(no_load, add, _no_record, _no_repeat))
+    key = await transact(deps, None, unkeyed(no_load, add))
     return NewServiceKey(key, secret)
 
 
@@ -112,7 +103,7 @@ async def revoke_service_key(deps: Deps, key_id: str) -> None:
         if not tx.uow.service_keys.revoke(key_id, tx.now()):
             raise NotFound(f"no live service key {key_id!r}")
 
-    await transact(deps, None, Steps(no_load, revoke, _no_record, _no_repeat))
+    await transact(deps, None, unkeyed(no_load, revoke))
 
 
 async def service_for_key(deps: Deps, secret: str, scope: str) -> ServiceKey:
@@ -160,7 +151,7 @@ async def issue_player_token(
         session, ended = open_session(tx, player.id, digest, tag)
         return IssuedToken(player, session, token, found is None), ended
 
-    issued, ended = await transact(deps, None, Steps(load, issue, _no_record, _no_repeat))
+    issued, ended = await transact(deps, None, unkeyed(load, issue))
     await announce(deps, ended)
     return issued
 

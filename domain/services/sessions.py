@@ -10,13 +10,12 @@ on every instance (docs/decisions/0053).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NoReturn
 
 from domain.errors import BadRequest, NotFound, Unauthenticated
-from domain.records import Remembered, SessionRecord
+from domain.records import SessionRecord
 from domain.services.auth import session_id, token_hash
 from domain.services.deps import Deps
-from domain.services.transaction import Steps, Tx, no_load, transact
+from domain.services.transaction import Tx, no_load, transact, unkeyed
 
 MAX_SESSIONS = 20
 """[decision] Live tokens a player holds at most: a new one beyond ends the
@@ -84,14 +83,6 @@ async def announce(deps: Deps, digests: list[str]) -> None:
             await deps.revocations.announce(digest)
 
 
-def _no_record(result: object) -> NoReturn:
-    raise AssertionError("a session's use case keeps no record")
-
-
-def _no_repeat(tx: Tx, first: Remembered) -> NoReturn:
-    raise AssertionError("a session's use case keeps no record")
-
-
 async def create_session(deps: Deps, player_id: str, label: str | None) -> NewSession:
     """Another token for the caller (a second device), with its own session."""
     clean = check_label(label)
@@ -102,7 +93,7 @@ async def create_session(deps: Deps, player_id: str, label: str | None) -> NewSe
         tx.player(player_id)
         return open_session(tx, player_id, digest, clean)
 
-    session, ended = await transact(deps, None, Steps(no_load, add, _no_record, _no_repeat))
+    session, ended = await transact(deps, None, unkeyed(no_load, add))
     await announce(deps, ended)
     return NewSession(session, token)
 
@@ -131,7 +122,7 @@ async def revoke_session(deps: Deps, player_id: str, session_id: str) -> None:
             raise NotFound("you have no such session (ended already?)")
         return digest
 
-    digest = await transact(deps, None, Steps(no_load, end, _no_record, _no_repeat))
+    digest = await transact(deps, None, unkeyed(no_load, end))
     await announce(deps, [digest])
 
 
@@ -147,7 +138,7 @@ async def record_use(deps: Deps) -> int:
             tx.uow.players.touch_sessions(batch, tx.now())
 
         try:
-            await transact(deps, None, Steps(no_load, mark, _no_record, _no_repeat))
+            await transact(deps, None, unkeyed(no_load, mark))
         except BaseException:
             for left in ids[at:]:  # the next call writes them
                 deps.session_use.note(left)
@@ -164,5 +155,5 @@ async def revoke_token(deps: Deps, player_id: str, token: str) -> None:
             raise Unauthenticated("this token was rotated or revoked")
         tx.uow.players.end_session(player_id, found[1].id)
 
-    await transact(deps, None, Steps(no_load, end, _no_record, _no_repeat))
+    await transact(deps, None, unkeyed(no_load, end))
     await announce(deps, [token_hash(token)])

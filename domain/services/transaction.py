@@ -37,7 +37,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NoReturn, TypeVar
 
 from domain.abandonment import abandon_at
 from domain.errors import (
@@ -263,6 +263,20 @@ class Steps(Generic[T, R]):
     repeat: Callable[[Tx, Remembered], R]
     wakes_bots: bool = True
     attempts: int = ATTEMPTS  # tries before CONFLICT (quick play: one per racer, 0048)
+
+
+def _keeps_none(result: object) -> NoReturn:
+    raise AssertionError("a use case without a request keeps no record through its steps")
+
+
+def _repeats_none(tx: Tx, first: Remembered) -> NoReturn:
+    raise AssertionError("a use case without a request is never a repeat")
+
+
+def unkeyed(load: Callable[[Tx], T], decide: Callable[[Tx, T], R]) -> Steps[T, R]:
+    """The steps of a use case run without a request (no idempotency key:
+    ``transact(deps, None, ...)``), which keeps no record through them."""
+    return Steps(load, decide, _keeps_none, _repeats_none)
 
 
 def _once(deps: Deps, req: Request | None, steps: Steps[T, R]) -> tuple[R, list[NewEvents]]:

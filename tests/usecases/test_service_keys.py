@@ -21,12 +21,7 @@ from domain.services.service_keys import (
 )
 from domain.services.sessions import list_sessions
 from tests.fakes import Harness
-
-
-async def _code(coro: object) -> ErrorCode:
-    with pytest.raises(DomainError) as e:
-        await coro  # type: ignore[misc]
-    return e.value.code
+from tests.usecases.refused import code_of
 
 
 async def test_a_key_is_shown_once_stored_as_a_hash_and_checked_per_scope(h: Harness) -> None:
@@ -36,20 +31,20 @@ async def test_a_key_is_shown_once_stored_as_a_hash_and_checked_per_scope(h: Har
     ((stored, digest),) = h.store.service_keys.values()
     assert digest == token_hash(new.secret) and stored == new.key
     assert (await service_for_key(h.deps, new.secret, "players:write")) == new.key
-    assert await _code(service_for_key(h.deps, new.secret, "games:read")) is ErrorCode.FORBIDDEN
+    assert await code_of(service_for_key(h.deps, new.secret, "games:read")) is ErrorCode.FORBIDDEN
     wrong = new.secret[:-1] + ("A" if new.secret[-1] != "A" else "B")
-    code = await _code(service_for_key(h.deps, wrong, "players:write"))
+    code = await code_of(service_for_key(h.deps, wrong, "players:write"))
     assert code is ErrorCode.UNAUTHENTICATED
 
 
 async def test_a_revoked_key_stops_at_once_and_is_listed_as_revoked(h: Harness) -> None:
     new = await create_service_key(h.deps, "backend", ["players:read"])
     await revoke_service_key(h.deps, new.key.id)
-    code = await _code(service_for_key(h.deps, new.secret, "players:read"))
+    code = await code_of(service_for_key(h.deps, new.secret, "players:read"))
     assert code is ErrorCode.UNAUTHENTICATED
     (listed,) = await list_service_keys(h.deps)
     assert listed.id == new.key.id and listed.revoked_at is not None
-    assert await _code(revoke_service_key(h.deps, new.key.id)) is ErrorCode.NOT_FOUND
+    assert await code_of(revoke_service_key(h.deps, new.key.id)) is ErrorCode.NOT_FOUND
 
 
 @pytest.mark.parametrize(
@@ -59,7 +54,7 @@ async def test_a_revoked_key_stops_at_once_and_is_listed_as_revoked(h: Harness) 
 async def test_a_bad_key_request_is_refused_and_stores_nothing(
     h: Harness, name: str, scopes: list[str]
 ) -> None:
-    assert await _code(create_service_key(h.deps, name, scopes)) is ErrorCode.BAD_INPUT
+    assert await code_of(create_service_key(h.deps, name, scopes)) is ErrorCode.BAD_INPUT
     assert h.store.service_keys == {}
 
 
@@ -91,13 +86,13 @@ async def test_two_first_calls_at_once_make_one_player(h: Harness) -> None:
 async def test_a_bad_external_id_is_refused_and_changes_nothing(
     h: Harness, external_id: str
 ) -> None:
-    code = await _code(issue_player_token(h.deps, external_id, "Ann", None))
+    code = await code_of(issue_player_token(h.deps, external_id, "Ann", None))
     assert code is ErrorCode.BAD_INPUT and h.store.players == {}
-    assert await _code(player_by_external_id(h.deps, external_id)) is ErrorCode.BAD_INPUT
+    assert await code_of(player_by_external_id(h.deps, external_id)) is ErrorCode.BAD_INPUT
 
 
 async def test_an_unknown_external_id_is_not_found(h: Harness) -> None:
-    assert await _code(player_by_external_id(h.deps, "nobody")) is ErrorCode.NOT_FOUND
+    assert await code_of(player_by_external_id(h.deps, "nobody")) is ErrorCode.NOT_FOUND
 
 
 async def test_a_service_key_is_no_players_token_and_a_players_token_no_key(h: Harness) -> None:
@@ -106,5 +101,5 @@ async def test_a_service_key_is_no_players_token_and_a_players_token_no_key(h: H
     with pytest.raises(DomainError) as e:
         await authenticate(h.deps, key.secret)
     assert e.value.code is ErrorCode.UNAUTHENTICATED and "service key" in str(e.value)
-    code = await _code(service_for_key(h.deps, ann.token, "players:write"))
+    code = await code_of(service_for_key(h.deps, ann.token, "players:write"))
     assert code is ErrorCode.UNAUTHENTICATED

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from domain.errors import DomainError, ErrorCode
+from domain.errors import ErrorCode
 from domain.identity import VerifiedIdentity
 from domain.services.auth import token_hash
 from domain.services.players import (
@@ -26,12 +26,7 @@ from domain.services.sessions import (
     revoke_session,
 )
 from tests.fakes import Harness
-
-
-async def _code(coro: object) -> ErrorCode:
-    with pytest.raises(DomainError) as e:
-        await coro  # type: ignore[misc]
-    return e.value.code
+from tests.usecases.refused import code_of
 
 
 class Heard:
@@ -71,18 +66,18 @@ async def test_revoking_a_session_ends_that_token_only_and_is_announced(h: Harne
     heard = _listen(h)
     await revoke_session(h.deps, ann.player.id, tv.session.id)
     assert heard.digests == [token_hash(tv.token)]
-    assert await _code(authenticate(h.deps, tv.token)) is ErrorCode.UNAUTHENTICATED
+    assert await code_of(authenticate(h.deps, tv.token)) is ErrorCode.UNAUTHENTICATED
     assert (await authenticate(h.deps, ann.token)).id == ann.player.id
     assert [s.id for s in (await list_sessions(h.deps, ann.player.id, None)).items] != [
         tv.session.id
     ]
     # ended already, or another player's: the same NOT_FOUND, and nothing changes
     before = dict(h.store.sessions)
-    assert await _code(revoke_session(h.deps, ann.player.id, tv.session.id)) is (
+    assert await code_of(revoke_session(h.deps, ann.player.id, tv.session.id)) is (
         ErrorCode.NOT_FOUND
     )
     (bobs,) = (await list_sessions(h.deps, bob.player.id, None)).items
-    assert await _code(revoke_session(h.deps, ann.player.id, bobs.id)) is ErrorCode.NOT_FOUND
+    assert await code_of(revoke_session(h.deps, ann.player.id, bobs.id)) is ErrorCode.NOT_FOUND
     assert h.store.sessions == before and heard.digests == [token_hash(tv.token)]
 
 
@@ -90,7 +85,7 @@ async def test_revoke_token_ends_the_callers_session_and_the_others_go_on(h: Har
     ann = await create_player(h.deps, "ann")
     phone = await create_session(h.deps, ann.player.id, "phone")
     await revoke_token(h.deps, ann.player.id, ann.token)
-    assert await _code(authenticate(h.deps, ann.token)) is ErrorCode.UNAUTHENTICATED
+    assert await code_of(authenticate(h.deps, ann.token)) is ErrorCode.UNAUTHENTICATED
     assert (await authenticate(h.deps, phone.token)).id == ann.player.id
     (left,) = (await list_sessions(h.deps, ann.player.id, phone.token)).items
     assert left.id == phone.session.id
@@ -104,7 +99,7 @@ async def test_a_rotation_keeps_the_sessions_id_label_and_age(h: Harness) -> Non
     assert listed.current == tv.session.id
     (again,) = [s for s in listed.items if s.id == tv.session.id]
     assert again == tv.session
-    assert await _code(authenticate(h.deps, tv.token)) is ErrorCode.UNAUTHENTICATED
+    assert await code_of(authenticate(h.deps, tv.token)) is ErrorCode.UNAUTHENTICATED
 
 
 async def test_beyond_the_cap_the_least_recently_used_session_ends(h: Harness) -> None:
@@ -121,7 +116,7 @@ async def test_beyond_the_cap_the_least_recently_used_session_ends(h: Harness) -
     heard = _listen(h)
     newest = await create_session(h.deps, ann.player.id, "one more")
     assert heard.digests == [token_hash(ann.token)]
-    assert await _code(authenticate(h.deps, ann.token)) is ErrorCode.UNAUTHENTICATED
+    assert await code_of(authenticate(h.deps, ann.token)) is ErrorCode.UNAUTHENTICATED
     listed = (await list_sessions(h.deps, ann.player.id, None)).items
     assert len(listed) == MAX_SESSIONS and newest.session.id in {s.id for s in listed}
 
@@ -130,7 +125,7 @@ async def test_beyond_the_cap_the_least_recently_used_session_ends(h: Harness) -
 async def test_a_bad_label_is_refused_and_nothing_is_stored(h: Harness, label: str) -> None:
     ann = await create_player(h.deps, "ann")
     before = dict(h.store.sessions)
-    code = await _code(create_session(h.deps, ann.player.id, label))
+    code = await code_of(create_session(h.deps, ann.player.id, label))
     assert code is ErrorCode.BAD_INPUT and h.store.sessions == before
 
 

@@ -11,7 +11,7 @@ from datetime import timedelta
 
 import pytest
 
-from domain.errors import DomainError, ErrorCode
+from domain.errors import ErrorCode
 from domain.records import SealedToken
 from domain.services.auth import token_hash
 from domain.services.boosters import open_booster_pack
@@ -29,15 +29,10 @@ from domain.services.sealing import key_digest, seal, unseal
 from domain.services.transaction import Request
 from infra.ids import RandomIds
 from tests.fakes import TEST_SECRET, Harness, harness
+from tests.usecases.refused import code_of
 
 KEY = "device-000000042-guessable"
 DAY = timedelta(hours=24)
-
-
-async def _code(coro: object) -> ErrorCode:
-    with pytest.raises(DomainError) as e:
-        await coro  # type: ignore[misc]
-    return e.value.code
 
 
 def _snapshot(h: Harness) -> object:
@@ -122,8 +117,8 @@ async def test_a_repeat_after_the_window_is_refused_and_creates_nobody(
         assert await expire_idempotency_records(h.deps) == 1
         assert h.store.keys == {}
     before = _snapshot(h)
-    assert await _code(create_player(h.deps, "ann", KEY)) is ErrorCode.BAD_INPUT
-    assert await _code(create_player(h.deps, "bob", KEY)) is ErrorCode.BAD_INPUT
+    assert await code_of(create_player(h.deps, "ann", KEY)) is ErrorCode.BAD_INPUT
+    assert await code_of(create_player(h.deps, "bob", KEY)) is ErrorCode.BAD_INPUT
     assert _snapshot(h) == before
 
 
@@ -131,11 +126,11 @@ async def test_the_window_is_the_policys() -> None:
     h = harness(keys=KeyPolicy(TEST_SECRET, replay_window=timedelta(minutes=5)))
     await create_player(h.deps, "ann", KEY)
     h.clock.advance(timedelta(minutes=5))
-    assert await _code(create_player(h.deps, "ann", KEY)) is ErrorCode.BAD_INPUT
+    assert await code_of(create_player(h.deps, "ann", KEY)) is ErrorCode.BAD_INPUT
 
 
 async def test_a_short_key_is_still_refused(h: Harness) -> None:
-    assert await _code(create_player(h.deps, "ann", "short")) is ErrorCode.BAD_INPUT
+    assert await code_of(create_player(h.deps, "ann", "short")) is ErrorCode.BAD_INPUT
     assert h.store.players == {}
 
 
@@ -185,19 +180,19 @@ async def test_rotate_gives_a_new_token_and_the_old_one_stops_at_once(h: Harness
     rotated = await rotate_token(h.deps, new.player.id, new.token)
     assert rotated != new.token
     assert (await authenticate(h.deps, rotated)).id == new.player.id
-    assert await _code(authenticate(h.deps, new.token)) is ErrorCode.UNAUTHENTICATED
+    assert await code_of(authenticate(h.deps, new.token)) is ErrorCode.UNAUTHENTICATED
     # a second rotation with the old token (a race, a replay) is refused
     before = _snapshot(h)
-    code = await _code(rotate_token(h.deps, new.player.id, new.token))
+    code = await code_of(rotate_token(h.deps, new.player.id, new.token))
     assert code is ErrorCode.UNAUTHENTICATED and _snapshot(h) == before
 
 
 async def test_revoke_signs_out(h: Harness) -> None:
     ann, bob = await create_player(h.deps, "ann"), await create_player(h.deps, "bob")
     await revoke_token(h.deps, ann.player.id, ann.token)
-    assert await _code(authenticate(h.deps, ann.token)) is ErrorCode.UNAUTHENTICATED
+    assert await code_of(authenticate(h.deps, ann.token)) is ErrorCode.UNAUTHENTICATED
     assert (await authenticate(h.deps, bob.token)).id == bob.player.id
-    code = await _code(revoke_token(h.deps, ann.player.id, ann.token))
+    code = await code_of(revoke_token(h.deps, ann.player.id, ann.token))
     assert code is ErrorCode.UNAUTHENTICATED
 
 
@@ -209,7 +204,7 @@ async def test_a_token_replayed_by_create_player_after_rotation_no_longer_works(
     rotated = await rotate_token(h.deps, first.player.id, first.token)
     again = await create_player(h.deps, "ann", KEY)
     assert again.token == first.token != rotated
-    assert await _code(authenticate(h.deps, again.token)) is ErrorCode.UNAUTHENTICATED
+    assert await code_of(authenticate(h.deps, again.token)) is ErrorCode.UNAUTHENTICATED
 
 
 # ------------------------------------------------------- notices (0053)
@@ -261,7 +256,7 @@ async def test_a_refused_rotation_or_revocation_announces_nothing(
     await revoke_token(h.deps, ann.player.id, ann.token)
     heard = _listen(h)
     op = rotate_token if use_case == "rotate" else revoke_token
-    assert await _code(op(h.deps, ann.player.id, ann.token)) is ErrorCode.UNAUTHENTICATED
+    assert await code_of(op(h.deps, ann.player.id, ann.token)) is ErrorCode.UNAUTHENTICATED
     assert heard.digests == []
 
 
