@@ -61,6 +61,7 @@ def open_session(
     """Store a session holding the token of ``digest``; it, and the hashes
     of the sessions the cap (:data:`MAX_SESSIONS`) ended to make room, to
     announce once committed."""
+    tx.claim(player_id)  # two at once count one after the other (0051)
     now = tx.now()
     players = tx.uow.players
     held = players.sessions_of(player_id)

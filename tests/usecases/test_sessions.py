@@ -22,9 +22,11 @@ from domain.services.sessions import (
     MAX_SESSIONS,
     create_session,
     list_sessions,
+    open_session,
     record_use,
     revoke_session,
 )
+from domain.services.transaction import Tx
 from tests.fakes import Harness
 from tests.usecases.refused import code_of
 
@@ -171,3 +173,30 @@ async def test_a_provider_player_has_no_session_until_one_is_created(h: Harness)
     assert (await list_sessions(h.deps, player.id, None)).items == []
     tv = await create_session(h.deps, player.id, "tv")
     assert (await authenticate(h.deps, tv.token)).id == player.id
+
+
+async def test_a_session_made_meanwhile_elsewhere_is_counted_against_the_cap(
+    h: Harness,
+) -> None:
+    """Another instance opens the player's last free session after this one
+    counted and before it commits: this one conflicts on the claimed
+    player, counts again and ends the least recently used: never more than
+    the cap."""
+    from tests.fakes import FakeUnitOfWork
+
+    ann = await create_player(h.deps, "ann")
+    for n in range(MAX_SESSIONS - 2):
+        await create_session(h.deps, ann.player.id, f"s{n}")
+
+    def rival() -> None:
+        h.store.fail_before_commit = None
+        with FakeUnitOfWork(h.store) as uow:
+            tx = Tx(h.deps, uow, None)
+            open_session(tx, ann.player.id, "rival-digest", "elsewhere")
+            tx.commit()
+
+    h.store.fail_before_commit = rival
+    await create_session(h.deps, ann.player.id, "here")
+    listed = (await list_sessions(h.deps, ann.player.id, None)).items
+    assert len(listed) == MAX_SESSIONS
+    assert {"elsewhere", "here"} <= {s.label for s in listed}

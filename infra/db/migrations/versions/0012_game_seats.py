@@ -96,9 +96,11 @@ def upgrade() -> None:
     rows: list[dict[str, Any]] = []
     for g in conn.execute(sa.select(games)).mappings():
         waiting = (g["clock"] or {}).get("waiting") if g["status"] == "running" else None
+        seated: set[str] = set()
         for seat, occupant in enumerate(g["seats"] or []):
-            if not occupant or not occupant.get("playerId"):
-                continue
+            if not occupant or not occupant.get("playerId") or occupant["playerId"] in seated:
+                continue  # a person's first seat only, as the server keeps it
+            seated.add(occupant["playerId"])
             mine = waiting == seat and not occupant.get("bot")
             deadline = g["deadline"] if mine else None
             rows.append(
