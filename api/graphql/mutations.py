@@ -18,6 +18,7 @@ from api.graphql.types.refusal import Refusal
 from api.graphql.types.sessions import NewSession, Session, SessionRevoked
 from domain.errors import DomainError
 from domain.services import boosters, players, sessions
+from domain.services.auth import token_hash
 from domain.services.transaction import Request
 
 NewPlayerResult = Annotated[
@@ -114,7 +115,9 @@ class Mutation:
 
     @strawberry.mutation(
         description="Another token for you, on another device (pair a TV, say): a session of "
-        "its own, listed in `me.sessions`; your other tokens go on."
+        "its own, listed in `me.sessions`; your other tokens go on (beyond 20, the least "
+        "recently used ends, never yours). Sent with an MMK token: a provider's JWT is "
+        "`BAD_INPUT` (sign in with it on the other device too)."
     )
     async def create_session(
         self,
@@ -128,7 +131,9 @@ class Mutation:
     ) -> CreateSessionResult:
         player = await info.context.require_player()
         try:
-            new = await sessions.create_session(info.context.deps, player.id, label)
+            new = await sessions.create_session(
+                info.context.deps, player.id, label, info.context.token()
+            )
         except DomainError as e:
             return Refusal.of(e)
         return NewSession(session=Session.from_domain(new.session, None), token=new.token)
@@ -144,10 +149,13 @@ class Mutation:
         id: Annotated[strawberry.ID, strawberry.argument(description="The session's id")],
     ) -> RevokeSessionResult:
         player = await info.context.require_player()
+        token = info.context.token()
         try:
-            await sessions.revoke_session(info.context.deps, player.id, str(id))
+            digest = await sessions.revoke_session(info.context.deps, player.id, str(id))
         except DomainError as e:
             return Refusal.of(e)
+        if token is not None and token_hash(token) == digest:
+            info.context.forget(token)  # the caller's own: not for the rest of this request
         return SessionRevoked(session_id=id)
 
     @strawberry.mutation(

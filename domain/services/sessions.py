@@ -56,15 +56,18 @@ def check_label(label: str | None) -> str | None:
 
 
 def open_session(
-    tx: Tx, player_id: str, digest: str, label: str | None
+    tx: Tx, player_id: str, digest: str, label: str | None, keep: str | None = None
 ) -> tuple[SessionRecord, list[str]]:
     """Store a session holding the token of ``digest``; it, and the hashes
     of the sessions the cap (:data:`MAX_SESSIONS`) ended to make room, to
-    announce once committed."""
+    announce once committed. The session of hash ``keep`` (the caller's) is
+    never the one ended: its stored last use may lag its real one."""
     tx.claim(player_id)  # two at once count one after the other (0051)
     now = tx.now()
     players = tx.uow.players
     held = players.sessions_of(player_id)
+    if keep is not None and (mine := players.by_token_hash(keep)) is not None:
+        held = [mine[1]] + [s for s in held if s.id != mine[1].id]
     ended = [
         h
         for old in held[MAX_SESSIONS - 1 :]
@@ -84,15 +87,27 @@ async def announce(deps: Deps, digests: list[str]) -> None:
             await deps.revocations.announce(digest)
 
 
-async def create_session(deps: Deps, player_id: str, label: str | None) -> NewSession:
-    """Another token for the caller (a second device), with its own session."""
+async def create_session(
+    deps: Deps, player_id: str, label: str | None, caller: str | None = None
+) -> NewSession:
+    """Another token for the caller (a second device), with its own session.
+    The caller's own token (``caller``) must be an MMK token: a provider's
+    JWT makes no token that would outlive it (it ends at its expiry, or at
+    the provider). Beyond the cap the least recently used session ends,
+    never the caller's."""
+    if caller is not None and deps.identity is not None and deps.identity.recognises(caller):
+        raise BadRequest(
+            "this is your identity provider's token: sign in on the other device with it too "
+            "(a session's token would outlive it)"
+        )
     clean = check_label(label)
     token = deps.ids.new_token()
     digest = token_hash(token)
+    keep = None if caller is None else token_hash(caller)
 
     def add(tx: Tx, _: None) -> tuple[SessionRecord, list[str]]:
         tx.player(player_id)
-        return open_session(tx, player_id, digest, clean)
+        return open_session(tx, player_id, digest, clean, keep)
 
     session, ended = await transact(deps, None, unkeyed(no_load, add))
     await announce(deps, ended)
@@ -112,10 +127,11 @@ async def list_sessions(deps: Deps, player_id: str, token: str | None) -> Sessio
     return await deps.run(tx)
 
 
-async def revoke_session(deps: Deps, player_id: str, session_id: str) -> None:
+async def revoke_session(deps: Deps, player_id: str, session_id: str) -> str:
     """End one of the caller's sessions: its token stops working at once, on
     every instance. Another player's session, or one ended already, is
-    ``NOT_FOUND`` (the same answer: ids are not probed)."""
+    ``NOT_FOUND`` (the same answer: ids are not probed). The ended token's
+    digest."""
 
     def end(tx: Tx, _: None) -> str:
         digest = tx.uow.players.end_session(player_id, session_id)
@@ -125,6 +141,7 @@ async def revoke_session(deps: Deps, player_id: str, session_id: str) -> None:
 
     digest = await transact(deps, None, unkeyed(no_load, end))
     await announce(deps, [digest])
+    return digest
 
 
 async def record_use(deps: Deps) -> int:

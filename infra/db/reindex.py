@@ -25,8 +25,6 @@ def reindex_game_seats(engine: sa.Engine, batch: int = BATCH) -> int:
             return done
         with factory() as uow:
             for game_id in ids:
-                game = uow.games.get(game_id)
-                if game is not None:
-                    uow.games.reindex(game)  # type: ignore[attr-defined]
+                uow.games.rewrite_entries(game_id)  # type: ignore[attr-defined]
             uow.commit()
         done, after = done + len(ids), ids[-1]

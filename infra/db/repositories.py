@@ -101,6 +101,7 @@ UPDATE on PostgreSQL, so the foreign-key checks of other transactions'
 inserts (their KEY SHARE locks) never wait on it; nothing on SQLite, where
 every transaction holds the database's write lock (``BEGIN IMMEDIATE``)."""
 _GAME_BY_ID = sa.select(games).where(_G.id == sa.bindparam("id"))
+_LOCK_GAME = sa.select(_G.id).where(_G.id == sa.bindparam("id")).with_for_update()
 _GAME_VERSION = DirectStatement(sa.select(_G.version).where(_G.id == sa.bindparam("id")))
 # Set at creation, never changed: left out of the per-move UPDATE, so it
 # writes (and re-indexes) only what a move can change.
@@ -440,7 +441,20 @@ class SqlGameRepository(_Repo):
             rows = [
                 m.entry_row(e) | {"w_game": e.game_id, "w_player": e.player_id} for e in changed
             ]
-            _UPDATE_ENTRIES.run(self._c, rows)
+            if _UPDATE_ENTRIES.run(self._c, rows) < len(rows):
+                self.reindex(game)  # a row missing (rewritten meanwhile): all again
+
+    def rewrite_entries(self, game_id: str) -> bool:
+        """``mmk games reindex``: the game's rows again, the game's row held
+        to the commit (on PostgreSQL a move of it waits, or went first and is
+        what is read; SQLite's write lock holds everything)."""
+        if self._c.execute(_LOCK_GAME, {"id": game_id}).first() is None:
+            return False
+        game = self.get(game_id)
+        if game is None:
+            return False
+        self.reindex(game)
+        return True
 
     def reindex(self, game: GameRecord) -> None:
         """Write the game's "my games" rows again from the game itself

@@ -200,6 +200,23 @@ async def test_a_revoked_sessions_websocket_closes_and_the_players_other_goes_on
         assert (await w.gql(ME, tv))["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
 
 
+async def test_revoking_ones_own_session_holds_for_the_rest_of_the_request() -> None:
+    """The caller's own session ended by ``revokeSession``: a later field of
+    the same operation no longer runs as the player."""
+    async with world() as w:
+        ann, _ = await w.new_player("ann")
+        (own,) = (await w.gql(SESSIONS, ann))["data"]["me"]["sessions"]
+        both = (
+            "mutation($id: ID!) { a: revokeSession(id: $id) { __typename } "
+            "b: createSession { __typename ... on NewSession { token } } }"
+        )
+        answer = await w.gql(both, ann, id=own["id"])
+        errors = [(e["path"], e["extensions"]["code"]) for e in answer["errors"]]
+        assert errors == [(["b"], "UNAUTHENTICATED")], answer  # b is non-null: data is null
+        assert w.h.store.sessions == {}  # a ran, b made none
+        assert (await w.gql(ME, ann))["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
+
+
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 async def test_rotating_over_the_socket_itself_answers_then_closes(protocol: str) -> None:
     """The mutation that rotated the token over this very socket gets its

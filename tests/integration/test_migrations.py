@@ -353,17 +353,27 @@ def test_0010_moves_each_players_token_into_a_session_and_back(empty_db_url: str
     try:
         command.upgrade(config, "0009")
         with engine.begin() as conn:
-            for row in (("p1", "ann", "h1"), ("p2", "bob", "revoked:p2")):
+            rows = [("p1", "ann", "h1"), ("p2", "bob", "revoked:p2")]
+            rows += [("p3", "cat", "h3"), ("p4", "dan", "h4")]
+            for row in rows:
                 conn.execute(
                     sa.text("INSERT INTO players VALUES (:id, :name, :h, :at, NULL)"),
                     {"id": row[0], "name": row[1], "h": row[2], "at": stamp},
+                )
+            # p3 first seen through a JWT (its hash held by nobody); p4 a guest
+            # who linked an identity a day later (its token is real)
+            for player, linked in (("p3", stamp), ("p4", stamp + timedelta(days=1))):
+                conn.execute(
+                    sa.text("INSERT INTO identities VALUES ('https://id/', :p, :p, :at)"),
+                    {"p": player, "at": linked},
                 )
         command.upgrade(config, "0010")
         with SqlUnitOfWorkFactory(engine)() as u:
             found = u.players.by_token_hash("h1")
             assert found is not None and found[0].name == "ann"
             assert found[1].created_at == found[1].last_used_at == at
-            assert u.players.sessions_of("p2") == []
+            assert u.players.sessions_of("p2") == u.players.sessions_of("p3") == []
+            assert len(u.players.sessions_of("p4")) == 1
         with engine.begin() as conn:
             conn.execute(
                 sa.text("INSERT INTO sessions VALUES ('s2', 'p1', 'h2', 'tv', :at, :later)"),
@@ -372,8 +382,8 @@ def test_0010_moves_each_players_token_into_a_session_and_back(empty_db_url: str
         command.downgrade(config, "0009")
         assert "sessions" not in _tables(empty_db_url)
         with engine.connect() as conn:
-            rows = conn.execute(sa.text("SELECT id, token_hash FROM players ORDER BY id"))
-            assert rows.all() == [("p1", "h2"), ("p2", "revoked:p2")]
+            got = conn.execute(sa.text("SELECT id, token_hash FROM players ORDER BY id")).all()
+            assert got == [("p1", "h2"), ("p2", "revoked:p2"), ("p3", "revoked:p3"), ("p4", "h4")]
         command.upgrade(config, "0010")
         with SqlUnitOfWorkFactory(engine)() as u:
             assert [s.player_id for s in u.players.sessions_of("p1")] == ["p1"]

@@ -200,3 +200,33 @@ async def test_a_session_made_meanwhile_elsewhere_is_counted_against_the_cap(
     listed = (await list_sessions(h.deps, ann.player.id, None)).items
     assert len(listed) == MAX_SESSIONS
     assert {"elsewhere", "here"} <= {s.label for s in listed}
+
+
+async def test_a_providers_jwt_makes_no_session(h: Harness) -> None:
+    """A session's token would outlive the JWT it came from (0059): the
+    caller signs in with the provider on the other device too."""
+    from dataclasses import replace
+
+    from tests.usecases.test_identities import Provider
+
+    h.deps = replace(h.deps, identity=Provider())
+    player = await player_for_identity(
+        h.deps, VerifiedIdentity("idp", "u1", "Ann", datetime(2030, 1, 1, tzinfo=UTC))
+    )
+    before = dict(h.store.sessions)
+    code = await code_of(create_session(h.deps, player.id, "tv", "jwt.idp.u1"))
+    assert code is ErrorCode.BAD_INPUT and h.store.sessions == before
+
+
+async def test_the_cap_never_ends_the_callers_own_session(h: Harness) -> None:
+    """The caller's stored last use may lag its real one (written in
+    batches): its own session is kept, the next least recently used ends."""
+    ann = await create_player(h.deps, "ann")  # the oldest, as stored
+    others = [
+        (await create_session(h.deps, ann.player.id, f"s{n}")).token
+        for n in range(MAX_SESSIONS - 1)
+    ]
+    heard = _listen(h)
+    await create_session(h.deps, ann.player.id, "tv", ann.token)
+    assert heard.digests == [token_hash(others[0])]
+    assert (await authenticate(h.deps, ann.token)).id == ann.player.id

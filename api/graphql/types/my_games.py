@@ -23,7 +23,8 @@ from domain.records import GameStatus
 class MyGameSeat:
     seat: int = strawberry.field(description="The seat number")
     player_id: strawberry.ID | None = strawberry.field(
-        description="The seated player's id; null for a bot's seat or a free one"
+        description="The seated player's id (also while a bot plays for them); null for a "
+        "bot's own seat or a free one"
     )
     player_name: str | None = strawberry.field(description="The seated player's name")
     bot: Strategy | None = strawberry.field(
@@ -50,7 +51,9 @@ class MyGame:
         "or ended"
     )
     seats: list[MyGameSeat] = strawberry.field(description="Who sits where")
-    score: int | None = strawberry.field(description="Your final score (R10); null until the end")
+    score: int | None = strawberry.field(
+        description="Your final score (R10; an abandoned game's as it stood); null until the end"
+    )
     place: int | None = strawberry.field(
         description="Your final place, 1 the best (R9.2: ties share a place, a house player "
         "with all 7 houses last); null until the end, and for an abandoned game"

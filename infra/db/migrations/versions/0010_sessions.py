@@ -1,7 +1,9 @@
 """Sessions (issue #24): a player holds several live MMK tokens, each a row
 of ``sessions`` with its hash, a label, when it was created and last used.
 Each player's one token moves into its first session; a signed-out one
-(``revoked:`` hash) has none.
+(``revoked:`` hash) has none, nor one first seen through a provider's JWT
+(its identity made within a second of it: its hash was of a token nobody
+holds).
 
 Down: each player keeps the hash of its most recently used session (the
 others end), or a hash no token has.
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
 
 import sqlalchemy as sa
 from alembic import op
@@ -27,6 +30,11 @@ depends_on: str | Sequence[str] | None = None
 # Written out here (not imported from infra.db) so this revision never changes.
 TIMESTAMP = sa.DateTime(timezone=True)
 REVOKED = "revoked:"
+
+
+def _naive(at: datetime) -> datetime:
+    """In UTC without a zone (SQLite reads times back without one)."""
+    return at if at.tzinfo is None else at.astimezone(UTC).replace(tzinfo=None)
 
 
 def upgrade() -> None:
@@ -52,7 +60,16 @@ def upgrade() -> None:
         sa.column("token_hash", sa.String()),
         sa.column("created_at", TIMESTAMP),
     )
+    identities = sa.table(
+        "identities", sa.column("player_id", sa.String()), sa.column("created_at", TIMESTAMP)
+    )
     conn = op.get_bind()
+    tied = {p: at for p, at in conn.execute(sa.select(identities)).all()}
+
+    def first_seen_by_jwt(player_id: str, created_at: datetime) -> bool:
+        at = tied.get(player_id)
+        return at is not None and abs(_naive(at) - _naive(created_at)) < timedelta(seconds=1)
+
     rows = conn.execute(sa.select(players.c.id, players.c.token_hash, players.c.created_at))
     moved = [
         {
@@ -64,7 +81,7 @@ def upgrade() -> None:
             "last_used_at": created_at,
         }
         for player_id, digest, created_at in rows.all()
-        if not digest.startswith(REVOKED)
+        if not digest.startswith(REVOKED) and not first_seen_by_jwt(player_id, created_at)
     ]
     if moved:
         op.bulk_insert(sessions, moved)

@@ -4,9 +4,10 @@ derived from the game each time it is stored, ordered for "my games" by
 
 The games already stored get their rows here, from their columns alone (no
 state is decoded): who sits where, the status, the dates, the format; the
-seat a running game's clock waits for (``clock.waiting``) is the one whose
-turn it is. Scores and places of games finished before are left empty:
-``mmk games reindex`` fills them in from the games themselves.
+seat a timed running game's clock waits for (``clock.waiting``) is the one
+whose turn it is. An untimed game's turn (its clock waits for nobody) and
+the outcomes of finished games are left out: run ``mmk games reindex`` once
+after this revision, which writes every game's rows from the game itself.
 
 Revision ID: 0012
 Revises: 0011
