@@ -10,6 +10,7 @@ import strawberry
 
 from api.graphql.context import Info
 from api.graphql.cursors import decode_rank_cursor
+from api.graphql.inputs import check_key
 from api.graphql.types.my_games import MyGameConnection, MyGamesFilter
 from api.graphql.types.players import Player
 from api.graphql.types.refusal import Refusal
@@ -35,7 +36,9 @@ class IssuedPlayerToken:
         "here"
     )
     session: Session = strawberry.field(description="The token's session (`me.sessions`)")
-    created: bool = strawberry.field(description="The player was made by this call")
+    created: bool = strawberry.field(
+        description="The player was made by this call (a repeat with its key: by the first)"
+    )
 
 
 IssuePlayerTokenResult = Annotated[
@@ -66,10 +69,20 @@ async def issue_player_token(
         str | None,
         strawberry.argument(description="The session's label (up to 60 characters)"),
     ] = None,
+    idempotency_key: Annotated[
+        str | None,
+        strawberry.argument(
+            description="At least 16 characters (a UUID): a retry with it within the replay "
+            "window (24 hours by default) returns the same token and opens no session"
+        ),
+    ] = None,
 ) -> IssuePlayerTokenResult:
     await info.context.service("players:write")
     try:
-        issued = await service_keys.issue_player_token(info.context.deps, external_id, name, label)
+        check_key(idempotency_key)
+        issued = await service_keys.issue_player_token(
+            info.context.deps, external_id, name, label, idempotency_key
+        )
     except DomainError as e:
         return Refusal.of(e)
     return IssuedPlayerToken(

@@ -13,13 +13,14 @@ from __future__ import annotations
 import hmac
 from dataclasses import dataclass
 
-from domain.errors import BadRequest, Forbidden, NotFound, Unauthenticated
-from domain.records import Player, ServiceKey, SessionRecord
+from domain.errors import BadRequest, Forbidden, IdempotencyKeyReused, NotFound, Unauthenticated
+from domain.records import IdempotencyRecord, Player, SealedToken, ServiceKey, SessionRecord
 from domain.services.auth import SERVICE_KEY_PREFIX, token_hash
 from domain.services.deps import Deps
-from domain.services.players import check_name
+from domain.services.players import MIN_PLAYER_KEY, check_name
+from domain.services.sealing import key_digest, seal, unseal
 from domain.services.sessions import announce, check_label, open_session
-from domain.services.transaction import Tx, no_load, transact, unkeyed
+from domain.services.transaction import Request, Tx, no_load, transact, unkeyed
 
 SCOPES = {
     "players:write": "issue players' tokens (issuePlayerToken)",
@@ -126,30 +127,76 @@ async def service_for_key(deps: Deps, secret: str, scope: str) -> ServiceKey:
     return key
 
 
+Found = tuple[Player | None, IdempotencyRecord | None]
+
+
 async def issue_player_token(
-    deps: Deps, external_id: str, name: str, label: str | None
+    deps: Deps,
+    external_id: str,
+    name: str,
+    label: str | None,
+    idempotency_key: str | None = None,
 ) -> IssuedToken:
     """A fresh token for the app's user ``external_id``: the same player
     every time (made on the first call, named ``name``; later calls keep
     the player's name), a new session each call. Two first calls at once
     make one player: the second's identity conflicts, and its retry finds
-    the first's."""
+    the first's. With a key, a repeat within the replay window (a backend's
+    retry) returns the same token and opens no session: the record seals
+    the token under the server secret and the key, as ``createPlayer``'s
+    does (docs/decisions/0041); a repeat with other input is
+    ``IDEMPOTENCY_KEY_REUSED``."""
     external = check_external_id(external_id)
     clean, tag = check_name(name), check_label(label)
+    if idempotency_key is not None and len(idempotency_key) < MIN_PLAYER_KEY:
+        raise BadRequest(
+            f"issuePlayerToken's idempotency key recovers a token, so it must be at least "
+            f"{MIN_PLAYER_KEY} characters (a UUID, say)"
+        )
+    secret = deps.keys.secret
+    if idempotency_key is not None and not secret:
+        raise RuntimeError("no server secret (KeyPolicy.secret): issuePlayerToken takes no key")
     token = deps.ids.new_token()
     digest = token_hash(token)
+    args = {"externalId": external, "name": clean, "label": tag}
+    fingerprint = Request(EXTERNAL, "issuePlayerToken", args).fingerprint()
+    keyed = None if idempotency_key is None else key_digest(secret, "issue:" + idempotency_key)
 
-    def load(tx: Tx) -> Player | None:
-        return tx.uow.players.by_identity(EXTERNAL, external)
+    def load(tx: Tx) -> Found:
+        player = tx.uow.players.by_identity(EXTERNAL, external)
+        if player is None or keyed is None:
+            return player, None
+        return player, tx.uow.idempotency.get(player.id, keyed)
 
-    def issue(tx: Tx, found: Player | None) -> tuple[IssuedToken, list[str]]:
-        player = found
+    def issue(tx: Tx, found: Found) -> tuple[IssuedToken, list[str]]:
+        player, record = found
+        if record is not None and record.expires_at > tx.now():
+            return _repeat(tx, player, record), []
+        created = player is None
         if player is None:
             player = Player(tx.new_id(), clean, tx.now())
             tx.add_player(player, None)
             tx.uow.players.add_identity(player.id, EXTERNAL, external, tx.now())
         session, ended = open_session(tx, player.id, digest, tag)
-        return IssuedToken(player, session, token, found is None), ended
+        if keyed is not None and idempotency_key is not None:
+            sealed = SealedToken(seal(secret, idempotency_key, player.id, token))
+            now = player.created_at if created else tx.now()  # a repeat tells "created"
+            kept = IdempotencyRecord(
+                player.id, keyed, fingerprint, sealed, now, now + deps.keys.replay_window
+            )
+            tx.keep(kept, over_expired=record is not None)
+        return IssuedToken(player, session, token, created), ended
+
+    def _repeat(tx: Tx, player: Player | None, record: IdempotencyRecord) -> IssuedToken:
+        assert player is not None and idempotency_key is not None
+        if record.fingerprint != fingerprint:
+            raise IdempotencyKeyReused("this idempotency key was used with other input")
+        assert isinstance(record.result, SealedToken)
+        again = unseal(secret, idempotency_key, player.id, record.result.sealed)
+        found = None if again is None else tx.uow.players.by_token_hash(token_hash(again))
+        if again is None or found is None:
+            raise BadRequest("this idempotency key's token was revoked since: use a new key")
+        return IssuedToken(player, found[1], again, record.created_at == player.created_at)
 
     issued, ended = await transact(deps, None, unkeyed(load, issue))
     await announce(deps, ended)

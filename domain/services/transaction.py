@@ -197,8 +197,12 @@ class Tx:
         """Rotate: only while the player still holds ``old``."""
         return self.uow.players.replace_token_hash(player_id, old, new)
 
-    def keep(self, record: IdempotencyRecord) -> None:
-        """Store a record a use case built itself (``createPlayer``'s)."""
+    def keep(self, record: IdempotencyRecord, *, over_expired: bool = False) -> None:
+        """Store a record a use case built itself (``createPlayer``'s,
+        ``issuePlayerToken``'s); ``over_expired``: in place of the key's
+        expired one, not swept yet."""
+        if over_expired:
+            self.uow.idempotency.discard(record.player_id, record.key)
         self.uow.idempotency.put(record)
 
     def expire_records(self, limit: int) -> int:

@@ -21,8 +21,9 @@ from tests.e2e.own_server import assert_no_leak, own_server
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
 ISSUE = (
-    "mutation($x: String!, $n: String!, $l: String) { issuePlayerToken(externalId: $x, "
-    "name: $n, label: $l) { __typename ... on IssuedPlayerToken { token created "
+    "mutation($x: String!, $n: String!, $l: String, $k: String) { issuePlayerToken("
+    "externalId: $x, name: $n, label: $l, idempotencyKey: $k) { __typename "
+    "... on IssuedPlayerToken { token created "
     "player { id name } session { id label } } ... on Refusal { code message } } }"
 )
 LOOKUP = (
@@ -112,6 +113,15 @@ async def test_a_backend_issues_its_users_tokens_within_its_scopes(tmp_path: Pat
             assert found == {"__typename": "Player", "id": ann, "name": "Ann"}
             missing = (await gql(http, reader, LOOKUP, x="user-2"))["data"]["playerByExternalId"]
             assert missing == {"__typename": "Refusal", "code": "NOT_FOUND"}
+            # a backend's retry with its key: the same token, no session more
+            key = "signin-0000-user-5-a"
+            tries = [
+                (await gql(http, writer, ISSUE, x="user-5", n="Eve", k=key))["data"]
+                for _ in range(2)
+            ]
+            tokens = {t["issuePlayerToken"]["token"] for t in tries}
+            ISSUED_TOKENS.extend(tokens)
+            assert len(tokens) == 1 and all(t["issuePlayerToken"]["created"] for t in tries)
             bad = (await gql(http, writer, ISSUE, x=" ", n="Ann"))["data"]["issuePlayerToken"]
             assert bad["__typename"] == "Refusal" and bad["code"] == "BAD_INPUT"
 

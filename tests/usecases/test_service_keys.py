@@ -103,3 +103,39 @@ async def test_a_service_key_is_no_players_token_and_a_players_token_no_key(h: H
     assert e.value.code is ErrorCode.UNAUTHENTICATED and "service key" in str(e.value)
     code = await code_of(service_for_key(h.deps, ann.token, "players:write"))
     assert code is ErrorCode.UNAUTHENTICATED
+
+
+KEY = "retry-0000-0000-0001"
+
+
+async def test_a_retry_with_its_key_gets_the_same_token_and_opens_no_session(
+    h: Harness,
+) -> None:
+    first = await issue_player_token(h.deps, "user-9", "Ann", "phone", KEY)
+    again = await issue_player_token(h.deps, "user-9", "Ann", "phone", KEY)
+    assert (again.token, again.session, again.player) == (first.token, first.session, first.player)
+    assert first.created and again.created  # the repeat says what the first did
+    assert len((await list_sessions(h.deps, first.player.id, None)).items) == 1
+    assert first.token not in repr(h.store.keys)
+    other = await issue_player_token(h.deps, "user-9", "Ann", "phone", KEY + "-b")
+    assert other.token != first.token and not other.created
+    code = await code_of(issue_player_token(h.deps, "user-9", "Ann", "tablet", KEY))
+    assert code is ErrorCode.IDEMPOTENCY_KEY_REUSED
+    assert await code_of(issue_player_token(h.deps, "user-9", "Ann", None, "short")) is (
+        ErrorCode.BAD_INPUT
+    )
+
+
+async def test_a_keys_token_revoked_since_or_its_window_passed(h: Harness) -> None:
+    from datetime import timedelta
+
+    from domain.services.sessions import revoke_token
+
+    first = await issue_player_token(h.deps, "user-8", "Bob", None, KEY)
+    await revoke_token(h.deps, first.player.id, first.token)
+    code = await code_of(issue_player_token(h.deps, "user-8", "Bob", None, KEY))
+    assert code is ErrorCode.BAD_INPUT
+    h.clock.advance(h.deps.keys.replay_window + timedelta(seconds=1))
+    later = await issue_player_token(h.deps, "user-8", "Bob", None, KEY)
+    assert later.token != first.token and not later.created
+    assert (await issue_player_token(h.deps, "user-8", "Bob", None, KEY)).token == later.token
