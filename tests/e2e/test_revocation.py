@@ -200,15 +200,17 @@ REVOKE_SESSION = (
     "... on SessionRevoked { sessionId } } }"
 )
 SESSIONS = "{ me { sessions { id label current } } }"
+MY_GAMES = "{ me { games { edges { node { yourTurn game { id } } } } } }"
 
 
 @pytest.mark.services
 async def test_a_session_revoked_on_one_instance_ends_its_streams_on_the_other(
     pair: list[Instance],
 ) -> None:
-    """Issue #24: a player's second device (``createSession`` on A) streams
-    from B; ``revokeSession`` on A, from the first device, ends the second's
-    streams on B; the first token goes on, on both."""
+    """Issue #24: a player's second device (``createSession`` on A) finds on
+    B, in ``me.games``, the game the first started on A, waiting for it, and
+    streams it from B; ``revokeSession`` on A, from the first device, ends
+    the second's streams on B; the first token goes on, on both."""
     a, b = pair
     async with AsyncExitStack() as stack:
         on_a, on_b = await _api(stack, a), await _api(stack, b)
@@ -217,6 +219,10 @@ async def test_a_session_revoked_on_one_instance_ends_its_streams_on_the_other(
         ISSUED_TOKENS.append(new["token"])
         tv = Person(ann.name, ann.id, new["token"])
         streams = await open_streams(stack, b.base_url, b.ws_url, tv, game_id)
+        mine = (await on_b.data(MY_GAMES, token=tv.token))["me"]["games"]["edges"]
+        assert [(e["node"]["game"]["id"], e["node"]["yourTurn"]) for e in mine] == [
+            (game_id, True)  # ann (seat 0, the Rat) leads: the stream waits for her
+        ]
         listed = (await on_b.data(SESSIONS, token=tv.token))["me"]["sessions"]
         assert sorted((s["label"] or "", s["current"]) for s in listed) == [
             ("", False),
