@@ -13,7 +13,7 @@ not every seat's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from domain.game.engine import to_act
@@ -47,25 +47,9 @@ class SeatEntry:
     won: bool | None = None
 
     def same_for_player(self, other: SeatEntry) -> bool:
-        """Nothing changed for the player: the stored entry (and its time
-        and rank) stands."""
-        return (
-            self.seat,
-            self.status,
-            self.your_turn,
-            self.deadline,
-            self.score,
-            self.place,
-            self.won,
-        ) == (
-            other.seat,
-            other.status,
-            other.your_turn,
-            other.deadline,
-            other.score,
-            other.place,
-            other.won,
-        )
+        """Nothing changed for the player but the time: the stored entry
+        (and its time and rank) stands."""
+        return replace(other, rank=self.rank, updated_at=self.updated_at) == self
 
 
 @dataclass(frozen=True, slots=True)

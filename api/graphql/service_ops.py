@@ -9,14 +9,13 @@ from typing import Annotated
 import strawberry
 
 from api.graphql.context import Info
-from api.graphql.cursors import decode_rank_cursor
 from api.graphql.inputs import check_key
-from api.graphql.types.my_games import MyGameConnection, MyGamesFilter
+from api.graphql.types.my_games import MyGameConnection, MyGamesFilter, games_page
 from api.graphql.types.players import Player
 from api.graphql.types.refusal import Refusal
 from api.graphql.types.sessions import Session
 from domain.errors import DomainError
-from domain.services import my_games, service_keys
+from domain.services import service_keys
 from domain.services.queries import MAX_PAGE
 
 ExternalId = Annotated[
@@ -105,15 +104,10 @@ async def player_games(
     ] = None,
 ) -> PlayerGamesResult:
     await info.context.service("games:read")
-    chosen = filter or MyGamesFilter()
     try:
-        start = decode_rank_cursor(after) if after else None
-        page = await my_games.my_games(
-            info.context.deps, str(player_id), chosen.status, chosen.your_turn, start, first
-        )
+        return await games_page(info.context.deps, str(player_id), filter, first, after)
     except DomainError as e:
         return Refusal.of(e)
-    return MyGameConnection.from_domain(page)
 
 
 async def player_by_external_id(info: Info, external_id: ExternalId) -> PlayerResult:

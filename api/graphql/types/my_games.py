@@ -6,7 +6,7 @@ from datetime import datetime
 
 import strawberry
 
-from api.graphql.cursors import rank_cursor
+from api.graphql.cursors import decode_rank_cursor, rank_cursor
 from api.graphql.types.game import GameSummary
 from api.graphql.types.pages import PageInfo
 from domain.bots.strategy import Strategy
@@ -14,6 +14,8 @@ from domain.game.options import Format
 from domain.my_games import MyGame as DomainMyGame
 from domain.my_games import MyGamesPage, StatLine
 from domain.records import GameStatus
+from domain.services.deps import Deps
+from domain.services.my_games import my_games
 
 
 @strawberry.type(
@@ -157,3 +159,14 @@ class PlayerStats:
                 for s in lines
             ],
         )
+
+
+async def games_page(
+    deps: Deps, player_id: str, filter: MyGamesFilter | None, first: int, after: str | None
+) -> MyGameConnection:
+    """A page of a player's games (``Me.games``, ``playerGames``); a bad
+    cursor or page size raises ``BAD_INPUT``."""
+    chosen = filter or MyGamesFilter()
+    start = decode_rank_cursor(after) if after else None
+    page = await my_games(deps, player_id, chosen.status, chosen.your_turn, start, first)
+    return MyGameConnection.from_domain(page)

@@ -7,10 +7,10 @@ from typing import Annotated
 
 import strawberry
 
-from api.graphql.cursors import cursor_of, decode_cursor, decode_rank_cursor
+from api.graphql.cursors import cursor_of, decode_cursor
 from api.graphql.in_turns import in_turns
 from api.graphql.types.cards import Card, cards
-from api.graphql.types.my_games import MyGameConnection, MyGamesFilter, PlayerStats
+from api.graphql.types.my_games import MyGameConnection, MyGamesFilter, PlayerStats, games_page
 from api.graphql.types.pages import PageInfo
 from api.graphql.types.sessions import Session
 from domain.game.cards import House
@@ -145,12 +145,7 @@ class Me:
             strawberry.argument(description="A cursor (`endCursor`): the games after it"),
         ] = None,
     ) -> MyGameConnection:
-        start = decode_rank_cursor(after) if after else None
-        chosen = filter or MyGamesFilter()
-        page = await my_games.my_games(
-            info.context.deps, str(self.id), chosen.status, chosen.your_turn, start, first
-        )
-        return MyGameConnection.from_domain(page)
+        return await games_page(info.context.deps, str(self.id), filter, first, after)
 
     @strawberry.field(description="Your record: games finished and won, by format and seats")
     async def stats(self, info: strawberry.Info) -> PlayerStats:
