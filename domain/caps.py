@@ -1,7 +1,7 @@
 """Per-player caps on what a player creates (issue #22, docs/decisions/0051):
 lobby games hosted at once, quick-play games waited in at once, booster
-packs opened a day. Each refusal says what is open and how to get below the
-cap; nothing is created. 0: no cap.
+packs opened a day, invitations out at once (0062). Each refusal says what
+is open and how to get below the cap; nothing is created. 0: no cap.
 
 The counts are read in the transaction that creates, after the player is
 claimed (``Tx.claim``): the same player's creations queue one behind the
@@ -27,11 +27,14 @@ class Caps:
     ``rematch``; quick-play games count as waits); ``quick_play_waits``:
     quick-play lobby games a player sits in at once; ``packs_per_day``:
     ``openBoosterPack`` calls a player makes in :data:`PACK_WINDOW` (the
-    packs of Sealed games are not counted: a game start opens them)."""
+    packs of Sealed games are not counted: a game start opens them);
+    ``pending_invitations``: invitations a host has out at once, to games
+    not yet started (docs/decisions/0062)."""
 
     open_games: int = 5
     quick_play_waits: int = 3
     packs_per_day: int = 10
+    pending_invitations: int = 50
 
 
 def check_open_games(hosted: int, caps: Caps) -> None:
@@ -49,6 +52,16 @@ def check_quick_play_waits(waits: int, caps: Caps) -> None:
         raise CapReached(
             f"you wait in {waits} quick-play games, the most at once is "
             f"{caps.quick_play_waits}: leave one first"
+        )
+
+
+def check_invitations(pending: int, adding: int, caps: Caps) -> None:
+    """Refuse ``adding`` more invitations to a host who has ``pending`` out."""
+    if caps.pending_invitations and pending + adding > caps.pending_invitations:
+        raise CapReached(
+            f"you have {pending} invitations out to games not yet started, the most at once "
+            f"is {caps.pending_invitations}: cancel some, or start the games, before "
+            f"inviting {adding} more"
         )
 
 

@@ -10,13 +10,21 @@ from typing import TypeVar
 
 from domain.clocks import CLOCK_EVENTS
 from domain.game.events import GAME_EVENTS, Event
+from domain.invitations import INVITATION_EVENTS
 from domain.lobby import LOBBY_EVENTS
 from domain.rematch import AFTER_GAME_EVENTS
 
 E = TypeVar("E", bound=type[Event])
 
 EVENT_KINDS: dict[str, type[Event]] = {
-    kind.__name__: kind for kind in (*LOBBY_EVENTS, *GAME_EVENTS, *CLOCK_EVENTS, *AFTER_GAME_EVENTS)
+    kind.__name__: kind
+    for kind in (
+        *LOBBY_EVENTS,
+        *INVITATION_EVENTS,
+        *GAME_EVENTS,
+        *CLOCK_EVENTS,
+        *AFTER_GAME_EVENTS,
+    )
 }
 """Every kind, by the name it is logged, sent and typed under."""
 

@@ -23,6 +23,7 @@ from domain.records import (
     GameStatus,
     GameSummary,
     IdempotencyRecord,
+    Invitation,
     LobbyUpdate,
     NewEvents,
     Occupant,
@@ -226,10 +227,27 @@ class GameRepository(Protocol):
         """Games whose ``abandon_at`` is ``now`` or earlier, oldest first (0051)."""
         ...
 
+    def by_invite_code(self, code: str) -> str | None:
+        """The id of the game whose invite code is ``code`` (0062)."""
+        ...
+
+    def invitations_of(
+        self, player_id: str, before: tuple[datetime, str] | None, limit: int
+    ) -> list[tuple[Invitation, GameSummary]]:
+        """The player's pending invitations to lobby games, newest first,
+        strictly older than the ``(at, game id)`` cursor, with each game's
+        listing (0062)."""
+        ...
+
+    def invitations_sent(self, host: str) -> int:
+        """Pending invitations ``host`` sent to lobby games (0062)."""
+        ...
+
     def page(
         self, status: GameStatus | None, before: tuple[datetime, str] | None, limit: int
     ) -> Page:
-        """Games newest first, strictly older than the ``(created_at, id)`` cursor."""
+        """Public games newest first, strictly older than the ``(created_at,
+        id)`` cursor (unlisted and private games are never listed, 0062)."""
         ...
 
 
@@ -426,6 +444,9 @@ class Ids(Protocol):
     def new_token(self) -> str: ...
     def new_seed(self) -> str: ...
     def new_salt(self) -> str: ...
+    def new_invite_code(self) -> str:
+        """A game's invite code (domain/invitations.py: its alphabet, its length)."""
+        ...
 
 
 BotScheduler = Callable[[str], None]

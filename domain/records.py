@@ -35,6 +35,25 @@ class GameStatus(Enum):
         return self in (GameStatus.FINISHED, GameStatus.ABANDONED)
 
 
+class Visibility(Enum):
+    """Who may find, watch and join a game (domain/invitations.py,
+    docs/decisions/0062)."""
+
+    PUBLIC = "public"
+    UNLISTED = "unlisted"
+    PRIVATE = "private"
+
+
+@dataclass(frozen=True, slots=True)
+class Invitation:
+    """A pending invitation: ``player_id`` was asked to the game by
+    ``invited_by`` (its host) at ``at`` (domain/invitations.py)."""
+
+    player_id: str
+    invited_by: str
+    at: datetime
+
+
 @dataclass(frozen=True, slots=True)
 class Player:
     """A guest account. Its token is never stored, only the token's hash."""
@@ -122,6 +141,11 @@ class GameRecord:
     # When the game ends as abandoned if nothing changes it before (set on
     # every change, docs/decisions/0051; None: never, or over).
     abandon_at: datetime | None = None
+    # Who may find, watch and join it; its invite code (None: none) and
+    # pending invitations (docs/decisions/0062).
+    visibility: Visibility = Visibility.PUBLIC
+    invite_code: str | None = None
+    invitations: list[Invitation] = field(default_factory=list)
 
     @property
     def deadline(self) -> datetime | None:
@@ -187,6 +211,9 @@ class GameRecord:
             self.rematch_id,
             list(self.reserved),
             self.abandon_at,
+            self.visibility,
+            self.invite_code,
+            list(self.invitations),
         )
 
 

@@ -13,7 +13,7 @@ from domain.errors import Forbidden
 from domain.game.errors import IllegalAction
 from domain.game.events import Event
 from domain.lobby import BotSeated, GameCreated, SeatTaken
-from domain.records import GameRecord, GameStatus, Occupant
+from domain.records import GameRecord, GameStatus, Occupant, Visibility
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +50,7 @@ class Ids:
     id: str
     seed: str
     salt: str
+    invite_code: str
 
 
 def new_game(
@@ -57,7 +58,8 @@ def new_game(
 ) -> tuple[GameRecord, list[Event]]:
     """The rematch of ``old`` asked for by ``player_id`` (its host): a fresh
     seed (never the old one, which ``GameEnded`` revealed), the same seats,
-    options and chosen Rat seat; not a practice or quick-play game."""
+    options, chosen Rat seat and visibility (a fresh invite code: 0062);
+    not a practice or quick-play game."""
     seat = check_may_ask(old, player_id)
     game = GameRecord(
         id=ids.id,
@@ -71,6 +73,8 @@ def new_game(
         updated_at=now,
         salt=ids.salt,
         reserved=[None] * old.seat_count,
+        visibility=old.visibility,
+        invite_code=None if old.visibility is Visibility.PUBLIC else ids.invite_code,
     )
     events: list[Event] = [GameCreated.of(game)]
     for i, o in enumerate(old.seats):

@@ -65,6 +65,7 @@ ENV_VARS: tuple[str, ...] = (
     "MMK_MAX_OPEN_GAMES",
     "MMK_MAX_QUICK_PLAY_WAITS",
     "MMK_BOOSTER_PACKS_PER_DAY",
+    "MMK_MAX_PENDING_INVITATIONS",
     "MMK_ABANDON_IDLE",
     "MMK_ABANDON_EMPTY",
     "MMK_ABANDON_SWEEP_INTERVAL",
@@ -369,10 +370,11 @@ class Settings:
     token_recheck_interval: int = 10
     # Per-player caps (docs/decisions/0051; 0: no cap): lobby games hosted
     # at once, quick-play games waited in at once, booster packs opened in
-    # any 24 hours.
+    # any 24 hours, invitations out at once (0062).
     max_open_games: int = 5
     max_quick_play_waits: int = 3
     booster_packs_per_day: int = 10
+    max_pending_invitations: int = 50
     # Abandoned games (docs/decisions/0051): seconds a lobby or an untimed
     # running game may go unchanged; seconds a running game whose every
     # person's seat a bot plays waits for one to be reclaimed; seconds
@@ -455,6 +457,7 @@ class Settings:
             max_open_games=_int(e, "MMK_MAX_OPEN_GAMES", 5, 0, 10**6),
             max_quick_play_waits=_int(e, "MMK_MAX_QUICK_PLAY_WAITS", 3, 0, 10**6),
             booster_packs_per_day=_int(e, "MMK_BOOSTER_PACKS_PER_DAY", 10, 0, 10**6),
+            max_pending_invitations=_int(e, "MMK_MAX_PENDING_INVITATIONS", 50, 0, 10**6),
             abandon_idle=_int(e, "MMK_ABANDON_IDLE", 7 * 86_400, 1, 365 * 86_400),
             abandon_empty=_int(e, "MMK_ABANDON_EMPTY", 3600, 0, 30 * 86_400),
             abandon_sweep_interval=_int(e, "MMK_ABANDON_SWEEP_INTERVAL", 60, 1, 3600),

@@ -30,6 +30,7 @@ from domain.records import (
     GameStatus,
     GameSummary,
     IdempotencyRecord,
+    Invitation,
     NewEvents,
     Occupant,
     PackPage,
@@ -37,6 +38,7 @@ from domain.records import (
     Player,
     ServiceKey,
     SessionRecord,
+    Visibility,
 )
 from domain.services.deps import Deps, KeyPolicy
 from infra.bus.memory import InProcessBus
@@ -267,6 +269,7 @@ class _Games:
         def check() -> None:
             if g.id in games:
                 raise WriteConflict(g.id)
+            _unique_code(games, g)
 
         self.uow.stage(lambda: games.__setitem__(g.id, g), check)
         self.uow.stage(lambda: self._list(None, g))
@@ -296,6 +299,7 @@ class _Games:
         def check() -> None:
             if games[g.id].version != expected_version:
                 raise WriteConflict(g.id)
+            _unique_code(games, g)
 
         self.uow.stage(lambda: self._list(games[g.id], g), check)
         self.uow.stage(lambda: games.__setitem__(g.id, g))
@@ -405,16 +409,59 @@ class _Games:
         )
         return [g.id for g in due[:limit]]
 
+    def by_invite_code(self, code: str) -> str | None:
+        for g in self.uow.store.games.values():
+            if g.invite_code == code:
+                return g.id
+        return None
+
+    def invitations_of(
+        self, player_id: str, before: tuple[datetime, str] | None, limit: int
+    ) -> list[tuple[Invitation, GameSummary]]:
+        found = sorted(
+            (
+                (i, GameSummary.of(g))
+                for g in self.uow.store.games.values()
+                if g.status is GameStatus.LOBBY
+                for i in g.invitations
+                if i.player_id == player_id
+            ),
+            key=lambda ig: (ig[0].at, ig[1].id),
+            reverse=True,
+        )
+        if before is not None:
+            found = [(i, g) for i, g in found if (i.at, g.id) < before]
+        return found[:limit]
+
+    def invitations_sent(self, host: str) -> int:
+        return sum(
+            i.invited_by == host
+            for g in self.uow.store.games.values()
+            if g.status is GameStatus.LOBBY
+            for i in g.invitations
+        )
+
     def page(
         self, status: GameStatus | None, before: tuple[datetime, str] | None, limit: int
     ) -> Page:
         games = sorted(
             self.uow.store.games.values(), key=lambda g: (g.created_at, g.id), reverse=True
         )
-        games = [g for g in games if status is None or g.status is status]
+        games = [
+            g
+            for g in games
+            if (status is None or g.status is status) and g.visibility is Visibility.PUBLIC
+        ]
         if before is not None:
             games = [g for g in games if (g.created_at, g.id) < before]
         return Page([GameSummary.of(g) for g in games[:limit]], len(games) > limit)
+
+
+def _unique_code(games: dict[str, GameRecord], game: GameRecord) -> None:
+    """Invite codes are unique, as the SQL adapter's index keeps them."""
+    code = game.invite_code
+    if code is not None and any(g.invite_code == code and g.id != game.id for g in games.values()):
+        raise WriteConflict(f"invite code of {game.id}")
 
 
 class _Events:
@@ -561,6 +608,7 @@ class FakeIds:
     def __init__(self) -> None:
         self._n = itertools.count(1)
         self._salts = itertools.count(1)
+        self._codes = itertools.count(1)
 
     def new_id(self) -> str:
         return f"id{next(self._n)}"
@@ -573,6 +621,10 @@ class FakeIds:
 
     def new_salt(self) -> str:
         return f"salt{next(self._salts)}"
+
+    def new_invite_code(self) -> str:
+        """Counted apart too; digits, so valid codes (domain/invitations.py)."""
+        return f"{next(self._codes):010d}"
 
 
 async def run_inline(fn: Callable[[], T]) -> T:

@@ -49,6 +49,7 @@ from domain.game.cards import PRIZE_CARDS, catalogue
 from domain.game.messaging import MAX_PENDING, MAX_SENT
 from domain.game.options import HAND_SIZE, MAX_SEATS, MIN_SEATS, Format
 from domain.game.setup import MAX_DECK
+from domain.invitations import MAX_INVITED, MAX_INVITEES
 from domain.services.sessions import MAX_SESSIONS
 
 INTROSPECTION = 5_000
@@ -87,6 +88,8 @@ LIST_SIZES: dict[str, int] = {
     "DealtPack.rares": RARES_PER_PACK,
     "DecisionRequired.cards": HAND,  # Curious 3 (R7.6); the Hungry deck list: LEGAL
     "Game.seats": SEATS,
+    "Game.invitations": MAX_INVITED,  # a game's pending invitations (0062)
+    "PlayersInvited.playerIds": MAX_INVITEES,
     "GameChange.events": EVENTS_OF_A_CHANGE,
     "GameEnded.winners": SEATS,
     "GameEnded.disqualified": SEATS,
@@ -130,6 +133,7 @@ ROWS: dict[str, int] = {
     "BoosterPackConnection.edges": 300,
     "GameConnection.edges": 40,
     "MyGameConnection.edges": 40,  # the lobby's columns, one join on a primary key (#24)
+    "InvitationConnection.edges": 40,  # the same, from an invitation's row (0062)
 }
 """What each item of a page read from the database costs besides its values
 (reading and decoding its row), by ``Type.field``, in values: measured

@@ -22,7 +22,7 @@ from domain.game.commands import (
     SendMessage,
 )
 from domain.game.options import Format
-from domain.services import games, timeouts
+from domain.services import games, invitations, timeouts
 from domain.services import quick_play as quick_plays
 from domain.services import rematch as rematches
 
@@ -48,6 +48,74 @@ def create_game(
 @change("Take a seat (the lowest free one unless named).")
 def join_game(game_id: GameId, seat: SeatArg = None) -> Run:
     return lambda deps, req: games.join_game(deps, req, game_id, seat)
+
+
+# ---------------------------------------------------------------- invitations
+PlayerIds = Annotated[
+    list[strawberry.ID], strawberry.argument(description="1 to 20 player ids, each once")
+]
+
+
+@change(
+    "Take a seat in the game whose invite code this is (any case; spaces and dashes are "
+    "ignored): an unlisted or private game's way in besides an invitation. NOT_FOUND when no "
+    "game has the code (rotated or cleared since: ask its host for the current one).",
+    versioned=False,
+)
+def join_by_invite_code(
+    invite_code: Annotated[str, strawberry.argument(description="The game's `inviteCode`")],
+    seat: SeatArg = None,
+) -> Run:
+    return lambda deps, req: invitations.join_by_invite_code(deps, req, invite_code, seat)
+
+
+@change(
+    "Take a seat in a game you are invited to (`me.invitations`); NOT_FOUND without an "
+    "invitation. `joinGame` does the same for an invited player."
+)
+def accept_invitation(game_id: GameId, seat: SeatArg = None) -> Run:
+    return lambda deps, req: invitations.accept_invitation(deps, req, game_id, seat)
+
+
+@change("Decline an invitation (`InvitationDeclined`): a private game is then out of your sight.")
+def decline_invitation(game_id: GameId) -> Run:
+    return lambda deps, req: invitations.decline_invitation(deps, req, game_id)
+
+
+@change(
+    "The host invites players to a game not yet started (`PlayersInvited`; each finds it in "
+    "`me.invitations`, and may see it even if private). A player already invited stays so; "
+    "a player seated, unknown, or named twice is BAD_INPUT (nobody is invited); over the cap "
+    "on invitations out at once (`MMK_MAX_PENDING_INVITATIONS`), ILLEGAL_ACTION."
+)
+def invite_players(game_id: GameId, player_ids: PlayerIds) -> Run:
+    return lambda deps, req: invitations.invite_players(
+        deps, req, game_id, [str(p) for p in player_ids]
+    )
+
+
+@change("The host withdraws an invitation not yet answered (`InvitationCancelled`).")
+def cancel_invitation(
+    game_id: GameId,
+    player_id: Annotated[strawberry.ID, strawberry.argument(description="The invited player")],
+) -> Run:
+    return lambda deps, req: invitations.cancel_invitation(deps, req, game_id, player_id)
+
+
+@change(
+    "The host replaces the invite code of an unlisted or private game (`InviteCodeChanged`; "
+    "the new one is in `Game.inviteCode`): the old code joins no more."
+)
+def rotate_invite_code(game_id: GameId) -> Run:
+    return lambda deps, req: invitations.rotate_invite_code(deps, req, game_id)
+
+
+@change(
+    "The host removes the invite code (`InviteCodeChanged` with `cleared`): from now on only "
+    "invitations seat players. `rotateInviteCode` makes a new one."
+)
+def clear_invite_code(game_id: GameId) -> Run:
+    return lambda deps, req: invitations.clear_invite_code(deps, req, game_id)
 
 
 @change(

@@ -21,6 +21,7 @@ from domain.game.commands import (
 )
 from domain.game.options import AbilityTrigger, Format, GameOptions
 from domain.game.state import DecisionKind
+from domain.records import Visibility
 from domain.services.games import NewGame
 
 MAX_KEY = 200
@@ -64,6 +65,13 @@ class CreateGameInput:
         default=2, description="Timeouts in a row (1 to 10) after which a bot plays the seat"
     )
 
+    visibility: Visibility = strawberry.field(
+        default=Visibility.PUBLIC,
+        description="PUBLIC: listed, anyone sits; UNLISTED and PRIVATE: in no listing, seats "
+        "by invitation or invite code, and a PRIVATE game unseen by anyone else "
+        "(docs/decisions/0062). Fixed at creation",
+    )
+
     def to_domain(self) -> NewGame:
         if self.seed is not None and not 1 <= len(self.seed) <= MAX_SEED:
             raise BadRequest(f"a seed has 1 to {MAX_SEED} characters")
@@ -81,6 +89,7 @@ class CreateGameInput:
             self.rat_seat,
             self.take_seat,
             self.practice,
+            self.visibility,
         )
 
 

@@ -203,6 +203,13 @@ class Mutation:
     start_game = moves.start_game
     quick_play = moves.quick_play
     rematch = moves.rematch
+    join_by_invite_code = moves.join_by_invite_code
+    accept_invitation = moves.accept_invitation
+    decline_invitation = moves.decline_invitation
+    invite_players = moves.invite_players
+    cancel_invitation = moves.cancel_invitation
+    rotate_invite_code = moves.rotate_invite_code
+    clear_invite_code = moves.clear_invite_code
     send_message = moves.send_message
     deliver_message = moves.deliver_message
     decline_message = moves.decline_message

@@ -4,7 +4,14 @@ A cap of 0 costs nothing: no claim, no count."""
 
 from __future__ import annotations
 
-from domain.caps import PACK_WINDOW, Caps, check_open_games, check_packs, check_quick_play_waits
+from domain.caps import (
+    PACK_WINDOW,
+    Caps,
+    check_invitations,
+    check_open_games,
+    check_packs,
+    check_quick_play_waits,
+)
 from domain.services.transaction import Tx
 
 
@@ -29,3 +36,10 @@ def room_for_a_pack(tx: Tx, caps: Caps, player_id: str) -> None:
         now = tx.now()
         opened = tx.uow.boosters.opened_since(player_id, now - PACK_WINDOW, caps.packs_per_day)
         check_packs(opened, now, caps)
+
+
+def room_for_invitations(tx: Tx, caps: Caps, host: str, adding: int) -> None:
+    """``adding`` more pending invitations from ``host``, or ``ILLEGAL_ACTION``."""
+    if caps.pending_invitations and adding:
+        tx.claim(host)
+        check_invitations(tx.uow.games.invitations_sent(host), adding, caps)

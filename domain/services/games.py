@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from domain import lobby
@@ -10,7 +11,8 @@ from domain.bots.strategy import Strategy
 from domain.clocks import check_time_control
 from domain.game.events import Event
 from domain.game.options import GameOptions
-from domain.records import GameRecord, GameStatus, MutationResult
+from domain.invitations import check_may_join, take_invitation
+from domain.records import GameRecord, GameStatus, MutationResult, Visibility
 from domain.services.caps import room_for_a_lobby, room_for_a_wait
 from domain.services.deps import Deps
 from domain.services.starting import starting, starting_if_full
@@ -29,13 +31,15 @@ class NewGame:
     rat_seat: int | None = None
     take_seat: bool = True
     practice: bool = False
+    visibility: Visibility = Visibility.PUBLIC
 
 
 async def create_game(deps: Deps, req: Request, spec: NewGame) -> MutationResult:
     """A lobby (R2.1); the host takes seat 0 unless ``take_seat`` is false.
     The seed and salt come from the server's CSPRNG; only a game marked
     ``practice`` may have the host's seed (docs/decisions/0040). A host
-    has at most ``deps.caps.open_games`` lobby games at once (0051)."""
+    has at most ``deps.caps.open_games`` lobby games at once (0051). An
+    unlisted or private game gets an invite code (0062)."""
     lobby.check_new_game(spec.seat_count, spec.rat_seat)
     check_time_control(spec.options)
     lobby.check_seed(spec.seed, spec.practice)
@@ -56,7 +60,10 @@ async def create_game(deps: Deps, req: Request, spec: NewGame) -> MutationResult
             updated_at=now,
             salt=deps.ids.new_salt(),
             practice=spec.practice,
+            visibility=spec.visibility,
         )
+        if spec.visibility is not Visibility.PUBLIC:
+            game.invite_code = deps.ids.new_invite_code()
         events: list[Event] = [lobby.GameCreated.of(game)]
         if spec.take_seat:
             events += lobby.join(game, host.id, host.name, 0)
@@ -67,16 +74,28 @@ async def create_game(deps: Deps, req: Request, spec: NewGame) -> MutationResult
 
 async def join_game(deps: Deps, req: Request, game_id: str, seat: int | None) -> MutationResult:
     """Take a free seat (the lowest, unless one is named); a seat in a
-    quick-play game is one of the player's quick-play waits (0051)."""
+    quick-play game is one of the player's quick-play waits (0051). An
+    unlisted or private game's seat is taken by invitation (0062)."""
+    return await change_game(deps, req, game_id, joining(deps, req, seat, None))
+
+
+def joining(
+    deps: Deps, req: Request, seat: int | None, code: str | None
+) -> Callable[[Tx, GameRecord], Change]:
+    """The decision of a join: by invitation (or with the game's invite
+    ``code``) where the game's visibility asks for it; the player's
+    invitation ends as they sit."""
 
     def join(tx: Tx, game: GameRecord) -> Change:
         player = tx.player(req.player_id)
+        check_may_join(game, player.id, code)
         joined = lobby.join(game, player.id, player.name, seat)
+        take_invitation(game, player.id)
         if game.quick_play is not None:
             room_for_a_wait(tx, deps.caps, player.id)
         return starting_if_full(tx, game, joined)
 
-    return await change_game(deps, req, game_id, join)
+    return join
 
 
 async def leave_game(deps: Deps, req: Request, game_id: str) -> MutationResult:

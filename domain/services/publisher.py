@@ -12,7 +12,7 @@ from domain.game.events import GameEnded, GameStarted
 from domain.lobby import LOBBY_EVENTS
 from domain.log import LoggedEvent
 from domain.ports import BusMessage
-from domain.records import GameRecord, LobbyUpdate, NewEvents
+from domain.records import GameRecord, LobbyUpdate, NewEvents, Visibility
 from domain.services.bot_turn import bot_to_act
 from domain.services.deps import Deps
 
@@ -31,7 +31,8 @@ def messages(game: GameRecord, events: Sequence[LoggedEvent]) -> list[tuple[str,
         own = e.event.private_to()
         for seat, channel in enumerate(seat_channels):
             out.append((channel, e.seen_by(seat) if seat in own else public))
-    if any(isinstance(e.event, LISTED) for e in events):
+    listed = game.visibility is Visibility.PUBLIC  # the others are in no listing (0062)
+    if listed and any(isinstance(e.event, LISTED) for e in events):
         out.append((LOBBY, LobbyUpdate.of(game)))
     return out
 

@@ -16,6 +16,7 @@ from domain.game.choices import choices
 from domain.game.commands import Command
 from domain.game.legal import legal_actions
 from domain.game.views import PlayerView, PublicView, player_view, spectator_view
+from domain.invitations import check_may_see
 from domain.log import LoggedEvent
 from domain.ports import UnitOfWork
 from domain.records import GameRecord, GameStatus, GameSummary
@@ -57,6 +58,11 @@ class GameSnapshot:
         self.reserved = tuple(game.reserved_for(i) for i in range(game.seat_count))
         self.rematch_id = game.rematch_id
         self.seed_commitment = commitment(game.seed, game.salt)  # public; the seed is not
+        self.visibility = game.visibility
+        # the invite code and invitations: the host's and seated players' (0062)
+        insider = player_id is not None and (player_id == game.host or self.viewer_seat is not None)
+        self.invite_code = game.invite_code if insider else None
+        self.invitations = tuple(game.invitations) if insider else ()
         self.clock = game.clock
         self.deadline = game.deadline
         seat = self.viewer_seat
@@ -104,10 +110,18 @@ def load_game(uow: UnitOfWork, game_id: str) -> GameRecord:
     return game
 
 
+def load_seen(uow: UnitOfWork, game_id: str, player_id: str | None) -> GameRecord:
+    """The game, if ``player_id`` may see it: a private game is ``NOT_FOUND``
+    to anyone not its player or invited, as a game that never was (0062)."""
+    game = load_game(uow, game_id)
+    check_may_see(game, player_id)
+    return game
+
+
 async def get_game(deps: Deps, game_id: str, player_id: str | None) -> GameSnapshot:
     def tx() -> GameSnapshot:
         with deps.uow() as uow:
-            return GameSnapshot(load_game(uow, game_id), player_id)
+            return GameSnapshot(load_seen(uow, game_id, player_id), player_id)
 
     return await deps.run(tx)
 
@@ -132,6 +146,16 @@ async def seats_of(deps: Deps, snap: GameSnapshot) -> tuple[SeatInfo, ...]:
     return await deps.run(tx)
 
 
+async def names_of(deps: Deps, player_ids: list[str]) -> dict[str, str]:
+    """Players' names, by id (those that exist)."""
+
+    def tx() -> dict[str, str]:
+        with deps.uow() as uow:
+            return uow.players.names(player_ids)
+
+    return await deps.run(tx)
+
+
 def check_limit(limit: int) -> None:
     if not 1 <= limit <= MAX_PAGE:
         raise BadRequest(f"a page holds 1 to {MAX_PAGE} items")
@@ -152,7 +176,8 @@ async def list_games(
 
 
 def seat_in(uow: UnitOfWork, game_id: str, player_id: str | None) -> int | None:
-    return load_game(uow, game_id).seat_of(player_id)
+    """The player's seat in a game they may see (``NOT_FOUND`` else)."""
+    return load_seen(uow, game_id, player_id).seat_of(player_id)
 
 
 async def read_events(

@@ -25,7 +25,9 @@ async def rematch(deps: Deps, req: Request, game_id: str) -> MutationResult:
             return MutationResult(new.id, new.version, ())
         player = tx.player(req.player_id)
         room_for_a_lobby(tx, deps.caps, player.id)
-        ids = rules.Ids(tx.new_id(), deps.ids.new_seed(), deps.ids.new_salt())
+        ids = rules.Ids(
+            tx.new_id(), deps.ids.new_seed(), deps.ids.new_salt(), deps.ids.new_invite_code()
+        )
         new, events = rules.new_game(old, player.id, player.name, ids, tx.now())
         result = tx.record(new, Change(events))
         old.rematch_id = new.id

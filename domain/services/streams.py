@@ -32,6 +32,7 @@ from domain.abandonment import is_abandonment
 from domain.channels import LOBBY, game_channel, presence_channel
 from domain.errors import BadRequest
 from domain.game.events import GameEnded
+from domain.invitations import InvitationCancelled, InvitationDeclined
 from domain.lobby import SEAT_CHANGES
 from domain.log import LoggedEvent
 from domain.ports import BusMessage, Resync, Subscription
@@ -40,7 +41,7 @@ from domain.records import GameStatus, LobbyUpdate
 from domain.rematch import RematchOffered
 from domain.services import seat_presence
 from domain.services.deps import Deps
-from domain.services.queries import load_game, seat_in
+from domain.services.queries import load_seen, seat_in
 
 Heard = tuple[str, LoggedEvent]
 """An event as one audience (named by its channel) sees it."""
@@ -167,6 +168,9 @@ async def game_events(
     an event about the caller, their seat is looked up again and the stream
     moves to the new audience's channel, so a player who left a seat never
     gets its next occupant's projections, and one who took a seat gets it.
+    A private game's stream ends with ``NOT_FOUND`` for a player who may no
+    longer see it: they left their lobby seat, or their invitation ended
+    (docs/decisions/0062).
 
     The stream ends once it has yielded the game's ``GameEnded`` (the last
     event of a game), on every transport: a subscription to a finished game
@@ -185,7 +189,7 @@ async def game_events(
         """The caller's seat; the last seq of a finished game (else None);
         until when a finished game's stream waits for its offer (None: no)."""
         with deps.uow() as uow:
-            game = load_game(uow, game_id)
+            game = load_seen(uow, game_id, player_id)
             if after_seq > game.last_seq:
                 raise BadRequest(
                     f"afterSeq {after_seq} is past the game's last seq {game.last_seq}"
@@ -297,7 +301,12 @@ async def _game_events(
 
 
 def _seat_change_of(e: LoggedEvent, player_id: str) -> bool:
-    return isinstance(e.event, SEAT_CHANGES) and e.event.player_id == player_id
+    """A seat taken or left by the player, or their invitation ended: their
+    seat (and, in a private game, whether they may see it) is read again."""
+    return isinstance(e.event, WHO_CHANGES) and e.event.player_id == player_id
+
+
+WHO_CHANGES = (*SEAT_CHANGES, InvitationDeclined, InvitationCancelled)
 
 
 async def _audience_events(
@@ -348,7 +357,7 @@ async def presence_events(
     here is their presence too. While the presence store cannot be read,
     the seats it could not tell are left out and read again every
     ``STATE_RETRY`` seconds until they are sent."""
-    await deps.run(lambda: _exists(deps, game_id))
+    await deps.run(lambda: _exists(deps, game_id, player_id))
     async with (
         deps.bus.subscribe(presence_channel(game_id)) as sub,
         seat_presence.attending(deps, game_id, player_id),
@@ -396,9 +405,9 @@ async def _presence_now(deps: Deps, game_id: str) -> tuple[list[PresenceChange],
     return known, None in now
 
 
-def _exists(deps: Deps, game_id: str) -> None:
+def _exists(deps: Deps, game_id: str, player_id: str | None) -> None:
     with deps.uow() as uow:
-        load_game(uow, game_id)
+        load_seen(uow, game_id, player_id)
 
 
 async def lobby_events(deps: Deps) -> AsyncGenerator[LobbyUpdate, None]:

@@ -50,6 +50,7 @@ from domain.errors import (
     StaleState,
 )
 from domain.game.events import Event
+from domain.invitations import check_may_see
 from domain.log import Cause
 from domain.ports import UnitOfWork, WriteConflict
 from domain.records import (
@@ -130,11 +131,15 @@ class Tx:
             raise NotFound("no such player")
         return player
 
-    def game(self, game_id: str) -> GameRecord:
-        """The game as committed: this transaction's own copy."""
+    def game(self, game_id: str, *, unseen: bool = False) -> GameRecord:
+        """The game as committed: this transaction's own copy. A private game
+        the requester may not see is ``NOT_FOUND``, as a game that never was
+        (domain/invitations.py), unless ``unseen`` (an invite code's holder)."""
         game = self.uow.games.get(game_id)
         if game is None:
             raise NotFound(f"no game {game_id}")
+        if not unseen and self._req is not None:
+            check_may_see(game, self._req.player_id)
         self._loaded[game.id] = game.version
         return game
 
@@ -373,10 +378,12 @@ async def change_game(
     decide: Callable[[Tx, GameRecord], Change],
     *,
     wakes_bots: bool = True,
+    unseen: bool = False,
 ) -> MutationResult:
     """Load the game, ``decide`` (the rules change the game and say what
     happened), record it. A decision with no events (a bot with nothing to
-    do) logs and saves nothing."""
+    do) logs and saves nothing. ``unseen``: even a private game the
+    requester may not see (:meth:`Tx.game`)."""
 
     def record(tx: Tx, game: GameRecord) -> MutationResult:
         change = decide(tx, game)
@@ -384,7 +391,7 @@ async def change_game(
             return MutationResult(game.id, game.version, ())
         return tx.record(game, change)
 
-    steps = Steps(lambda tx: tx.game(game_id), record, _kept, _repeated, wakes_bots)
+    steps = Steps(lambda tx: tx.game(game_id, unseen=unseen), record, _kept, _repeated, wakes_bots)
     return await transact(deps, req, steps)
 
 

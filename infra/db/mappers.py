@@ -23,10 +23,12 @@ from domain.records import (
     GameStatus,
     GameSummary,
     IdempotencyRecord,
+    Invitation,
     Occupant,
     Player,
     ServiceKey,
     SessionRecord,
+    Visibility,
 )
 from domain.services.bot_turn import bot_to_act
 from infra import codec
@@ -232,6 +234,31 @@ def game_to_row(game: GameRecord) -> dict[str, Any]:
         "rematch_id": game.rematch_id,
         "reserved": list(game.reserved) if any(r is not None for r in game.reserved) else None,
         "abandon_at": None if game.abandon_at is None else _aware(game.abandon_at),
+        "visibility": game.visibility.value,
+        "invite_code": game.invite_code,
+        "invitations": [_invitation_to_json(i) for i in game.invitations] or None,
+    }
+
+
+def _invitation_to_json(i: Invitation) -> dict[str, Any]:
+    return {"player": i.player_id, "by": i.invited_by, "at": _aware(i.at).isoformat()}
+
+
+def _invitations(data: Any) -> list[Invitation]:
+    if data is None:
+        return []
+    if not isinstance(data, list):
+        raise ValueError("invitations is not a list")
+    return [Invitation(d["player"], d["by"], datetime.fromisoformat(d["at"])) for d in data]
+
+
+def invitation_row(game_id: str, i: Invitation) -> dict[str, Any]:
+    """An ``invitations`` row: a copy of one of the game's (0062)."""
+    return {
+        "game_id": game_id,
+        "player_id": i.player_id,
+        "invited_by": i.invited_by,
+        "created_at": _aware(i.at),
     }
 
 
@@ -258,6 +285,9 @@ def _game(r: Row) -> GameRecord:
         rematch_id=r["rematch_id"],
         reserved=_reserved(r["reserved"], r["seat_count"]),
         abandon_at=r["abandon_at"],
+        visibility=Visibility(r["visibility"]),
+        invite_code=r["invite_code"],
+        invitations=_invitations(r["invitations"]),
     )
 
 
@@ -440,3 +470,13 @@ def _my_game(r: Row) -> tuple[SeatEntry, GameSummary, list[Occupant | None]]:
 def my_game_from_row(row: Row) -> tuple[SeatEntry, GameSummary, list[Occupant | None]]:
     """A ``game_seats`` row joined to its game's listing columns."""
     return _read("game_seats", row, _my_game)
+
+
+def _invited(r: Row) -> tuple[Invitation, GameSummary]:
+    invitation = Invitation(r["player_id"], r["invited_by"], r["created_at"])
+    return invitation, _summary({n: r[f"g_{n}"] for n in SUMMARY_COLUMNS})
+
+
+def invited_from_row(row: Row) -> tuple[Invitation, GameSummary]:
+    """An ``invitations`` row joined to its game's listing columns."""
+    return _read("invitations", row, _invited)

@@ -25,6 +25,7 @@ from domain.records import (
     GameStatus,
     GameSummary,
     IdempotencyRecord,
+    Invitation,
     Occupant,
     PackPage,
     Page,
@@ -43,6 +44,7 @@ from infra.db.tables import (
     games,
     idempotency_keys,
     identities,
+    invitations,
     players,
     service_keys,
     sessions,
@@ -117,6 +119,7 @@ _IMMUTABLE_GAME_COLUMNS = frozenset(
         "salt",
         "practice",
         "quick_play",
+        "visibility",
     }
 )
 _MOVE_COLUMNS = [c.key for c in games.columns if c.key not in _IMMUTABLE_GAME_COLUMNS]
@@ -183,8 +186,41 @@ _DUE_ABANDONMENTS = (
     .order_by(_G.abandon_at, _G.id)
     .limit(sa.bindparam("n"))
 )
-_GAME_NEWEST = sa.select(*(games.c[n] for n in m.SUMMARY_COLUMNS)).order_by(
-    _G.created_at.desc(), _G.id.desc()
+# The public games only, in the words of the partial indexes' condition
+# (a bound parameter would not let SQLite use them).
+_GAME_NEWEST = (
+    sa.select(*(games.c[n] for n in m.SUMMARY_COLUMNS))
+    .where(_G.visibility == sa.literal_column("'public'"))
+    .order_by(_G.created_at.desc(), _G.id.desc())
+)
+_V = invitations.c
+_BY_INVITE_CODE = sa.select(_G.id).where(_G.invite_code == sa.bindparam("c"))
+_DELETE_INVITATIONS = DirectStatement(sa.delete(invitations).where(_V.game_id == sa.bindparam("g")))
+
+
+def _invitations_of(after: bool) -> sa.Select[Any]:
+    """A page of a player's pending invitations to lobby games, newest first."""
+    stmt = (
+        sa.select(invitations, *(games.c[n].label(f"g_{n}") for n in m.SUMMARY_COLUMNS))
+        .join(games, games.c.id == _V.game_id)
+        .where(_V.player_id == sa.bindparam("p"), _G.status == GameStatus.LOBBY.value)
+        .order_by(_V.created_at.desc(), _V.game_id.desc())
+        .limit(sa.bindparam("n"))
+    )
+    if after:
+        stmt = stmt.where(
+            sa.tuple_(_V.created_at, _V.game_id)
+            < sa.tuple_(sa.bindparam("at", type_=_V.created_at.type), sa.bindparam("g"))
+        )
+    return stmt
+
+
+_INVITATIONS_OF = {a: _invitations_of(a) for a in (False, True)}
+_INVITATIONS_SENT = (
+    sa.select(sa.func.count())
+    .select_from(invitations)
+    .join(games, games.c.id == _V.game_id)
+    .where(_V.invited_by == sa.bindparam("p"), _G.status == GameStatus.LOBBY.value)
 )
 _EVENTS_AFTER = (
     sa.select(game_events)
@@ -236,6 +272,7 @@ _INSERT = {
         idempotency_keys,
         booster_packs,
         identities,
+        invitations,
     )
 }
 
@@ -420,12 +457,43 @@ class SqlGameRepository(_Repo):
         # each game's "my games" entries as of the version read, to write
         # only what a change changed (domain/my_games.py)
         self._entries: dict[str, list[SeatEntry]] = {}
+        # and its pending invitations, copied to ``invitations`` on a change (0062)
+        self._invited: dict[str, list[Invitation]] = {}
 
     def add(self, game: GameRecord) -> None:
         self._insert(games, [m.game_to_row(game)], f"game {game.id}")
         self._entries[game.id] = entries = entries_of(game)
         self._insert(game_seats, [m.entry_row(e) for e in entries], f"game {game.id}'s seats")
+        self._invited[game.id] = []
+        self._write_invitations(game)
         self.written.append(game)
+
+    def _write_invitations(self, game: GameRecord) -> None:
+        """The game's pending invitations again in ``invitations``, when a
+        change changed them (seldom: an invitation, an answer, a seat taken)."""
+        if self._invited.get(game.id) == game.invitations:
+            return
+        _DELETE_INVITATIONS.run(self._c, [{"g": game.id}])
+        rows = [m.invitation_row(game.id, i) for i in game.invitations]
+        self._insert(invitations, rows, f"game {game.id}'s invitations")
+        self._invited[game.id] = list(game.invitations)
+
+    def by_invite_code(self, code: str) -> str | None:
+        found: str | None = self._c.execute(_BY_INVITE_CODE, {"c": code}).scalar()
+        return found
+
+    def invitations_of(
+        self, player_id: str, before: tuple[datetime, str] | None, limit: int
+    ) -> list[tuple[Invitation, GameSummary]]:
+        values: dict[str, Any] = {"p": player_id, "n": limit}
+        if before is not None:
+            values["at"], values["g"] = before
+        rows = self._c.execute(_INVITATIONS_OF[before is not None], values).mappings().all()
+        return [m.invited_from_row(r) for r in rows]
+
+    def invitations_sent(self, host: str) -> int:
+        count: int = self._c.execute(_INVITATIONS_SENT, {"p": host}).scalar_one()
+        return count
 
     def _write_entries(self, game: GameRecord) -> None:
         """The game's "my games" rows (issue #24), those the change changed:
@@ -494,6 +562,7 @@ class SqlGameRepository(_Repo):
             cached = cache.get(game_id, found["version"])
             if cached is not None:
                 self._entries[game_id] = entries_of(cached)
+                self._invited[game_id] = list(cached.invitations)
                 return cached
         row = self._c.execute(_GAME_BY_ID, {"id": game_id}).first()
         if row is None:
@@ -502,6 +571,7 @@ class SqlGameRepository(_Repo):
         if cache is not None:
             cache.put(game.clone())  # committed; the caller changes its own
         self._entries[game_id] = entries_of(game)
+        self._invited[game_id] = list(game.invitations)
         return game
 
     def save(self, game: GameRecord, expected_version: int) -> None:
@@ -511,6 +581,7 @@ class SqlGameRepository(_Repo):
         if matched != 1:
             raise WriteConflict(f"game {game.id} is no longer at version {expected_version}")
         self._write_entries(game)
+        self._write_invitations(game)
         self.written.append(game)
 
     def committed(self) -> None:

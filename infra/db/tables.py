@@ -90,14 +90,41 @@ class GameRow(SQLModel, table=True):
     # When the game ends as abandoned unless it changes first (migration
     # 0007, docs/decisions/0051; set on every change, null: never).
     abandon_at: datetime | None = _col(UtcDateTime(), nullable=True)
+    # Private games and invitations (migration 0013, docs/decisions/0062):
+    # who may find it, its invite code (unique; null: none), its pending
+    # invitations (also in ``invitations``, for each player's list).
+    visibility: str = _col(sa.String(16), server_default="public")
+    invite_code: str | None = _col(sa.String(), nullable=True)
+    invitations: list[Any] | None = _col(json_type(nullable=True), nullable=True)
 
-    # Newest-first paging, with and without a status filter.
+    # Newest-first paging of the public games, with and without a status
+    # filter (partial: unlisted and private games are never listed).
     __table_args__ = (
         sa.CheckConstraint(
             "status IN ('lobby', 'running', 'finished', 'abandoned')", name="ck_games_status"
         ),
-        sa.Index("ix_games_created_at", "created_at", "id"),
-        sa.Index("ix_games_status", "status", "created_at", "id"),
+        sa.Index(
+            "ix_games_public_created_at",
+            "created_at",
+            "id",
+            sqlite_where=sa.text("visibility = 'public'"),
+            postgresql_where=sa.text("visibility = 'public'"),
+        ),
+        sa.Index(
+            "ix_games_public_status",
+            "status",
+            "created_at",
+            "id",
+            sqlite_where=sa.text("visibility = 'public'"),
+            postgresql_where=sa.text("visibility = 'public'"),
+        ),
+        sa.Index(
+            "ix_games_invite_code",
+            "invite_code",
+            unique=True,
+            sqlite_where=sa.text("invite_code IS NOT NULL"),
+            postgresql_where=sa.text("invite_code IS NOT NULL"),
+        ),
         # Partial: only games waiting on a bot are in it (few; stalled-bot sweeps).
         sa.Index(
             "ix_games_bot_turn",
@@ -236,6 +263,30 @@ class GameSeatRow(SQLModel, table=True):
     )
 
 
+class InvitationRow(SQLModel, table=True):
+    """A pending invitation (migration 0013, docs/decisions/0062): a copy of
+    the game's, written each time they change, for each player's list
+    (``me.invitations``) and each host's count (the cap)."""
+
+    __tablename__ = "invitations"
+
+    game_id: str = _col(
+        sa.String(), sa.ForeignKey("games.id", name="fk_invitations_game"), primary_key=True
+    )
+    player_id: str = _col(
+        sa.String(), sa.ForeignKey("players.id", name="fk_invitations_player"), primary_key=True
+    )
+    invited_by: str = _col(
+        sa.String(), sa.ForeignKey("players.id", name="fk_invitations_invited_by")
+    )
+    created_at: datetime = _col(UtcDateTime())
+
+    __table_args__ = (
+        sa.Index("ix_invitations_player", "player_id", "created_at", "game_id"),
+        sa.Index("ix_invitations_invited_by", "invited_by"),
+    )
+
+
 class ServiceKeyRow(SQLModel, table=True):
     """A key of the app's backend, as its hash (migration 0011, issue #24):
     its scopes space-separated; revoked: ``revoked_at`` set."""
@@ -273,3 +324,4 @@ identities: sa.Table = metadata.tables["identities"]
 sessions: sa.Table = metadata.tables["sessions"]
 service_keys: sa.Table = metadata.tables["service_keys"]
 game_seats: sa.Table = metadata.tables["game_seats"]
+invitations: sa.Table = metadata.tables["invitations"]

@@ -165,6 +165,41 @@ OPS: dict[tuple[str, str], Op] = {
     ("mutation", "rematch"): mutation(
         "rematch", game_arg, True, other="ILLEGAL_ACTION", spectator="FORBIDDEN"
     ),
+    # Invitations (0062) in a public lobby: no code is any game's, nobody is
+    # invited; only the host invites, cancels, rotates or clears.
+    ("mutation", "joinByInviteCode"): mutation(
+        "joinByInviteCode",
+        lambda t: {"inviteCode": "0000000000"},
+        False,
+        other="NOT_FOUND",
+        spectator="NOT_FOUND",
+    ),
+    ("mutation", "acceptInvitation"): mutation(
+        "acceptInvitation", game_arg, False, other="NOT_FOUND", spectator="NOT_FOUND"
+    ),
+    ("mutation", "declineInvitation"): mutation(
+        "declineInvitation", game_arg, False, other="NOT_FOUND", spectator="NOT_FOUND"
+    ),
+    ("mutation", "invitePlayers"): mutation(
+        "invitePlayers",
+        lambda t: {"gameId": t.game_id, "playerIds": ["p"]},
+        False,
+        other="FORBIDDEN",
+        spectator="FORBIDDEN",
+    ),
+    ("mutation", "cancelInvitation"): mutation(
+        "cancelInvitation",
+        lambda t: {"gameId": t.game_id, "playerId": "p"},
+        False,
+        other="FORBIDDEN",
+        spectator="FORBIDDEN",
+    ),
+    ("mutation", "rotateInviteCode"): mutation(
+        "rotateInviteCode", game_arg, False, other="FORBIDDEN", spectator="FORBIDDEN"
+    ),
+    ("mutation", "clearInviteCode"): mutation(
+        "clearInviteCode", game_arg, False, other="FORBIDDEN", spectator="FORBIDDEN"
+    ),
     ("mutation", "sendMessage"): mutation(
         "sendMessage",
         lambda t: {"gameId": t.game_id, "to": 0, "text": "hello"},

@@ -140,7 +140,7 @@ def test_a_bad_key_is_refused_before_the_declaration_runs() -> None:
     assert CONTEXT.asked == []
 
 
-def test_every_game_mutation_of_the_schema_takes_a_key_and_all_but_three_a_version() -> None:
+def test_every_game_mutation_of_the_schema_takes_a_key_and_all_but_four_a_version() -> None:
     mutation = core_schema(real_schema).mutation_type
     assert isinstance(mutation, GraphQLObjectType)
     game_changes = {
@@ -150,9 +150,9 @@ def test_every_game_mutation_of_the_schema_takes_a_key_and_all_but_three_a_versi
         and isinstance(f.type.of_type, GraphQLUnionType)
         and f.type.of_type.name == "GameChangeResult"
     }
-    assert len(game_changes) == 15
+    assert len(game_changes) == 22
     unversioned = {n for n, f in game_changes.items() if "expectedVersion" not in f.args}
-    assert unversioned == {"createGame", "quickPlay", "rematch"}
+    assert unversioned == {"createGame", "quickPlay", "rematch", "joinByInviteCode"}
     assert all(
         list(f.args)[-1] in ("idempotencyKey", "expectedVersion") for f in game_changes.values()
     )

@@ -45,6 +45,12 @@ from domain.game.events import (
 )
 from domain.game.options import AbilityTrigger, Format, GameOptions
 from domain.game.state import MessageStatus, Termination
+from domain.invitations import (
+    InvitationCancelled,
+    InvitationDeclined,
+    InviteCodeChanged,
+    PlayersInvited,
+)
 from domain.lobby import BotSeated, GameCreated, SeatLeft, SeatTaken
 from domain.log import LoggedEvent
 from domain.rematch import RematchOffered
@@ -186,6 +192,11 @@ def _real_events() -> list[LoggedEvent]:
         SeatTakenOver(2, Strategy.GREEDY, left=True),
         SeatReclaimed(1),
         RematchOffered("g2"),
+        PlayersInvited(("p3", "p4")),
+        InvitationDeclined("p3"),
+        InvitationCancelled("p4"),
+        InviteCodeChanged(False),
+        InviteCodeChanged(True),
     ]
     seats = 0
     for i, (fmt, trigger) in enumerate(

@@ -184,6 +184,7 @@ PAGE_LISTS = {
     "GameEventPage.events",
     "BoosterPackConnection.edges",
     "MyGameConnection.edges",
+    "InvitationConnection.edges",
 }
 """Lists inside a page: the paged field hands them its page size."""
 

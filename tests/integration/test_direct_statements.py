@@ -65,6 +65,9 @@ def _game() -> dict[str, Any]:
         "rematch_id": None,
         "reserved": None,
         "abandon_at": None,
+        "visibility": "public",
+        "invite_code": None,
+        "invitations": None,
     }
 
 

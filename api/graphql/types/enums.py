@@ -21,7 +21,7 @@ from domain.game.cards import CardKind, House
 from domain.game.choice import ChoiceKind, Takeover
 from domain.game.options import AbilityTrigger, Format
 from domain.game.state import DecisionKind, MessageStatus, Phase, Termination
-from domain.records import GameStatus
+from domain.records import GameStatus, Visibility
 
 E = TypeVar("E", bound=Enum)
 
@@ -184,6 +184,19 @@ GameStatusEnum = described(
         GameStatus.FINISHED: "Over: see `Table.outcome`.",
         GameStatus.ABANDONED: "Over without a result: nobody was left to play it "
         '(`GameEnded` with termination `ABANDONED`; README "Abandoned games").',
+    },
+)
+VisibilityEnum = described(
+    Visibility,
+    "Visibility",
+    "Who may find, watch and join a game, chosen at `createGame` (docs/decisions/0062).",
+    {
+        Visibility.PUBLIC: "Listed in `games` and on `lobby`; anyone may watch it and sit.",
+        Visibility.UNLISTED: "In no listing; anyone with its id may watch it; a seat is "
+        "taken with its invite code (`joinByInviteCode`) or by invitation.",
+        Visibility.PRIVATE: "In no listing; only its host, its players and its invited "
+        "players may see it (to anyone else it is NOT_FOUND); a seat is taken by invitation "
+        "or with its invite code.",
     },
 )
 ActionKindEnum = described(

@@ -14,7 +14,7 @@ from api.graphql.types.viewer import Viewer
 from domain.bots.strategy import Strategy
 from domain.game.options import AbilityTrigger, Format
 from domain.game.options import GameOptions as DomainOptions
-from domain.records import GameStatus
+from domain.records import GameStatus, Invitation, Visibility
 from domain.records import GameSummary as DomainSummary
 from domain.services import queries
 from domain.services.queries import GameSnapshot, SeatInfo
@@ -99,6 +99,23 @@ class SeatSlot:
         )
 
 
+@strawberry.type(
+    description="A player invited to a game, not yet seated. No cache key: a value of its `Game`."
+)
+class PendingInvitation:
+    player_id: strawberry.ID = strawberry.field(description="The invited player")
+    player_name: str | None = strawberry.field(description="Their name")
+    invited_at: datetime = strawberry.field(description="When the host invited them")
+
+    @classmethod
+    def from_domain(cls, i: Invitation, names: dict[str, str]) -> PendingInvitation:
+        return cls(
+            player_id=strawberry.ID(i.player_id),
+            player_name=names.get(i.player_id),
+            invited_at=i.at,
+        )
+
+
 @strawberry.type(description="A game in the lobby listing. Cache key: `id` (the game's id).")
 class GameSummary:
     id: strawberry.ID = strawberry.field(description="The game's id")
@@ -162,7 +179,25 @@ class Game:
         description="This finished game's rematch, once a player asked for one (`rematch`, "
         "docs/decisions/0048); null otherwise"
     )
+    visibility: Visibility = strawberry.field(
+        description="Who may find, watch and join it (docs/decisions/0062)"
+    )
+    invite_code: str | None = strawberry.field(
+        description="An unlisted or private game's invite code (`joinByInviteCode`), shown to "
+        "its host and seated players only; null to anyone else, and when it has none"
+    )
     snapshot: strawberry.Private[GameSnapshot]
+
+    @strawberry.field(
+        description="Its pending invitations (`invitePlayers`), oldest first: shown to its "
+        "host and seated players; empty to anyone else"
+    )
+    async def invitations(self, info: Info) -> list[PendingInvitation]:
+        found = self.snapshot.invitations
+        if not found:
+            return []
+        names = await queries.names_of(info.context.deps, [i.player_id for i in found])
+        return [PendingInvitation.from_domain(i, names) for i in found]
 
     @strawberry.field(
         description="When the running wait times out (server time, ISO 8601; compare with "
@@ -207,5 +242,7 @@ class Game:
             practice=g.practice,
             seed_commitment=s.seed_commitment,
             rematch_id=strawberry.ID(s.rematch_id) if s.rematch_id else None,
+            visibility=s.visibility,
+            invite_code=s.invite_code,
             snapshot=s,
         )

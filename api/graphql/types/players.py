@@ -10,6 +10,7 @@ import strawberry
 from api.graphql.cursors import cursor_of, decode_cursor
 from api.graphql.in_turns import in_turns
 from api.graphql.types.cards import Card, cards
+from api.graphql.types.invitations import InvitationConnection, invitations_page
 from api.graphql.types.my_games import MyGameConnection, MyGamesFilter, PlayerStats, games_page
 from api.graphql.types.pages import PageInfo
 from api.graphql.types.sessions import Session
@@ -146,6 +147,21 @@ class Me:
         ] = None,
     ) -> MyGameConnection:
         return await games_page(info.context.deps, str(self.id), filter, first, after)
+
+    @strawberry.field(
+        description=f"Your invitations to games not yet started, newest first; 1 to "
+        f"{MAX_PAGE} a page (docs/decisions/0062)"
+    )
+    async def invitations(
+        self,
+        info: strawberry.Info,
+        first: Annotated[int, strawberry.argument(description=f"Page size, 1 to {MAX_PAGE}")] = 20,
+        after: Annotated[
+            str | None,
+            strawberry.argument(description="A cursor (`endCursor`): the invitations after it"),
+        ] = None,
+    ) -> InvitationConnection:
+        return await invitations_page(info.context.deps, str(self.id), first, after)
 
     @strawberry.field(description="Your record: games finished and won, by format and seats")
     async def stats(self, info: strawberry.Info) -> PlayerStats:
