@@ -296,6 +296,7 @@ class GameSummary:
     version: int
     created_at: datetime
     practice: bool = False
+    visibility: Visibility = Visibility.PUBLIC
 
     @classmethod
     def of(cls, game: GameRecord) -> GameSummary:
@@ -309,6 +310,7 @@ class GameSummary:
             game.version,
             game.created_at,
             game.practice,
+            game.visibility,
         )
 
 

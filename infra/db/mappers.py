@@ -314,6 +314,7 @@ def _summary(r: Row) -> GameSummary:
         r["version"],
         r["created_at"],
         r["practice"],
+        Visibility(r["visibility"]),
     )
 
 
@@ -332,6 +333,7 @@ SUMMARY_COLUMNS = (
     "version",
     "created_at",
     "practice",
+    "visibility",
 )
 
 

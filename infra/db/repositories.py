@@ -186,8 +186,9 @@ _DUE_ABANDONMENTS = (
     .order_by(_G.abandon_at, _G.id)
     .limit(sa.bindparam("n"))
 )
-# The public games only, in the words of the partial indexes' condition
-# (a bound parameter would not let SQLite use them).
+# The public games only, in the words of the partial indexes' condition:
+# a bound parameter could leave a generic plan (PostgreSQL's prepared
+# statements) unable to prove the condition, and so without the indexes.
 _GAME_NEWEST = (
     sa.select(*(games.c[n] for n in m.SUMMARY_COLUMNS))
     .where(_G.visibility == sa.literal_column("'public'"))

@@ -15,7 +15,7 @@ LOOK = (
 )
 INVITATIONS = (
     "query($after: String) { me { invitations(first: 2, after: $after) { edges { cursor node "
-    "{ game { id seatCount } invitedBy invitedByName invitedAt } } "
+    "{ game { id seatCount visibility } invitedBy invitedByName invitedAt } } "
     "pageInfo { hasNextPage endCursor } } } }"
 )
 
@@ -47,7 +47,8 @@ async def test_a_private_table_for_friends_from_creation_to_seats(client: Client
     assert (await _look(client, bob, game_id))["inviteCode"] is None
     page = (await client.run(INVITATIONS, bob))["me"]["invitations"]
     node = page["edges"][0]["node"]
-    assert node["game"] == {"id": game_id, "seatCount": 4} and node["invitedByName"] == "ann"
+    assert node["game"] == {"id": game_id, "seatCount": 4, "visibility": "PRIVATE"}
+    assert node["invitedByName"] == "ann"
     taken = await ok(client, bob, "acceptInvitation", gameId=game_id)
     assert [e["type"] for e in taken["events"]] == ["SeatTaken"]
     assert (await _look(client, bob, game_id))["inviteCode"] == mine["inviteCode"]

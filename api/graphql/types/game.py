@@ -127,6 +127,10 @@ class GameSummary:
     version: int = strawberry.field(description="Counts the game's accepted changes")
     created_at: datetime = strawberry.field(description="When it was created")
     practice: bool = strawberry.field(description=PRACTICE)
+    visibility: Visibility = strawberry.field(
+        description="Who may find, watch and join it (docs/decisions/0062): always PUBLIC in "
+        "the lobby listing"
+    )
 
     @classmethod
     def from_domain(cls, g: DomainSummary) -> GameSummary:
@@ -140,6 +144,7 @@ class GameSummary:
             version=g.version,
             created_at=g.created_at,
             practice=g.practice,
+            visibility=g.visibility,
         )
 
 
