@@ -16,6 +16,7 @@ from domain.game.events import ActionRequired, Event, GameEnded, GameStarted
 from domain.game.options import GameOptions
 from domain.game.setup import new_game
 from domain.game.state import GameState
+from domain.invitations import INVITATION_EVENTS
 from domain.lobby import LOBBY_EVENTS, GameCreated
 from domain.log import Cause, GameStart, LoggedEvent
 from domain.rematch import AFTER_GAME_EVENTS
@@ -144,8 +145,8 @@ def verify(log: Sequence[ExportedEvent]) -> Verified:
         if type(e.public) in CLOCK_EVENTS:
             continue  # timeouts and takeovers: the server's, not the rules' (0046)
         if not pending:
-            if state is None and type(e.public) in LOBBY_EVENTS:
-                continue  # the lobby: seats, bots (no deal yet)
+            if state is None and type(e.public) in (*LOBBY_EVENTS, *INVITATION_EVENTS):
+                continue  # the lobby: seats, bots, invitations (no deal yet)
             ended_now = state is not None and state.outcome is not None
             if ended_now and type(e.public) in AFTER_GAME_EVENTS:
                 continue  # after the end: a rematch offered

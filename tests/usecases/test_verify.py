@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from api.cli import main
+from domain.bots.strategy import Strategy
 from domain.errors import BadRequest
 from domain.fairness import commitment
 from domain.game.commands import SendMessage
@@ -21,12 +22,16 @@ from domain.game.events import Event, GameStarted
 from domain.game.legal import legal_actions
 from domain.game.messaging import message_targets
 from domain.game.options import Format, GameOptions
+from domain.records import Visibility
+from domain.services import invitations
 from domain.services.export import export_log
+from domain.services.games import NewGame, add_bot, create_game, start_game
 from domain.services.play import act
+from domain.services.players import create_player
 from domain.verify import Mismatch, verify
 from infra.game_export import export_from_json, export_to_json
 from tests.fakes import FakeUnitOfWork, Harness, harness
-from tests.usecases.conftest import req, started_game
+from tests.usecases.conftest import play_first_legal, req, started_game
 from tests.usecases.test_fair_deals import bots_game
 
 Doc = dict[str, Any]
@@ -241,3 +246,24 @@ async def test_a_log_made_before_fair_deals_does_not_verify(h: Harness) -> None:
 
 def _uncommitted(e: Event) -> Event:
     return replace(e, seed_commitment=None) if isinstance(e, GameStarted) else e
+
+
+async def test_verify_accepts_a_private_game_with_its_invitations(
+    h: Harness, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The lobby of a private game logs invitations, answers and code
+    changes before the deal (docs/decisions/0062): the replay passes them."""
+    host, bob, cy = [(await create_player(h.deps, n)).player.id for n in ("ann", "bob", "cy")]
+    spec = NewGame(3, visibility=Visibility.PRIVATE)
+    game_id = (await create_game(h.deps, req(host), spec)).game_id
+    await invitations.invite_players(h.deps, req(host), game_id, [bob, cy])
+    await invitations.decline_invitation(h.deps, req(cy), game_id)
+    await invitations.rotate_invite_code(h.deps, req(host), game_id)
+    await invitations.accept_invitation(h.deps, req(bob), game_id, None)
+    await add_bot(h.deps, req(host), game_id, Strategy.GREEDY, None)
+    await start_game(h.deps, req(host), game_id)
+    await play_first_legal(h, game_id, {0: host, 1: bob})
+    kinds = {e.type for e in h.store.log(game_id)}
+    assert {"PlayersInvited", "InvitationDeclined", "InviteCodeChanged"} <= kinds
+    status, out = run_verify(tmp_path, await exported(h, game_id), capsys)
+    assert status == 0, out
