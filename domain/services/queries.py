@@ -118,10 +118,17 @@ def load_seen(uow: UnitOfWork, game_id: str, player_id: str | None) -> GameRecor
     return game
 
 
-async def get_game(deps: Deps, game_id: str, player_id: str | None) -> GameSnapshot:
+async def get_game(
+    deps: Deps, game_id: str, player_id: str | None, *, changed_by: bool = False
+) -> GameSnapshot:
+    """The game as the caller may see it. ``changed_by``: the caller has just
+    changed it (a mutation's result): seen even if the change took their
+    sight of a private game away (they left its lobby, declined, 0062)."""
+
     def tx() -> GameSnapshot:
         with deps.uow() as uow:
-            return GameSnapshot(load_seen(uow, game_id, player_id), player_id)
+            game = load_game(uow, game_id) if changed_by else load_seen(uow, game_id, player_id)
+            return GameSnapshot(game, player_id)
 
     return await deps.run(tx)
 

@@ -95,3 +95,21 @@ async def test_bad_input_is_refused_with_its_code(client: Client) -> None:
     await refused(client, host, "invitePlayers", "BAD_INPUT", gameId=public, playerIds=["nobody"])
     bad = await errors_of(client, host, "createGame", input={"seatCount": 3, "visibility": "X"})
     assert bad[0]["extensions"]["code"] == "BAD_INPUT" and "Visibility" in bad[0]["message"]
+
+
+async def test_a_change_that_ends_your_sight_still_shows_you_its_result(client: Client) -> None:
+    """Leaving a private lobby, or declining, ends your sight of the game,
+    but not the result of that very change (its ``game``)."""
+    host, bob, cy = [(await client.new_player(n))[0] for n in ("ann", "bob", "cy")]
+    game_id = await new_game(client, host, visibility="PRIVATE")
+    ids = [await _id(client, t) for t in (bob, cy)]
+    await ok(client, host, "invitePlayers", gameId=game_id, playerIds=ids)
+    await ok(client, bob, "acceptInvitation", gameId=game_id)
+    for token, name in ((bob, "leaveGame"), (cy, "declineInvitation")):
+        text = (
+            f"mutation($g: ID!) {{ {name}(gameId: $g) {{ ... on GameChange {{ events {{ type }} "
+            "game { id visibility seats { playerId } } } } }"
+        )
+        done = (await client.run(text, token, g=game_id))[name]
+        assert done["game"]["id"] == game_id and done["game"]["visibility"] == "PRIVATE"
+        assert (await _look(client, token, game_id))["code"] == "NOT_FOUND"
