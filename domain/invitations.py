@@ -40,6 +40,7 @@ MAX_INVITEES = 20
 """Players one ``invitePlayers`` call may name."""
 MAX_INVITED = 50
 """Pending invitations one game holds at most (whatever the hosts' cap)."""
+NO_SUCH_CODE = "no game has this invite code: ask its host for the current one"
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,9 +130,11 @@ def check_may_join(game: GameRecord, player_id: str, code: str | None) -> None:
         return
     if invited(game, player_id) is not None:
         return
-    current = game.invite_code
-    if code is not None and current is not None and hmac.compare_digest(code, current):
-        return
+    if code is not None:
+        current = game.invite_code
+        if current is not None and hmac.compare_digest(code, current):
+            return
+        raise NotFound(NO_SUCH_CODE)  # rotated or cleared since it was looked up
     check_may_see(game, player_id)
     raise Forbidden(
         f"this {game.visibility.value} game is joined by invitation or with its invite code "

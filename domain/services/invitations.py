@@ -31,7 +31,7 @@ async def join_by_invite_code(
 
     game_id = await deps.run(find)
     if game_id is None:
-        raise NotFound("no game has this invite code: ask its host for the current one")
+        raise NotFound(rules.NO_SUCH_CODE)
     return await change_game(deps, req, game_id, joining(deps, req, seat, normal), unseen=True)
 
 

@@ -13,7 +13,7 @@ from domain.bots.strategy import Strategy
 from domain.caps import Caps
 from domain.channels import LOBBY
 from domain.errors import DomainError, ErrorCode
-from domain.invitations import MAX_INVITED, normal_code
+from domain.invitations import MAX_INVITED, NO_SUCH_CODE, check_may_join, normal_code
 from domain.records import GameStatus, LobbyUpdate, Visibility
 from domain.rematch import RematchOffered
 from domain.services import invitations as inv
@@ -341,3 +341,18 @@ async def test_a_private_games_rematch_is_private_with_a_fresh_code(h: Harness) 
     assert (await get_game(h.deps, new.id, host)).summary.id == new.id  # a kept seat
     assert await code_of(get_game(h.deps, new.id, eve)) is ErrorCode.NOT_FOUND
     assert isinstance(h.store.log(game_id)[-1].event, RematchOffered)
+
+
+async def test_a_code_rotated_between_its_lookup_and_the_join_names_no_game(h: Harness) -> None:
+    """The join found the game by its code, then the game has another: the
+    refusal is the unknown code's, never the private game's id."""
+    host, eve = [await player(h, n) for n in ("ann", "eve")]
+    game_id = await _game(h, host, PRIVATE)
+    game = h.store.games[game_id].clone()
+    old = game.invite_code
+    assert old is not None
+    game.invite_code = "ZZZZZZZZZZ"  # rotated meanwhile
+    with pytest.raises(DomainError) as e:
+        check_may_join(game, eve, old)
+    assert e.value.code is ErrorCode.NOT_FOUND and e.value.message == NO_SUCH_CODE
+    check_may_join(game, eve, "ZZZZZZZZZZ")  # the current one lets them in
