@@ -49,7 +49,8 @@ ErrorCodeEnum = described(
     {
         ErrorCode.UNAUTHENTICATED: "The operation needs a player, or the token sent is not valid.",
         ErrorCode.FORBIDDEN: "Your role does not allow it (not the host, not seated in the game).",
-        ErrorCode.NOT_FOUND: "No such game, player or message.",
+        ErrorCode.NOT_FOUND: "No such game (a private game you may not see is none), player, "
+        "message, invitation or invite code.",
         ErrorCode.BAD_INPUT: "An argument is malformed or out of range, or the document is "
         "invalid (syntax, validation, query limits).",
         ErrorCode.ILLEGAL_ACTION: "The rules do not allow this move now, or a per-player cap "
