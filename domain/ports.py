@@ -16,6 +16,7 @@ from typing import Protocol, TypeVar
 from domain.identity import VerifiedIdentity
 from domain.log import LoggedEvent
 from domain.my_games import SeatEntry, StatLine
+from domain.notifications import Notice, Notification
 from domain.presence import Mark, PresenceChange
 from domain.records import (
     BoosterRecord,
@@ -295,6 +296,28 @@ class BoosterRepository(Protocol):
         ...
 
 
+class NotificationStore(Protocol):
+    """Each player's notifications (issue #25), numbered 1, 2, 3... per
+    player, gapless, in the order their transactions commit."""
+
+    def add(self, at: datetime, notices: Sequence[tuple[str, Notice]]) -> None:
+        """Store each notice for its player under the player's next seq, in
+        the order given (a player's seqs are taken under a lock of the
+        player's row, held to the commit)."""
+        ...
+
+    def page(
+        self, player_id: str, after_seq: int, limit: int, unread_only: bool
+    ) -> list[Notification]:
+        """The player's notifications after ``after_seq``, oldest first."""
+        ...
+
+    def mark_read(self, player_id: str, upto_seq: int, at: datetime) -> int:
+        """Mark the player's unread notifications up to ``upto_seq`` read at
+        ``at``; how many."""
+        ...
+
+
 class UnitOfWork(Protocol):
     """One transaction over every repository; rolls back unless committed.
     Only :mod:`domain.services.transaction` writes through it."""
@@ -305,6 +328,7 @@ class UnitOfWork(Protocol):
     events: EventLog
     idempotency: IdempotencyStore
     boosters: BoosterRepository
+    notifications: NotificationStore
 
     def __enter__(self) -> UnitOfWork: ...
     def __exit__(

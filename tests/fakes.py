@@ -14,12 +14,14 @@ from typing import Any, TypeVar
 
 from domain.log import LoggedEvent
 from domain.my_games import SeatEntry, StatLine, changed_entries, entries_of
+from domain.notifications import Notice, Notification
 from domain.ports import (
     BoosterRepository,
     EventLog,
     GameRepository,
     IdempotencyStore,
     Ids,
+    NotificationStore,
     PlayerRepository,
     ServiceKeyRepository,
     WriteConflict,
@@ -63,6 +65,8 @@ class Store:
     keys: dict[tuple[str, str], IdempotencyRecord] = field(default_factory=dict)
     boosters: list[BoosterRecord] = field(default_factory=list)
     claims: dict[str, int] = field(default_factory=dict)  # player id -> claims committed
+    # each player's notifications, in seq order (issue #25)
+    notifications: dict[str, list[Notification]] = field(default_factory=dict)
     fail_before_commit: Callable[[], None] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)  # commits are atomic
 
@@ -91,6 +95,7 @@ class FakeUnitOfWork:
         self.events: EventLog = _Events(self)
         self.idempotency: IdempotencyStore = _Keys(self)
         self.boosters: BoosterRepository = _Boosters(self)
+        self.notifications: NotificationStore = _Notifications(self)
 
     def __enter__(self) -> FakeUnitOfWork:
         return self
@@ -455,6 +460,42 @@ class _Games:
         if before is not None:
             games = [g for g in games if (g.created_at, g.id) < before]
         return Page([GameSummary.of(g) for g in games[:limit]], len(games) > limit)
+
+
+class _Notifications:
+    def __init__(self, uow: FakeUnitOfWork) -> None:
+        self.uow = uow
+
+    def add(self, at: datetime, notices: Sequence[tuple[str, Notice]]) -> None:
+        told = list(notices)
+
+        def apply() -> None:  # seqs taken at the commit, under the store's lock
+            for player_id, notice in told:
+                mine = self.uow.store.notifications.setdefault(player_id, [])
+                mine.append(Notification(player_id, len(mine) + 1, at, notice))
+
+        self.uow.stage(apply)
+
+    def page(
+        self, player_id: str, after_seq: int, limit: int, unread_only: bool
+    ) -> list[Notification]:
+        found = [
+            n
+            for n in self.uow.store.notifications.get(player_id, [])
+            if n.seq > after_seq and (n.read_at is None or not unread_only)
+        ]
+        return found[:limit]
+
+    def mark_read(self, player_id: str, upto_seq: int, at: datetime) -> int:
+        mine = self.uow.store.notifications.get(player_id, [])
+        todo = [i for i, n in enumerate(mine) if n.seq <= upto_seq and n.read_at is None]
+
+        def apply() -> None:
+            for i in todo:
+                mine[i] = replace(mine[i], read_at=at)
+
+        self.uow.stage(apply)
+        return len(todo)
 
 
 def _unique_code(games: dict[str, GameRecord], game: GameRecord) -> None:

@@ -134,6 +134,7 @@ ROWS: dict[str, int] = {
     "GameConnection.edges": 40,
     "MyGameConnection.edges": 40,  # the lobby's columns, one join on a primary key (#24)
     "InvitationConnection.edges": 40,  # the same, from an invitation's row (0062)
+    "NotificationPage.notifications": 30,  # one row by its key, its JSON decoded (#25)
 }
 """What each item of a page read from the database costs besides its values
 (reading and decoding its row), by ``Type.field``, in values: measured

@@ -13,11 +13,12 @@ from api.graphql import service_ops
 from api.graphql.context import Info
 from api.graphql.declared import Key
 from api.graphql.inputs import check_key
+from api.graphql.types.notifications import NotificationsRead
 from api.graphql.types.players import BoosterPack, NewPlayer, NewToken, Player, TokenRevoked
 from api.graphql.types.refusal import Refusal
 from api.graphql.types.sessions import NewSession, Session, SessionRevoked
 from domain.errors import DomainError
-from domain.services import boosters, players, sessions
+from domain.services import boosters, notifications, players, sessions
 from domain.services.auth import token_hash
 from domain.services.transaction import Request
 
@@ -44,6 +45,12 @@ UpdateProfileResult = Annotated[
 CreateSessionResult = Annotated[
     NewSession | Refusal,
     strawberry.union("CreateSessionResult", description="A new token for you, or why not."),
+]
+MarkNotificationsReadResult = Annotated[
+    NotificationsRead | Refusal,
+    strawberry.union(
+        "MarkNotificationsReadResult", description="The notifications marked read, or why not."
+    ),
 ]
 RevokeSessionResult = Annotated[
     SessionRevoked | Refusal,
@@ -217,6 +224,24 @@ class Mutation:
     pass_ = moves.pass_
     discard_and_play = moves.discard_and_play
     resolve_decision = moves.resolve_decision
+
+    @strawberry.mutation(
+        description="Mark your notifications up to `upToSeq` read (`me.notifications`: "
+        "`unreadOnly` leaves them out)."
+    )
+    async def mark_notifications_read(
+        self,
+        info: Info,
+        up_to_seq: Annotated[
+            int, strawberry.argument(description="Through this seq (`lastSeq` of a page)")
+        ],
+    ) -> MarkNotificationsReadResult:
+        player = await info.context.require_player()
+        try:
+            marked = await notifications.mark_read(info.context.deps, player.id, up_to_seq)
+        except DomainError as e:
+            return Refusal.of(e)
+        return NotificationsRead(up_to_seq=up_to_seq, marked=marked)
 
     @strawberry.mutation(description="R1.6: open a booster pack into your collection.")
     async def open_booster_pack(self, info: Info, idempotency_key: Key = None) -> BoosterResult:

@@ -17,6 +17,7 @@ from domain.game.boosters import BoosterPack
 from domain.game.options import AbilityTrigger, Format, GameOptions
 from domain.log import LoggedEvent
 from domain.my_games import SeatEntry
+from domain.notifications import NOTICE_KINDS, Notice, Notification
 from domain.records import (
     BoosterRecord,
     GameRecord,
@@ -70,6 +71,7 @@ def player_to_row(player: Player, key_digest: str | None = None) -> dict[str, An
         "name": player.name,
         "created_at": _aware(player.created_at),
         "key_digest": key_digest,
+        "notice_seq": 0,
     }
 
 
@@ -482,3 +484,29 @@ def _invited(r: Row) -> tuple[Invitation, GameSummary]:
 def invited_from_row(row: Row) -> tuple[Invitation, GameSummary]:
     """An ``invitations`` row joined to its game's listing columns."""
     return _read("invitations", row, _invited)
+
+
+# ---------------------------------------------------------------- notifications
+NOTICES: dict[str, type[Notice]] = {k.__name__: k for k in NOTICE_KINDS}
+
+
+def notification_row(n: Notification) -> dict[str, Any]:
+    """A ``notifications`` row (issue #25)."""
+    return {
+        "player_id": n.player_id,
+        "seq": n.seq,
+        "game_id": n.notice.game_id,
+        "kind": type(n.notice).__name__,
+        "body": codec.to_json(n.notice),
+        "created_at": _aware(n.at),
+        "read_at": None if n.read_at is None else _aware(n.read_at),
+    }
+
+
+def _notification(r: Row) -> Notification:
+    notice = codec.from_json(r["body"], NOTICES[r["kind"]])
+    return Notification(r["player_id"], r["seq"], r["created_at"], notice, r["read_at"])
+
+
+def notification_from_row(row: Row) -> Notification:
+    return _read("notifications", row, _notification)

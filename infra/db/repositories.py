@@ -18,6 +18,7 @@ from sqlalchemy.dialects import postgresql
 
 from domain.log import LoggedEvent
 from domain.my_games import OTHERS, SeatEntry, StatLine, changed_entries, entries_of
+from domain.notifications import Notice, Notification
 from domain.ports import WriteConflict
 from domain.records import (
     BoosterRecord,
@@ -45,6 +46,7 @@ from infra.db.tables import (
     idempotency_keys,
     identities,
     invitations,
+    notifications,
     players,
     service_keys,
     sessions,
@@ -274,6 +276,7 @@ _INSERT = {
         booster_packs,
         identities,
         invitations,
+        notifications,
     )
 }
 
@@ -698,3 +701,69 @@ class SqlBoosterRepository(_Repo):
     def opened_since(self, player_id: str, since: datetime, limit: int) -> list[datetime]:
         rows = self._c.execute(_PACKS_SINCE, {"p": player_id, "since": since, "n": limit})
         return [r[0] for r in rows]
+
+
+_N = notifications.c
+_TAKE_NOTICE_SEQS = (
+    sa.update(players)
+    .where(_P.id == sa.bindparam("p"))
+    .values(notice_seq=_P.notice_seq + sa.bindparam("n"))
+    .returning(_P.notice_seq)
+)
+_MARK_READ = (
+    sa.update(notifications)
+    .where(
+        _N.player_id == sa.bindparam("p"),
+        _N.seq <= sa.bindparam("upto"),
+        _N.read_at.is_(None),
+    )
+    .values(read_at=sa.bindparam("at"))
+)
+
+
+def _notifications_after(unread: bool) -> sa.Select[Any]:
+    stmt = (
+        sa.select(notifications)
+        .where(_N.player_id == sa.bindparam("p"), _N.seq > sa.bindparam("after"))
+        .order_by(_N.seq)
+        .limit(sa.bindparam("n"))
+    )
+    return stmt.where(_N.read_at.is_(None)) if unread else stmt
+
+
+_NOTIFICATIONS_AFTER = {u: _notifications_after(u) for u in (False, True)}
+
+
+class SqlNotificationStore(_Repo):
+    """Notifications (issue #25): each player's seqs are taken from
+    ``players.notice_seq`` in one ``UPDATE ... RETURNING``, which holds the
+    player's row to the commit, players in id order (no two transactions
+    wait for each other's players crosswise)."""
+
+    def add(self, at: datetime, notices: Sequence[tuple[str, Notice]]) -> None:
+        by_player: dict[str, list[Notice]] = {}
+        for player_id, notice in notices:
+            by_player.setdefault(player_id, []).append(notice)
+        rows = []
+        for player_id in sorted(by_player):
+            mine = by_player[player_id]
+            last = self._c.execute(_TAKE_NOTICE_SEQS, {"p": player_id, "n": len(mine)}).scalar()
+            if last is None:
+                continue  # no such player (gone): nobody to tell
+            first = last - len(mine) + 1
+            rows += [
+                m.notification_row(Notification(player_id, first + i, at, n))
+                for i, n in enumerate(mine)
+            ]
+        self._insert(notifications, rows, "notifications")
+
+    def page(
+        self, player_id: str, after_seq: int, limit: int, unread_only: bool
+    ) -> list[Notification]:
+        values = {"p": player_id, "after": after_seq, "n": limit}
+        rows = self._c.execute(_NOTIFICATIONS_AFTER[unread_only], values).mappings().all()
+        return [m.notification_from_row(r) for r in rows]
+
+    def mark_read(self, player_id: str, upto_seq: int, at: datetime) -> int:
+        done = self._c.execute(_MARK_READ, {"p": player_id, "upto": upto_seq, "at": at})
+        return done.rowcount

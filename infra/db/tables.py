@@ -30,8 +30,40 @@ class PlayerRow(SQLModel, table=True):
     # HMAC(server secret, createPlayer's idempotency key): how a repeat finds
     # its player, for good (docs/decisions/0041); null without a key.
     key_digest: str | None = _col(sa.String(), nullable=True)
+    # The seq of the player's last notification (migration 0014, issue #25):
+    # the next ones are taken by adding to it, the row locked to the commit.
+    notice_seq: int = _col(sa.Integer(), server_default="0")
 
     __table_args__ = (sa.Index("ix_players_key_digest", "key_digest", unique=True),)
+
+
+class NotificationRow(SQLModel, table=True):
+    """A player's notification (migration 0014, issue #25): its seq (1, 2,
+    3... per player), its kind and its fields as JSON; unread: ``read_at``
+    null."""
+
+    __tablename__ = "notifications"
+
+    player_id: str = _col(
+        sa.String(), sa.ForeignKey("players.id", name="fk_notifications_player"), primary_key=True
+    )
+    seq: int = _col(sa.Integer(), primary_key=True, autoincrement=False)
+    game_id: str = _col(sa.String())
+    kind: str = _col(sa.String(32))
+    body: dict[str, Any] = _col(json_type())
+    created_at: datetime = _col(UtcDateTime())
+    read_at: datetime | None = _col(UtcDateTime(), nullable=True)
+
+    # Partial: a player's unread ones (``unreadOnly``).
+    __table_args__ = (
+        sa.Index(
+            "ix_notifications_unread",
+            "player_id",
+            "seq",
+            sqlite_where=sa.text("read_at IS NULL"),
+            postgresql_where=sa.text("read_at IS NULL"),
+        ),
+    )
 
 
 class SessionRow(SQLModel, table=True):
@@ -325,3 +357,4 @@ sessions: sa.Table = metadata.tables["sessions"]
 service_keys: sa.Table = metadata.tables["service_keys"]
 game_seats: sa.Table = metadata.tables["game_seats"]
 invitations: sa.Table = metadata.tables["invitations"]
+notifications: sa.Table = metadata.tables["notifications"]

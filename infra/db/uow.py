@@ -17,6 +17,7 @@ from domain.ports import (
     EventLog,
     GameRepository,
     IdempotencyStore,
+    NotificationStore,
     PlayerRepository,
     ServiceKeyRepository,
     UnitOfWork,
@@ -30,6 +31,7 @@ from infra.db.repositories import (
     SqlEventLog,
     SqlGameRepository,
     SqlIdempotencyStore,
+    SqlNotificationStore,
     SqlPlayerRepository,
     SqlServiceKeyRepository,
 )
@@ -46,6 +48,7 @@ class SqlUnitOfWork:
     events: EventLog
     idempotency: IdempotencyStore
     boosters: BoosterRepository
+    notifications: NotificationStore
 
     def __init__(self, engine: Engine, cache: GameCache | None = None) -> None:
         self._engine = engine
@@ -65,6 +68,7 @@ class SqlUnitOfWork:
         self.events = self._events = SqlEventLog(c)
         self.idempotency = SqlIdempotencyStore(c)
         self.boosters = SqlBoosterRepository(c)
+        self.notifications = SqlNotificationStore(c)
         return self
 
     def __exit__(

@@ -144,6 +144,10 @@ def mutation_text(name: str, arg_names: Iterable[str]) -> str:
         selection = "__typename ... on Refusal { code message } ... on SessionRevoked { sessionId }"
     elif name in ("linkIdentity", "updateProfile"):
         selection = "__typename ... on Refusal { code message } ... on Player { id name }"
+    elif name == "markNotificationsRead":
+        selection = (
+            "__typename ... on Refusal { code message } ... on NotificationsRead { upToSeq marked }"
+        )
     elif name == "openBoosterPack":
         selection = (
             "__typename ... on Refusal { code message } "

@@ -106,6 +106,10 @@ OPS: dict[tuple[str, str], Op] = {
         "createGame", lambda t: {"input": {"seatCount": 3}}, False, **PLAYERS
     ),
     ("mutation", "openBoosterPack"): mutation("openBoosterPack", lambda t: {}, False, **PLAYERS),
+    # Any player, their own notifications (#25).
+    ("mutation", "markNotificationsRead"): mutation(
+        "markNotificationsRead", lambda t: {"upToSeq": 5}, False, **PLAYERS
+    ),
     # Any player, for their own token only (the one sent).
     ("mutation", "rotateToken"): mutation("rotateToken", lambda t: {}, False, **PLAYERS),
     ("mutation", "revokeToken"): mutation("revokeToken", lambda t: {}, False, **PLAYERS),

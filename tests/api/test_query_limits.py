@@ -185,6 +185,7 @@ PAGE_LISTS = {
     "BoosterPackConnection.edges",
     "MyGameConnection.edges",
     "InvitationConnection.edges",
+    "NotificationPage.notifications",
 }
 """Lists inside a page: the paged field hands them its page size."""
 

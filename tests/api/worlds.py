@@ -106,7 +106,11 @@ EVENTS_LOG = f"""query($id: ID!, $after: Int!) {{
 
 ME = (
     "query { me { player { id name } collection(first: 100) { totalCount"
-    " edges { node { id gameId house commons { id } rares { id } } } } } }"
+    " edges { node { id gameId house commons { id } rares { id } } } }"
+    " notifications(first: 100) { hasMore lastSeq notifications { seq at readAt gameId"
+    " notice { __typename ... on YourTurn { seat deadline } ... on YourGameStarted { seat }"
+    " ... on YourGameEnded { seat score place won } ... on YourSeatTakenOver { seat }"
+    " ... on YourRematch { newGameId } ... on YourInvitation { hostId } } } } } }"
 )
 
 NOT_CARDS = ("crazy-99", "sassy-7#9", "needy-prize-4", "rat", "nothing")

@@ -168,22 +168,24 @@ def _fields(kind: type) -> frozenset[str]:
     found = _FIELDS.get(kind)
     if found is None:
         definition = kind.__strawberry_definition__  # type: ignore[attr-defined]
+        interface = _INTERFACE if issubclass(kind, GameEvent) else frozenset()
         found = _FIELDS[kind] = frozenset(
             f.python_name
             for f in definition.fields
-            if f.base_resolver is None and f.python_name not in _INTERFACE
+            if f.base_resolver is None and f.python_name not in interface
         )
     return found
 
 
-def _value(value: Any) -> Any:
+def as_graphql(value: Any) -> Any:
+    """A domain value as its GraphQL object (a card, a list, a value class)."""
     if isinstance(value, cards.Card):
         return Card.of(value)
     if isinstance(value, tuple | list):
-        return [_value(v) for v in value]
+        return [as_graphql(v) for v in value]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         kind = VALUE_TYPES.get(type(value)) or made(type(value))
-        return kind(**{name: _value(getattr(value, name)) for name in _fields(kind)})
+        return kind(**{name: as_graphql(getattr(value, name)) for name in _fields(kind)})
     return value
 
 
@@ -207,7 +209,7 @@ def _read_field(self: GameEvent, name: str) -> Any:
     kind = type(self)
     if event is None or name not in _fields(kind):
         raise AttributeError(f"{kind.__name__!r} object has no attribute {name!r}")
-    value = self.__dict__[name] = _value(getattr(event, name))
+    value = self.__dict__[name] = as_graphql(getattr(event, name))
     return value
 
 

@@ -12,12 +12,13 @@ from api.graphql.in_turns import in_turns
 from api.graphql.types.cards import Card, cards
 from api.graphql.types.invitations import InvitationConnection, invitations_page
 from api.graphql.types.my_games import MyGameConnection, MyGamesFilter, PlayerStats, games_page
+from api.graphql.types.notifications import NotificationPage
 from api.graphql.types.pages import PageInfo
 from api.graphql.types.sessions import Session
 from domain.game.cards import House
 from domain.records import BoosterRecord, PackPage
 from domain.records import Player as DomainPlayer
-from domain.services import my_games, players, sessions
+from domain.services import my_games, notifications, players, sessions
 from domain.services.queries import MAX_PAGE
 
 
@@ -162,6 +163,26 @@ class Me:
         ] = None,
     ) -> InvitationConnection:
         return await invitations_page(info.context.deps, str(self.id), first, after)
+
+    @strawberry.field(
+        description=f"What happened in your games while you may have been away (issue #25), "
+        f"after `afterSeq`, oldest first; 1 to {MAX_PAGE} a page"
+    )
+    async def notifications(
+        self,
+        info: strawberry.Info,
+        after_seq: Annotated[
+            int, strawberry.argument(description="The last seq you have (0: from the first)")
+        ] = 0,
+        first: Annotated[int, strawberry.argument(description=f"Page size, 1 to {MAX_PAGE}")] = 20,
+        unread_only: Annotated[
+            bool, strawberry.argument(description="Only those not marked read")
+        ] = False,
+    ) -> NotificationPage:
+        page = await notifications.my_notifications(
+            info.context.deps, str(self.id), after_seq, first, unread_only
+        )
+        return NotificationPage.from_domain(page, after_seq)
 
     @strawberry.field(description="Your record: games finished and won, by format and seats")
     async def stats(self, info: strawberry.Info) -> PlayerStats:

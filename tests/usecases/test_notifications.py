@@ -1,0 +1,173 @@
+"""Notifications (issue #25): written by the change that causes them, in
+its transaction, once; each player's numbered 1, 2, 3... without a gap;
+nothing to the player whose request made the change; listed after a seq,
+unread only, and marked read."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import timedelta
+
+import pytest
+
+from domain.bots.strategy import Strategy
+from domain.errors import ErrorCode
+from domain.game.events import ActionRequired
+from domain.game.options import GameOptions
+from domain.my_games import entries_of
+from domain.notifications import (
+    Notification,
+    YourGameEnded,
+    YourInvitation,
+    YourRematch,
+    YourSeatTakenOver,
+    YourTurn,
+)
+from domain.records import Visibility
+from domain.services import invitations
+from domain.services.games import NewGame, add_bot, create_game, join_game, start_game
+from domain.services.notifications import mark_read, my_notifications
+from domain.services.rematch import rematch
+from domain.services.timeouts import sweep_deadlines
+from tests.fakes import Harness
+from tests.usecases.conftest import play_first_legal, player, req
+from tests.usecases.refused import code_of
+
+
+def _mine(h: Harness, player_id: str) -> list[Notification]:
+    return h.store.notifications.get(player_id, [])
+
+
+def _kinds(h: Harness, player_id: str) -> list[str]:
+    return [type(n.notice).__name__ for n in _mine(h, player_id)]
+
+
+async def _three(h: Harness, **spec: object) -> tuple[str, list[str]]:
+    """A private game of three people, ann hosting: bob invited, cy by code."""
+    ann, bob, cy = [await player(h, n) for n in ("ann", "bob", "cy")]
+    new = NewGame(3, visibility=Visibility.PRIVATE, **spec)  # type: ignore[arg-type]
+    game_id = (await create_game(h.deps, req(ann), new)).game_id
+    await invitations.invite_players(h.deps, req(ann), game_id, [bob])
+    await invitations.accept_invitation(h.deps, req(bob), game_id, None)
+    code = h.store.games[game_id].invite_code
+    assert code is not None
+    await invitations.join_by_invite_code(h.deps, req(cy), code, None)
+    await start_game(h.deps, req(ann), game_id)
+    return game_id, [ann, bob, cy]
+
+
+async def test_a_game_tells_each_player_what_they_missed_once_in_order(h: Harness) -> None:
+    game_id, people = await _three(h)
+    ann, bob, _ = people
+    assert _kinds(h, bob)[:2] == ["YourInvitation", "YourGameStarted"]
+    assert _mine(h, bob)[0].notice == YourInvitation(game_id, ann)
+    assert "YourGameStarted" not in _kinds(h, ann)  # ann started it: she knows
+    await play_first_legal(h, game_id, dict(enumerate(people)))
+    game = h.store.games[game_id]
+    outcome = {e.player_id: e for e in entries_of(game)}
+    for p in people:
+        mine = _mine(h, p)
+        assert [n.seq for n in mine] == list(range(1, len(mine) + 1))  # gapless
+        assert all(n.notice.game_id == game_id for n in mine)
+        ended = [n.notice for n in mine if isinstance(n.notice, YourGameEnded)]
+        if ended:
+            e = outcome[p]
+            assert ended == [YourGameEnded(game_id, e.seat, e.score, e.place, e.won)]
+        turns = [n.notice for n in mine if isinstance(n.notice, YourTurn)]
+        assert turns and {t.seat for t in turns} == {game.seat_of(p)}
+    # the last move's maker is told nothing of the end; the others are
+    assert sum("YourGameEnded" in _kinds(h, p) for p in people) == 2
+
+
+async def test_your_turn_comes_once_per_turn_that_came(h: Harness) -> None:
+    """Each ``YourTurn`` matches a wait that moved to the player's seat from
+    another seat (the log's ``ActionRequired``s), made by someone else."""
+    game_id, people = await _three(h)
+    await play_first_legal(h, game_id, dict(enumerate(people)))
+    waits = [e.event.seat for e in h.store.log(game_id) if isinstance(e.event, ActionRequired)]
+    came = Counter(s for prev, s in zip([None, *waits], waits, strict=False) if prev != s)
+    told = Counter(
+        n.notice.seat for p in people for n in _mine(h, p) if isinstance(n.notice, YourTurn)
+    )
+    for seat in range(3):
+        assert 0 < told[seat] <= came[seat], (seat, told, came)
+
+
+async def test_a_player_away_catches_up_page_by_page_and_marks_them_read(h: Harness) -> None:
+    game_id, people = await _three(h)
+    await play_first_legal(h, game_id, dict(enumerate(people)))
+    bob = people[1]
+    everything = _mine(h, bob)
+    pages, after = [], 0
+    while True:
+        page = await my_notifications(h.deps, bob, after, 3, False)
+        pages += page.items
+        if not page.has_more:
+            break
+        after = page.items[-1].seq
+    assert pages == everything
+    before = h.clock.now()
+    assert await mark_read(h.deps, bob, 4) == 4
+    assert await mark_read(h.deps, bob, 4) == 0  # read already
+    unread = await my_notifications(h.deps, bob, 0, 100, True)
+    assert [n.seq for n in unread.items] == [n.seq for n in everything[4:]]
+    (read,) = {n.read_at for n in _mine(h, bob)[:4]}  # one transaction's time
+    assert read is not None and before < read < h.clock.now()
+    for bad in (my_notifications(h.deps, bob, -1, 10, False), mark_read(h.deps, bob, -1)):
+        assert await code_of(bad) is ErrorCode.BAD_INPUT
+    assert await code_of(my_notifications(h.deps, bob, 0, 0, False)) is ErrorCode.BAD_INPUT
+
+
+async def test_a_rematch_tells_the_other_players(h: Harness) -> None:
+    game_id, people = await _three(h)
+    await play_first_legal(h, game_id, dict(enumerate(people)))
+    again = await rematch(h.deps, req(people[2]), game_id)
+    for p in people[:2]:
+        assert _mine(h, p)[-1].notice == YourRematch(game_id, again.game_id)
+    assert not any(isinstance(n.notice, YourRematch) for n in _mine(h, people[2]))
+
+
+async def test_a_seat_taken_over_after_timeouts_is_told_to_its_player(h: Harness) -> None:
+    options = GameOptions(turn_seconds=30, timeouts_to_takeover=1)
+    ann, bob = [await player(h, n) for n in ("ann", "bob")]
+    game_id = (await create_game(h.deps, req(ann), NewGame(3, options=options))).game_id
+    await join_game(h.deps, req(bob), game_id, None)
+    await add_bot(h.deps, req(ann), game_id, Strategy.GREEDY, None)
+    await start_game(h.deps, req(ann), game_id)
+    seat_of = {ann: 0, bob: 1}
+    taken: list[tuple[str, object]] = []
+    for _ in range(20):  # let whoever must act time out until a takeover
+        h.clock.advance(timedelta(seconds=31))
+        await sweep_deadlines(h.deps)
+        await h.drain()
+        taken = [
+            (p, n.notice)
+            for p in (ann, bob)
+            for n in _mine(h, p)
+            if isinstance(n.notice, YourSeatTakenOver)
+        ]
+        if taken:
+            break
+    assert taken, "no takeover within 20 deadlines"
+    p, notice = taken[0]
+    assert notice == YourSeatTakenOver(game_id, seat_of[p])
+    assert sum(isinstance(n.notice, YourSeatTakenOver) for n in _mine(h, p)) == 1
+
+
+async def test_a_game_of_bots_tells_nobody(h: Harness) -> None:
+    ann = await player(h, "ann")
+    spec = NewGame(3, take_seat=False)
+    game_id = (await create_game(h.deps, req(ann), spec)).game_id
+    for _ in range(3):
+        await add_bot(h.deps, req(ann), game_id, Strategy.RANDOM, None)
+    await start_game(h.deps, req(ann), game_id)
+    await h.drain()
+    assert h.store.games[game_id].status.over
+    assert h.store.notifications == {}
+
+
+@pytest.mark.parametrize("unread_only", [False, True])
+async def test_nothing_yet_is_an_empty_page(h: Harness, unread_only: bool) -> None:
+    ann = await player(h, "ann")
+    page = await my_notifications(h.deps, ann, 0, 10, unread_only)
+    assert page.items == [] and not page.has_more
