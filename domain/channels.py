@@ -17,3 +17,8 @@ def game_channel(game_id: str, seat: int | None) -> str:
 def presence_channel(game_id: str) -> str:
     """A game's presence changes (public: docs/decisions/0047)."""
     return f"game:{game_id}:presence"
+
+
+def notice_channel(player_id: str) -> str:
+    """A player's notifications (issue #25): theirs alone."""
+    return f"player:{player_id}:notices"

@@ -303,7 +303,8 @@ class NotificationStore(Protocol):
     def add(self, at: datetime, notices: Sequence[tuple[str, Notice]]) -> None:
         """Store each notice for its player under the player's next seq, in
         the order given (a player's seqs are taken under a lock of the
-        player's row, held to the commit)."""
+        player's row, held to the commit); once committed, the unit of
+        work's ``collect_new_events`` hands them out with their game's."""
         ...
 
     def page(
@@ -363,9 +364,9 @@ class Resync:
 
 
 RESYNC = Resync()
-BusMessage = LoggedEvent | LobbyUpdate | PresenceChange
+BusMessage = LoggedEvent | LobbyUpdate | PresenceChange | Notification
 """What a channel carries: a game's events (one audience's projections),
-lobby updates, or a game's presence changes."""
+lobby updates, a game's presence changes, or a player's notifications."""
 
 
 class Subscription(Protocol):

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
+from typing import TYPE_CHECKING
 
 from domain.bots.strategy import Strategy
 from domain.clocks import TurnClock
@@ -17,6 +18,9 @@ from domain.game.events import Event
 from domain.game.options import GameOptions
 from domain.game.state import GameState, Termination
 from domain.log import Cause, LoggedEvent
+
+if TYPE_CHECKING:
+    from domain.notifications import Notification
 
 
 class GameStatus(Enum):
@@ -354,3 +358,4 @@ class NewEvents:
 
     game: GameRecord
     events: tuple[LoggedEvent, ...]
+    told: tuple[Notification, ...] = ()  # the change's notifications (issue #25)

@@ -29,6 +29,7 @@ from domain.game.cards import Card
 from domain.game.choice import Choice
 from domain.game.events import Event
 from domain.log import Cause, GameStart, LoggedEvent, SeatCommand
+from domain.notifications import NOTICE_KINDS, Notice, Notification
 from domain.presence import PresenceChange
 from domain.records import (
     BoosterRecord,
@@ -250,15 +251,45 @@ def presence_from_json(m: Mapping[str, Any]) -> PresenceChange:
     )
 
 
-def message_to_json(m: LoggedEvent | LobbyUpdate | PresenceChange) -> Json:
+NOTICES: dict[str, type[Notice]] = {k.__name__: k for k in NOTICE_KINDS}
+
+
+def notification_to_json(n: Notification) -> Json:
+    """Keyed by ``notification`` (the other bus messages have no such key)."""
+    return {
+        "notification": {
+            "playerId": n.player_id,
+            "seq": n.seq,
+            "at": n.at.isoformat(),
+            "kind": type(n.notice).__name__,
+            "notice": to_json(n.notice),
+        }
+    }
+
+
+def notification_from_json(m: Mapping[str, Any]) -> Notification:
+    n = m["notification"]
+    notice = from_json(n["notice"], NOTICES[n["kind"]])
+    at = datetime.fromisoformat(_strict(str)(n["at"], str))
+    return Notification(_strict(str)(n["playerId"], str), _strict(int)(n["seq"], int), at, notice)
+
+
+BusJson = LoggedEvent | LobbyUpdate | PresenceChange | Notification
+
+
+def message_to_json(m: BusJson) -> Json:
     if isinstance(m, LoggedEvent):
         return logged_to_json(m)
+    if isinstance(m, Notification):
+        return notification_to_json(m)
     return presence_to_json(m) if isinstance(m, PresenceChange) else lobby_to_json(m)
 
 
-def message_from_json(m: Mapping[str, Any]) -> LoggedEvent | LobbyUpdate | PresenceChange:
+def message_from_json(m: Mapping[str, Any]) -> BusJson:
     if "seq" in m:
         return logged_from_json(m)
+    if "notification" in m:
+        return notification_from_json(m)
     return presence_from_json(m) if "presence" in m else lobby_from_json(m)
 
 

@@ -89,6 +89,7 @@ class FakeUnitOfWork:
         self._written: list[GameRecord] = []
         self._appended: list[LoggedEvent] = []
         self._news: list[NewEvents] = []
+        self._told: list[Notification] = []  # notifications made by the commit
         self.players: PlayerRepository = self
         self.service_keys: ServiceKeyRepository = _ServiceKeys(self)
         self.games: GameRepository = _Games(self)
@@ -125,7 +126,11 @@ class FakeUnitOfWork:
                 for op in self._ops:
                     op()
             self._news += [
-                NewEvents(g, tuple(e for e in self._appended if e.game_id == g.id))
+                NewEvents(
+                    g,
+                    tuple(e for e in self._appended if e.game_id == g.id),
+                    tuple(n for n in self._told if n.notice.game_id == g.id),
+                )
                 for g in self._written
             ]
         finally:
@@ -136,6 +141,7 @@ class FakeUnitOfWork:
         self._checks.clear()
         self._written.clear()
         self._appended.clear()
+        self._told.clear()
 
     def collect_new_events(self) -> list[NewEvents]:
         news, self._news = self._news, []
@@ -471,8 +477,11 @@ class _Notifications:
 
         def apply() -> None:  # seqs taken at the commit, under the store's lock
             for player_id, notice in told:
+                if player_id not in self.uow.store.players:
+                    continue  # no such player: nobody to tell (as on SQL)
                 mine = self.uow.store.notifications.setdefault(player_id, [])
                 mine.append(Notification(player_id, len(mine) + 1, at, notice))
+                self.uow._told.append(mine[-1])
 
         self.uow.stage(apply)
 

@@ -18,10 +18,12 @@ from api.graphql.errors import from_domain, graphql_error
 from api.graphql.rate_limits import who_of
 from api.graphql.stream_limits import TARPIT, Pace, gate, replays_dry, slot
 from api.graphql.types.events import GameEvent, LobbyUpdate, typed
+from api.graphql.types.notifications import Notification
 from api.graphql.types.presence import PresenceChanged
 from domain.errors import DomainError, ErrorCode
 from domain.log import LoggedEvent
 from domain.ports import SubscriptionClosed
+from domain.services import notifications as notices
 from domain.services import streams
 from infra.work_meter import METER, Meter, cpu, moved
 
@@ -136,6 +138,33 @@ class Subscription:
             try:
                 async for change in stream:
                     yield PresenceChanged.from_domain(change)
+            except DomainError as e:
+                raise from_domain(e) from None
+            except SubscriptionClosed as e:
+                raise dropped(e) from None
+            finally:
+                await stream.aclose()
+
+    @strawberry.subscription(
+        description="Your notifications (issue #25) after `afterSeq`: the stored ones first, "
+        "then each as it happens, in any of your games, on any server instance; none missed, "
+        "none twice. Resume with the last `seq` you have."
+    )
+    async def notifications(
+        self,
+        info: Info,
+        after_seq: Annotated[
+            int,
+            strawberry.argument(description="The last seq you have (0: from the first)"),
+        ] = 0,
+    ) -> AsyncGenerator[Notification, None]:
+        context = info.context
+        player = await context.require_player()
+        with slot(context.slots, *who_of(context)):
+            stream = notices.notification_events(context.deps, player.id, after_seq)
+            try:
+                async for n in stream:
+                    yield Notification.from_domain(n)
             except DomainError as e:
                 raise from_domain(e) from None
             except SubscriptionClosed as e:

@@ -1,13 +1,17 @@
 """Use cases: a player's notifications (issue #25): the list since a seq,
-and marking them read (written by every change: domain/notifications.py,
-domain/services/transaction.py)."""
+the live stream, and marking them read (written by every change:
+domain/notifications.py, domain/services/transaction.py)."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from dataclasses import dataclass
 
+from domain.channels import notice_channel
 from domain.errors import BadRequest
 from domain.notifications import Notification
+from domain.ports import Resync
 from domain.services.deps import Deps
 from domain.services.queries import check_limit
 from domain.services.transaction import Tx, no_load, transact, unkeyed
@@ -48,3 +52,55 @@ async def mark_read(deps: Deps, player_id: str, upto_seq: int) -> int:
         return tx.uow.notifications.mark_read(player_id, upto_seq, tx.now())
 
     return await transact(deps, None, unkeyed(no_load, mark))
+
+
+async def notification_events(
+    deps: Deps, player_id: str, after_seq: int
+) -> AsyncGenerator[Notification, None]:
+    """The player's notifications after ``after_seq``: the stored ones
+    first, then each as its change commits, on any instance; none missed,
+    none twice, in seq order (their channel is the player's alone). A gap
+    (a message lost, or the bus reconnecting) is filled from the store."""
+    if after_seq < 0:
+        raise BadRequest("afterSeq is 0 or more")
+    at = after_seq
+
+    async def stored(upto: int | None = None) -> AsyncGenerator[Notification, None]:
+        nonlocal at
+        while True:
+
+            def page(after: int = at) -> list[Notification]:
+                with deps.uow() as uow:
+                    return uow.notifications.page(player_id, after, REPLAY_PAGE, False)
+
+            rows = await deps.run(page)
+            for n in rows:
+                if upto is not None and n.seq > upto:
+                    return
+                at = n.seq
+                yield n
+            if len(rows) < REPLAY_PAGE:
+                return
+
+    async with deps.bus.subscribe(notice_channel(player_id)) as sub:
+        async with aclosing(stored()) as backlog:
+            async for n in backlog:
+                yield n
+        async for msg in sub:
+            if isinstance(msg, Resync):
+                async with aclosing(stored()) as backlog:
+                    async for n in backlog:
+                        yield n
+                continue
+            if not isinstance(msg, Notification) or msg.seq <= at:
+                continue
+            if msg.seq > at + 1:  # a gap: from the store
+                async with aclosing(stored(msg.seq - 1)) as backlog:
+                    async for n in backlog:
+                        yield n
+            at = msg.seq
+            yield msg
+
+
+REPLAY_PAGE = 50
+"""Notifications a stream reads from the store at a time."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from domain.channels import LOBBY, game_channel
+from domain.channels import LOBBY, game_channel, notice_channel
 from domain.game.events import GameEnded, GameStarted
 from domain.lobby import LOBBY_EVENTS
 from domain.log import LoggedEvent
@@ -39,6 +39,7 @@ def messages(game: GameRecord, events: Sequence[LoggedEvent]) -> list[tuple[str,
 
 async def after_commit(deps: Deps, news: Sequence[NewEvents], wake_bots: bool = True) -> None:
     for n in news:
-        await deps.bus.publish(messages(n.game, n.events))
+        told = [(notice_channel(t.player_id), t) for t in n.told]  # each to its player alone
+        await deps.bus.publish([*messages(n.game, n.events), *told])
         if wake_bots and bot_to_act(n.game) is not None:
             deps.schedule_bots(n.game.id)

@@ -17,7 +17,7 @@ from domain.game.boosters import BoosterPack
 from domain.game.options import AbilityTrigger, Format, GameOptions
 from domain.log import LoggedEvent
 from domain.my_games import SeatEntry
-from domain.notifications import NOTICE_KINDS, Notice, Notification
+from domain.notifications import Notification
 from domain.records import (
     BoosterRecord,
     GameRecord,
@@ -487,9 +487,6 @@ def invited_from_row(row: Row) -> tuple[Invitation, GameSummary]:
 
 
 # ---------------------------------------------------------------- notifications
-NOTICES: dict[str, type[Notice]] = {k.__name__: k for k in NOTICE_KINDS}
-
-
 def notification_row(n: Notification) -> dict[str, Any]:
     """A ``notifications`` row (issue #25)."""
     return {
@@ -504,7 +501,7 @@ def notification_row(n: Notification) -> dict[str, Any]:
 
 
 def _notification(r: Row) -> Notification:
-    notice = codec.from_json(r["body"], NOTICES[r["kind"]])
+    notice = codec.from_json(r["body"], codec.NOTICES[r["kind"]])
     return Notification(r["player_id"], r["seq"], r["created_at"], notice, r["read_at"])
 
 

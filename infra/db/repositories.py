@@ -740,22 +740,25 @@ class SqlNotificationStore(_Repo):
     player's row to the commit, players in id order (no two transactions
     wait for each other's players crosswise)."""
 
+    def __init__(self, conn: sa.Connection) -> None:
+        super().__init__(conn)
+        self.added: list[Notification] = []
+
     def add(self, at: datetime, notices: Sequence[tuple[str, Notice]]) -> None:
         by_player: dict[str, list[Notice]] = {}
         for player_id, notice in notices:
             by_player.setdefault(player_id, []).append(notice)
-        rows = []
+        made: list[Notification] = []
         for player_id in sorted(by_player):
             mine = by_player[player_id]
             last = self._c.execute(_TAKE_NOTICE_SEQS, {"p": player_id, "n": len(mine)}).scalar()
             if last is None:
                 continue  # no such player (gone): nobody to tell
             first = last - len(mine) + 1
-            rows += [
-                m.notification_row(Notification(player_id, first + i, at, n))
-                for i, n in enumerate(mine)
-            ]
+            made += [Notification(player_id, first + i, at, n) for i, n in enumerate(mine)]
+        rows = [m.notification_row(n) for n in made]
         self._insert(notifications, rows, "notifications")
+        self.added += made
 
     def page(
         self, player_id: str, after_seq: int, limit: int, unread_only: bool

@@ -56,6 +56,7 @@ class SqlUnitOfWork:
         self._conn: sa.Connection | None = None
         self._games: SqlGameRepository | None = None
         self._events: SqlEventLog | None = None
+        self._notices: SqlNotificationStore | None = None
         self._news: list[NewEvents] = []
 
     def __enter__(self) -> SqlUnitOfWork:
@@ -68,7 +69,7 @@ class SqlUnitOfWork:
         self.events = self._events = SqlEventLog(c)
         self.idempotency = SqlIdempotencyStore(c)
         self.boosters = SqlBoosterRepository(c)
-        self.notifications = SqlNotificationStore(c)
+        self.notifications = self._notices = SqlNotificationStore(c)
         return self
 
     def __exit__(
@@ -95,8 +96,14 @@ class SqlUnitOfWork:
         if games is None or log is None:
             return
         games.committed()
+        told = [] if self._notices is None else self._notices.added
         self._news += [
-            NewEvents(g, tuple(e for e in log.appended if e.game_id == g.id)) for g in games.written
+            NewEvents(
+                g,
+                tuple(e for e in log.appended if e.game_id == g.id),
+                tuple(n for n in told if n.notice.game_id == g.id),
+            )
+            for g in games.written
         ]
         self._forget()
 
@@ -114,6 +121,8 @@ class SqlUnitOfWork:
             self._games.written.clear()
         if self._events is not None:
             self._events.appended.clear()
+        if self._notices is not None:
+            self._notices.added.clear()
 
     def _live(self) -> sa.Connection:
         if self._conn is None:

@@ -297,6 +297,10 @@ OPS: dict[tuple[str, str], Op] = {
         True,
         EVERYONE,
     ),
+    # A player's own notifications (#25); nobody's without a token.
+    ("subscription", "notifications"): Op(
+        "subscription { notifications { seq notice { __typename } } }", lambda t: {}, True, PLAYERS
+    ),
     ("subscription", "lobby"): Op(
         "subscription { lobby { gameId } }", lambda t: {}, True, EVERYONE
     ),

@@ -4,9 +4,15 @@ and ``unreadOnly``; bad input refused with its code."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
+import pytest
+
 from tests.api.conftest import Client
+from tests.api.http_view import HTTP_TRANSPORTS, http_stream, next_result, view_of
 from tests.api.support import new_game, ok, refused
 
 NOTIFICATIONS = (
@@ -68,3 +74,71 @@ async def test_bad_input_is_refused_with_its_code(client: Client) -> None:
         assert errors[0]["extensions"]["code"] == "BAD_INPUT"
     anonymous = await client.errors("mutation { markNotificationsRead(upToSeq: 1) { __typename } }")
     assert anonymous[0]["extensions"]["code"] == "UNAUTHENTICATED"
+
+
+SUBSCRIPTION = (
+    "subscription($after: Int!) { notifications(afterSeq: $after) { seq gameId"
+    " notice { __typename ... on YourInvitation { hostId } ... on YourGameStarted { seat } } } }"
+)
+
+
+@pytest.mark.parametrize("transport", ["ws", *HTTP_TRANSPORTS])
+async def test_the_stream_on_every_transport_carries_only_its_players(
+    client: Client, transport: str
+) -> None:
+    host, bob, eve = [(await client.new_player(n))[0] for n in ("ann", "bob", "eve")]
+    bob_id, eve_id = [(await client.run("query { me { id } }", t))["me"]["id"] for t in (bob, eve)]
+    game_id = await new_game(client, host, visibility="PRIVATE")
+    await ok(client, host, "invitePlayers", gameId=game_id, playerIds=[bob_id])
+    async with _stream(client, transport, bob) as bobs, _stream(client, transport, eve) as eves:
+        first = await bobs()
+        assert first == {
+            "seq": 1,
+            "gameId": game_id,
+            "notice": {"__typename": "YourInvitation", "hostId": await _id_of(client, host)},
+        }
+        await ok(client, bob, "acceptInvitation", gameId=game_id)
+        await ok(client, host, "addBot", gameId=game_id, strategy="GREEDY")
+        await ok(client, host, "startGame", gameId=game_id)
+        started = await bobs()
+        assert started["seq"] == 2 and started["notice"]["__typename"] == "YourGameStarted"
+        other = await new_game(client, host, visibility="PRIVATE")
+        await ok(client, host, "invitePlayers", gameId=other, playerIds=[eve_id])
+        eve_first = await eves()  # her own, and nothing of bob's before it
+        assert eve_first["seq"] == 1 and eve_first["gameId"] == other
+
+
+async def _id_of(client: Client, token: str) -> str:
+    found: str = (await client.run("query { me { id } }", token))["me"]["id"]
+    return found
+
+
+@asynccontextmanager
+async def _stream(
+    client: Client, transport: str, token: str
+) -> AsyncIterator[Callable[[], Awaitable[dict[str, Any]]]]:
+    """The caller's notifications stream; each call: its next notification."""
+    if transport == "ws":
+        stream = await client.subscribe(SUBSCRIPTION, token, after=0)
+
+        async def next_ws() -> dict[str, Any]:
+            result = await asyncio.wait_for(anext(stream), 5)
+            assert result.errors is None, result.errors
+            found: dict[str, Any] = result.data["notifications"]
+            return found
+
+        try:
+            yield next_ws
+        finally:
+            await stream.aclose()
+        return
+    view = view_of(client.h)
+    async with http_stream(view, transport, SUBSCRIPTION, {"after": 0}, f"Bearer {token}") as items:
+
+        async def next_http() -> dict[str, Any]:
+            result = await next_result(items, 5)
+            assert result is not None and "errors" not in result, result
+            found: dict[str, Any] = result["data"]["notifications"]
+            return found
+
+        yield next_http

@@ -5,13 +5,16 @@ unread only, and marked read."""
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
+from collections.abc import AsyncGenerator
 from datetime import timedelta
 
 import pytest
 
 from domain.bots.strategy import Strategy
-from domain.errors import ErrorCode
+from domain.channels import notice_channel
+from domain.errors import DomainError, ErrorCode
 from domain.game.events import ActionRequired
 from domain.game.options import GameOptions
 from domain.my_games import entries_of
@@ -23,10 +26,11 @@ from domain.notifications import (
     YourSeatTakenOver,
     YourTurn,
 )
+from domain.ports import RESYNC
 from domain.records import Visibility
 from domain.services import invitations
 from domain.services.games import NewGame, add_bot, create_game, join_game, start_game
-from domain.services.notifications import mark_read, my_notifications
+from domain.services.notifications import mark_read, my_notifications, notification_events
 from domain.services.rematch import rematch
 from domain.services.timeouts import sweep_deadlines
 from tests.fakes import Harness
@@ -171,3 +175,53 @@ async def test_nothing_yet_is_an_empty_page(h: Harness, unread_only: bool) -> No
     ann = await player(h, "ann")
     page = await my_notifications(h.deps, ann, 0, 10, unread_only)
     assert page.items == [] and not page.has_more
+
+
+async def _next(stream: AsyncGenerator[Notification, None]) -> Notification:
+    return await asyncio.wait_for(anext(stream), 5)
+
+
+async def test_the_stream_replays_then_follows_and_resumes_after_a_seq(h: Harness) -> None:
+    game_id, people = await _three(h)
+    bob = people[1]
+    stored = list(_mine(h, bob))
+    stream = notification_events(h.deps, bob, 0)
+    assert [await _next(stream) for _ in stored] == stored  # the backlog, in order
+    await play_first_legal(h, game_id, dict(enumerate(people)))
+    later = _mine(h, bob)[len(stored) :]
+    assert later and [await _next(stream) for _ in later] == later  # live, each once
+    await stream.aclose()
+    resumed = notification_events(h.deps, bob, stored[-1].seq)
+    assert await _next(resumed) == later[0]
+    await resumed.aclose()
+    with pytest.raises(DomainError):
+        await anext(notification_events(h.deps, bob, -1))
+
+
+async def test_the_stream_fills_a_gap_and_a_resync_from_the_store(h: Harness) -> None:
+    """Messages lost on the bus (a later seq comes first) or a reconnect
+    (a resync): what the store has is sent, each once, in order; a stale
+    copy is dropped."""
+    _, people = await _three(h)
+    bob = people[1]
+    have = _mine(h, bob)[-1].seq
+    stream = notification_events(h.deps, bob, have)
+    first = asyncio.ensure_future(anext(stream))
+    while h.bus.subscriber_count(notice_channel(bob)) == 0:
+        await asyncio.sleep(0)
+    mine = h.store.notifications[bob]
+
+    def stored(seq: int) -> Notification:  # committed elsewhere, its message lost
+        mine.append(Notification(bob, seq, h.clock.now(), YourRematch("g", f"r{seq}")))
+        return mine[-1]
+
+    lost, came = stored(have + 1), stored(have + 2)
+    await h.bus.publish([(notice_channel(bob), came)])
+    assert [await first, await _next(stream)] == [lost, came]
+    after_resync = stored(have + 3)
+    h.bus._offer(notice_channel(bob), RESYNC)
+    assert await _next(stream) == after_resync
+    fresh = stored(have + 4)
+    await h.bus.publish([(notice_channel(bob), lost), (notice_channel(bob), fresh)])
+    assert await _next(stream) == fresh  # the stale copy was dropped
+    await stream.aclose()
