@@ -318,6 +318,10 @@ class NotificationStore(Protocol):
         ``at``; how many."""
         ...
 
+    def delete_read(self, before: datetime, limit: int) -> int:
+        """Delete up to ``limit`` notifications read before ``before``; how many."""
+        ...
+
 
 class UnitOfWork(Protocol):
     """One transaction over every repository; rolls back unless committed.

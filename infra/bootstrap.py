@@ -18,6 +18,7 @@ from domain.services.abandonment import abandon_round
 from domain.services.bots import drive_bots, resume_stalled_bots
 from domain.services.deps import Deps, KeyPolicy
 from domain.services.idempotency import expire_idempotency_records
+from domain.services.notifications import expire_read
 from domain.services.quick_play import fill_due_games
 from domain.services.seat_presence import review
 from domain.services.sessions import record_use
@@ -182,6 +183,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         abandon=AbandonPolicy(
             timedelta(seconds=settings.abandon_idle), timedelta(seconds=settings.abandon_empty)
         ),
+        notice_retention=timedelta(seconds=settings.notification_retention),
     )
     bots.bind(lambda game_id: drive_bots(deps, game_id))
     sweeper = StalledBotSweeper(lambda idle: due_work(deps, idle))
@@ -193,7 +195,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
     persisted = PersistedQueries(
         settings.redis_url, settings.channel_prefix, settings.persisted_query_ttl
     )
-    records = RecordSweeper(lambda: expire_idempotency_records(deps))
+    records = RecordSweeper(lambda: expire_old_records(deps))
     keeper = PresenceKeeper(
         presence,
         lambda game_id: review(deps, game_id),
@@ -225,6 +227,12 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         abandoned,
         SessionUseWriter(lambda: record_use(deps), settings.session_use_interval),
     )
+
+
+async def expire_old_records(deps: Deps) -> int:
+    """What every instance's record sweep deletes: idempotency records past
+    their retention, notifications read longer ago than theirs (#25)."""
+    return await expire_idempotency_records(deps) + await expire_read(deps)
 
 
 async def due_work(deps: Deps, idle: float) -> int:
@@ -277,6 +285,7 @@ def caps_of(settings: Settings) -> Caps:
         open_games=settings.max_open_games,
         quick_play_waits=settings.max_quick_play_waits,
         packs_per_day=settings.booster_packs_per_day,
+        pending_invitations=settings.max_pending_invitations,
     )
 
 

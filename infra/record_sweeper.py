@@ -1,6 +1,7 @@
-"""The idempotency records' expiry sweep, run every ``interval`` seconds on
-every instance (docs/decisions/0041): each run deletes what expired by then,
-so two instances sweeping at once only find less to delete."""
+"""The expiry sweep of idempotency records (docs/decisions/0041) and read
+notifications (#25), run every ``interval`` seconds on every instance: each
+run deletes what expired by then, so two instances sweeping at once only
+find less to delete."""
 
 from __future__ import annotations
 
@@ -18,5 +19,5 @@ class RecordSweeper(Periodic):
         self, sweep: Callable[[], Awaitable[int]], interval: float = SWEEP_INTERVAL
     ) -> None:
         super().__init__(
-            "idempotency sweep", sweep, interval, "deleted %d expired idempotency record(s)"
+            "record sweep", sweep, interval, "deleted %d expired record(s) and notification(s)"
         )

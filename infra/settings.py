@@ -66,6 +66,7 @@ ENV_VARS: tuple[str, ...] = (
     "MMK_MAX_QUICK_PLAY_WAITS",
     "MMK_BOOSTER_PACKS_PER_DAY",
     "MMK_MAX_PENDING_INVITATIONS",
+    "MMK_NOTIFICATION_RETENTION",
     "MMK_ABANDON_IDLE",
     "MMK_ABANDON_EMPTY",
     "MMK_ABANDON_SWEEP_INTERVAL",
@@ -375,6 +376,8 @@ class Settings:
     max_quick_play_waits: int = 3
     booster_packs_per_day: int = 10
     max_pending_invitations: int = 50
+    # Seconds a notification marked read is kept (#25); the unread are kept.
+    notification_retention: int = 30 * 86_400
     # Abandoned games (docs/decisions/0051): seconds a lobby or an untimed
     # running game may go unchanged; seconds a running game whose every
     # person's seat a bot plays waits for one to be reclaimed; seconds
@@ -458,6 +461,9 @@ class Settings:
             max_quick_play_waits=_int(e, "MMK_MAX_QUICK_PLAY_WAITS", 3, 0, 10**6),
             booster_packs_per_day=_int(e, "MMK_BOOSTER_PACKS_PER_DAY", 10, 0, 10**6),
             max_pending_invitations=_int(e, "MMK_MAX_PENDING_INVITATIONS", 50, 0, 10**6),
+            notification_retention=_int(
+                e, "MMK_NOTIFICATION_RETENTION", 30 * 86_400, 3600, 365 * 86_400
+            ),
             abandon_idle=_int(e, "MMK_ABANDON_IDLE", 7 * 86_400, 1, 365 * 86_400),
             abandon_empty=_int(e, "MMK_ABANDON_EMPTY", 3600, 0, 30 * 86_400),
             abandon_sweep_interval=_int(e, "MMK_ABANDON_SWEEP_INTERVAL", 60, 1, 3600),

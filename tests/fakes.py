@@ -67,6 +67,7 @@ class Store:
     claims: dict[str, int] = field(default_factory=dict)  # player id -> claims committed
     # each player's notifications, in seq order (issue #25)
     notifications: dict[str, list[Notification]] = field(default_factory=dict)
+    notice_seqs: dict[str, int] = field(default_factory=dict)  # the last seq (players' column)
     fail_before_commit: Callable[[], None] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)  # commits are atomic
 
@@ -477,10 +478,12 @@ class _Notifications:
 
         def apply() -> None:  # seqs taken at the commit, under the store's lock
             for player_id, notice in told:
-                if player_id not in self.uow.store.players:
-                    continue  # no such player: nobody to tell (as on SQL)
+                if player_id not in self.uow.store.players:  # SQL's foreign key
+                    raise ValueError(f"a notification for no player: {player_id}")
                 mine = self.uow.store.notifications.setdefault(player_id, [])
-                mine.append(Notification(player_id, len(mine) + 1, at, notice))
+                seqs = self.uow.store.notice_seqs
+                seqs[player_id] = seq = seqs.get(player_id, 0) + 1
+                mine.append(Notification(player_id, seq, at, notice))
                 self.uow._told.append(mine[-1])
 
         self.uow.stage(apply)
@@ -505,6 +508,22 @@ class _Notifications:
 
         self.uow.stage(apply)
         return len(todo)
+
+    def delete_read(self, before: datetime, limit: int) -> int:
+        old = [
+            (p, n.seq)
+            for p, mine in self.uow.store.notifications.items()
+            for n in mine
+            if n.read_at is not None and n.read_at < before
+        ][:limit]
+
+        def apply() -> None:
+            gone = set(old)
+            for p, mine in self.uow.store.notifications.items():
+                mine[:] = [n for n in mine if (p, n.seq) not in gone]
+
+        self.uow.stage(apply)
+        return len(old)
 
 
 def _unique_code(games: dict[str, GameRecord], game: GameRecord) -> None:

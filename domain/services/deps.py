@@ -61,3 +61,5 @@ class Deps:
     identity: IdentityVerifier | None = None
     # Sessions that signed in lately, written in batches (issue #24).
     session_use: SessionUse = field(default_factory=SessionUse)
+    # How long a notification marked read is kept (issue #25).
+    notice_retention: timedelta = timedelta(days=30)

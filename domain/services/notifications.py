@@ -54,6 +54,25 @@ async def mark_read(deps: Deps, player_id: str, upto_seq: int) -> int:
     return await transact(deps, None, unkeyed(no_load, mark))
 
 
+SWEEP_BATCH = 1000
+"""Notifications one transaction of the expiry sweep deletes at most."""
+
+
+async def expire_read(deps: Deps, batch: int = SWEEP_BATCH) -> int:
+    """Delete the notifications read longer than ``deps.notice_retention``
+    ago, a batch a transaction; how many (the unread are kept)."""
+    total = 0
+    while True:
+
+        def sweep(tx: Tx, _: None) -> int:
+            return tx.uow.notifications.delete_read(tx.now() - deps.notice_retention, batch)
+
+        deleted = await transact(deps, None, unkeyed(no_load, sweep))
+        total += deleted
+        if deleted < batch:
+            return total
+
+
 async def notification_events(
     deps: Deps, player_id: str, after_seq: int
 ) -> AsyncGenerator[Notification, None]:

@@ -71,7 +71,6 @@ def player_to_row(player: Player, key_digest: str | None = None) -> dict[str, An
         "name": player.name,
         "created_at": _aware(player.created_at),
         "key_digest": key_digest,
-        "notice_seq": 0,
     }
 
 

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
+from sqlalchemy.dialects import postgresql, sqlite
 
 from domain.log import LoggedEvent
 from domain.my_games import OTHERS, SeatEntry, StatLine, changed_entries, entries_of
@@ -46,6 +46,7 @@ from infra.db.tables import (
     idempotency_keys,
     identities,
     invitations,
+    notice_counters,
     notifications,
     players,
     service_keys,
@@ -704,12 +705,21 @@ class SqlBoosterRepository(_Repo):
 
 
 _N = notifications.c
-_TAKE_NOTICE_SEQS = (
-    sa.update(players)
-    .where(_P.id == sa.bindparam("p"))
-    .values(notice_seq=_P.notice_seq + sa.bindparam("n"))
-    .returning(_P.notice_seq)
-)
+_C = notice_counters.c
+
+
+def _take_seqs(insert: Any) -> Any:
+    """Add ``n`` to the player's counter (made at ``n``), its new value back."""
+    stmt = insert(notice_counters).values(player_id=sa.bindparam("p"), last_seq=sa.bindparam("n"))
+    return stmt.on_conflict_do_update(
+        index_elements=[_C.player_id], set_={"last_seq": _C.last_seq + stmt.excluded.last_seq}
+    ).returning(_C.last_seq)
+
+
+_TAKE_NOTICE_SEQS = {
+    "postgresql": _take_seqs(postgresql.insert),
+    "sqlite": _take_seqs(sqlite.insert),
+}
 _MARK_READ = (
     sa.update(notifications)
     .where(
@@ -718,6 +728,17 @@ _MARK_READ = (
         _N.read_at.is_(None),
     )
     .values(read_at=sa.bindparam("at"))
+)
+
+
+# The oldest read ones first (ix_notifications_read_at), a batch at a time.
+_DELETE_READ = sa.delete(notifications).where(
+    sa.tuple_(_N.player_id, _N.seq).in_(
+        sa.select(_N.player_id, _N.seq)
+        .where(_N.read_at.is_not(None), _N.read_at < sa.bindparam("before"))
+        .order_by(_N.read_at)
+        .limit(sa.bindparam("n"))
+    )
 )
 
 
@@ -735,30 +756,41 @@ _NOTIFICATIONS_AFTER = {u: _notifications_after(u) for u in (False, True)}
 
 
 class SqlNotificationStore(_Repo):
-    """Notifications (issue #25): each player's seqs are taken from
-    ``players.notice_seq`` in one ``UPDATE ... RETURNING``, which holds the
-    player's row to the commit, players in id order (no two transactions
-    wait for each other's players crosswise)."""
+    """Notifications (issue #25). A transaction's notices wait for its
+    commit (:meth:`flush`): each player's seqs are then taken from their
+    ``notice_counters`` row in one upsert ``... RETURNING``, players in id
+    order, which holds the rows to the commit. No transaction holding a
+    counter waits for anything but another counter, taken in the same order:
+    no deadlock, with the claims of ``players`` (0051) or among counters."""
 
     def __init__(self, conn: sa.Connection) -> None:
         super().__init__(conn)
+        self._pending: list[tuple[str, Notice, datetime]] = []
         self.added: list[Notification] = []
 
     def add(self, at: datetime, notices: Sequence[tuple[str, Notice]]) -> None:
-        by_player: dict[str, list[Notice]] = {}
-        for player_id, notice in notices:
-            by_player.setdefault(player_id, []).append(notice)
+        self._pending += [(player_id, notice, at) for player_id, notice in notices]
+
+    def flush(self) -> None:
+        """Number and store the transaction's notices (just before its commit)."""
+        pending, self._pending = self._pending, []
+        by_player: dict[str, list[tuple[Notice, datetime]]] = {}
+        for player_id, notice, at in pending:
+            by_player.setdefault(player_id, []).append((notice, at))
+        take = _TAKE_NOTICE_SEQS[self._c.dialect.name]
         made: list[Notification] = []
         for player_id in sorted(by_player):
             mine = by_player[player_id]
-            last = self._c.execute(_TAKE_NOTICE_SEQS, {"p": player_id, "n": len(mine)}).scalar()
-            if last is None:
-                continue  # no such player (gone): nobody to tell
+            with conflicts_as_write_conflict(f"notifications of {player_id}"):
+                last: int = self._c.execute(take, {"p": player_id, "n": len(mine)}).scalar_one()
             first = last - len(mine) + 1
-            made += [Notification(player_id, first + i, at, n) for i, n in enumerate(mine)]
-        rows = [m.notification_row(n) for n in made]
-        self._insert(notifications, rows, "notifications")
+            made += [Notification(player_id, first + i, at, n) for i, (n, at) in enumerate(mine)]
+        self._insert(notifications, [m.notification_row(n) for n in made], "notifications")
         self.added += made
+
+    def forget(self) -> None:
+        self._pending.clear()
+        self.added.clear()
 
     def page(
         self, player_id: str, after_seq: int, limit: int, unread_only: bool
@@ -770,3 +802,6 @@ class SqlNotificationStore(_Repo):
     def mark_read(self, player_id: str, upto_seq: int, at: datetime) -> int:
         done = self._c.execute(_MARK_READ, {"p": player_id, "upto": upto_seq, "at": at})
         return done.rowcount
+
+    def delete_read(self, before: datetime, limit: int) -> int:
+        return self._c.execute(_DELETE_READ, {"before": before, "n": limit}).rowcount

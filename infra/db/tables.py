@@ -30,11 +30,21 @@ class PlayerRow(SQLModel, table=True):
     # HMAC(server secret, createPlayer's idempotency key): how a repeat finds
     # its player, for good (docs/decisions/0041); null without a key.
     key_digest: str | None = _col(sa.String(), nullable=True)
-    # The seq of the player's last notification (migration 0014, issue #25):
-    # the next ones are taken by adding to it, the row locked to the commit.
-    notice_seq: int = _col(sa.Integer(), server_default="0")
 
     __table_args__ = (sa.Index("ix_players_key_digest", "key_digest", unique=True),)
+
+
+class NoticeCounterRow(SQLModel, table=True):
+    """The seq of a player's last notification (migration 0014, issue #25):
+    the next ones are taken by adding to it at the commit, the row locked to
+    the end of the transaction (its own table: no lock of ``players``)."""
+
+    __tablename__ = "notice_counters"
+
+    player_id: str = _col(
+        sa.String(), sa.ForeignKey("players.id", name="fk_notice_counters_player"), primary_key=True
+    )
+    last_seq: int = _col(sa.Integer())
 
 
 class NotificationRow(SQLModel, table=True):
@@ -54,7 +64,8 @@ class NotificationRow(SQLModel, table=True):
     created_at: datetime = _col(UtcDateTime())
     read_at: datetime | None = _col(UtcDateTime(), nullable=True)
 
-    # Partial: a player's unread ones (``unreadOnly``).
+    # Partial: a player's unread ones (``unreadOnly``); the read ones by
+    # when (the expiry sweep).
     __table_args__ = (
         sa.Index(
             "ix_notifications_unread",
@@ -62,6 +73,12 @@ class NotificationRow(SQLModel, table=True):
             "seq",
             sqlite_where=sa.text("read_at IS NULL"),
             postgresql_where=sa.text("read_at IS NULL"),
+        ),
+        sa.Index(
+            "ix_notifications_read_at",
+            "read_at",
+            sqlite_where=sa.text("read_at IS NOT NULL"),
+            postgresql_where=sa.text("read_at IS NOT NULL"),
         ),
     )
 
@@ -358,3 +375,4 @@ service_keys: sa.Table = metadata.tables["service_keys"]
 game_seats: sa.Table = metadata.tables["game_seats"]
 invitations: sa.Table = metadata.tables["invitations"]
 notifications: sa.Table = metadata.tables["notifications"]
+notice_counters: sa.Table = metadata.tables["notice_counters"]

@@ -87,6 +87,8 @@ class SqlUnitOfWork:
 
     def commit(self) -> None:
         try:
+            if self._notices is not None:
+                self._notices.flush()  # numbered at the end: see SqlNotificationStore
             with conflicts_as_write_conflict("commit"):
                 self._live().commit()
         except BaseException:
@@ -122,7 +124,7 @@ class SqlUnitOfWork:
         if self._events is not None:
             self._events.appended.clear()
         if self._notices is not None:
-            self._notices.added.clear()
+            self._notices.forget()
 
     def _live(self) -> sa.Connection:
         if self._conn is None:

@@ -36,12 +36,14 @@ def test_a_full_batch_sweeps_again_at_once_and_others_wait_the_interval() -> Non
 
 def test_the_settings_name_the_caps_and_the_abandonment_policy(tmp_path: Path) -> None:
     assert caps_of(Settings.from_env({})) == Caps(
-        open_games=5, quick_play_waits=3, packs_per_day=10
+        open_games=5, quick_play_waits=3, packs_per_day=10, pending_invitations=50
     )
     env = {
         "MMK_MAX_OPEN_GAMES": "0",
         "MMK_MAX_QUICK_PLAY_WAITS": "7",
         "MMK_BOOSTER_PACKS_PER_DAY": "2",
+        "MMK_MAX_PENDING_INVITATIONS": "4",
+        "MMK_NOTIFICATION_RETENTION": "7200",
         "MMK_ABANDON_IDLE": "60",
         "MMK_ABANDON_EMPTY": "0",
         "MMK_ABANDON_SWEEP_INTERVAL": "5",
@@ -49,7 +51,8 @@ def test_the_settings_name_the_caps_and_the_abandonment_policy(tmp_path: Path) -
     }
     c = build(Settings.from_env(env))
     try:
-        assert c.deps.caps == Caps(0, 7, 2)
+        assert c.deps.caps == Caps(0, 7, 2, 4)
+        assert c.deps.notice_retention == timedelta(hours=2)
         assert c.deps.abandon == AbandonPolicy(timedelta(seconds=60), timedelta(0))
         assert c.abandoned is not None and c.abandoned.pause() == 5.0
     finally:

@@ -23,7 +23,6 @@ PLAYER = {
     "token_hash": "secret-hash",
     "created_at": AT,
     "key_digest": None,
-    "notice_seq": 0,
 }
 INSERT_PLAYER = DirectStatement(sa.insert(players), [c.key for c in players.columns])
 INSERT_EVENT = DirectStatement(sa.insert(game_events), [c.key for c in game_events.columns])

@@ -30,7 +30,12 @@ from domain.ports import RESYNC
 from domain.records import Visibility
 from domain.services import invitations
 from domain.services.games import NewGame, add_bot, create_game, join_game, start_game
-from domain.services.notifications import mark_read, my_notifications, notification_events
+from domain.services.notifications import (
+    expire_read,
+    mark_read,
+    my_notifications,
+    notification_events,
+)
 from domain.services.rematch import rematch
 from domain.services.timeouts import sweep_deadlines
 from tests.fakes import Harness
@@ -225,3 +230,23 @@ async def test_the_stream_fills_a_gap_and_a_resync_from_the_store(h: Harness) ->
     await h.bus.publish([(notice_channel(bob), lost), (notice_channel(bob), fresh)])
     assert await _next(stream) == fresh  # the stale copy was dropped
     await stream.aclose()
+
+
+async def test_read_ones_expire_after_the_retention_unread_ones_stay(h: Harness) -> None:
+    _, people = await _three(h)
+    bob = people[1]
+    kept = len(_mine(h, bob))
+    await mark_read(h.deps, bob, 1)
+    h.clock.advance(h.deps.notice_retention - timedelta(seconds=1))
+    assert await expire_read(h.deps) == 0  # not yet
+    h.clock.advance(timedelta(seconds=2))
+    assert await expire_read(h.deps, batch=1) == 1
+    assert [n.seq for n in _mine(h, bob)] == list(range(2, kept + 1))
+    # the seqs go on where they were: a new one is the next, not a reused one
+    await invitations.invite_players(
+        h.deps,
+        req(people[0]),
+        (await create_game(h.deps, req(people[0]), NewGame(3))).game_id,
+        [bob],
+    )
+    assert _mine(h, bob)[-1].seq == kept + 1

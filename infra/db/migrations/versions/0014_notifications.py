@@ -1,5 +1,5 @@
 """Notifications (issue #25): ``notifications``, each player's, numbered
-1, 2, 3... per player (``players.notice_seq``: the last one's seq), with
+1, 2, 3... per player (``notice_counters``: the last one's seq), with
 their kind and fields as JSON and when they were read.
 
 Revision ID: 0014
@@ -20,17 +20,23 @@ down_revision: str | Sequence[str] | None = "0013"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-# In place, on SQLite too (ADD / DROP COLUMN, SQLite 3.35+): a batch would
-# copy and drop ``players``, which the foreign keys of other rows refuse.
 # Written out here (not imported from infra.db) so this revision never changes.
 JSON = sa.JSON().with_variant(postgresql.JSON(), "postgresql")
 TIMESTAMP = sa.DateTime(timezone=True)
 UNREAD = sa.text("read_at IS NULL")
+READ = sa.text("read_at IS NOT NULL")
 
 
 def upgrade() -> None:
-    op.add_column(
-        "players", sa.Column("notice_seq", sa.Integer(), nullable=False, server_default="0")
+    op.create_table(
+        "notice_counters",
+        sa.Column(
+            "player_id",
+            sa.String(),
+            sa.ForeignKey("players.id", name="fk_notice_counters_player"),
+            primary_key=True,
+        ),
+        sa.Column("last_seq", sa.Integer(), nullable=False),
     )
     op.create_table(
         "notifications",
@@ -54,10 +60,18 @@ def upgrade() -> None:
         sqlite_where=UNREAD,
         postgresql_where=UNREAD,
     )
+    op.create_index(
+        "ix_notifications_read_at",
+        "notifications",
+        ["read_at"],
+        sqlite_where=READ,
+        postgresql_where=READ,
+    )
 
 
 def downgrade() -> None:
     """The notifications are dropped with their table."""
+    op.drop_index("ix_notifications_read_at", table_name="notifications")
     op.drop_index("ix_notifications_unread", table_name="notifications")
     op.drop_table("notifications")
-    op.execute("ALTER TABLE players DROP COLUMN notice_seq")
+    op.drop_table("notice_counters")
