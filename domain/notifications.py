@@ -18,10 +18,11 @@ from datetime import datetime
 from typing import Annotated
 
 from domain.clocks import SeatTakenOver
+from domain.game.engine import to_act
 from domain.game.events import SEAT, Event, GameEnded, GameStarted
 from domain.invitations import PlayersInvited
-from domain.my_games import SeatEntry, entries_of
-from domain.records import GameRecord
+from domain.my_games import entries_of
+from domain.records import GameRecord, GameStatus
 from domain.rematch import RematchOffered
 
 GAME = "The game"
@@ -108,37 +109,49 @@ class Notification:
     read_at: datetime | None = None
 
 
+def waiting_person(game: GameRecord) -> str | None:
+    """The person the running game waits for (not a bot's seat, nor a seat a
+    bot plays for its player), as "my games" sees it; None: nobody."""
+    state = game.state
+    if state is None or game.status is not GameStatus.RUNNING:
+        return None
+    seat = to_act(state)
+    occupant = None if seat is None else game.seats[seat]
+    if occupant is None or occupant.is_bot:
+        return None
+    return occupant.player_id
+
+
 def notices(
     game: GameRecord,
     events: Sequence[Event],
-    before: Sequence[SeatEntry] | None,
+    waited: str | None,
     actor: str | None,
 ) -> list[tuple[str, Notice]]:
     """The notices of one recorded change of ``game`` (as it stands after
-    it), ``events`` its events, ``before`` its persons' seats before it (None:
-    a new game), ``actor`` the player whose request made it (told nothing)."""
-    after = entries_of(game)
+    it), ``events`` its events, ``waited`` the person the game waited for
+    before it (:func:`waiting_person`), ``actor`` the player whose request
+    made it (told nothing)."""
     found: list[tuple[str, Notice]] = []
     for e in events:
         if isinstance(e, PlayersInvited):
             found += [(p, YourInvitation(game.id, game.host)) for p in e.player_ids]
         elif isinstance(e, GameStarted):
-            found += [(s.player_id, YourGameStarted(game.id, s.seat)) for s in after]
+            found += [(s.player_id, YourGameStarted(game.id, s.seat)) for s in entries_of(game)]
         elif isinstance(e, GameEnded):
             found += [
                 (s.player_id, YourGameEnded(game.id, s.seat, s.score, s.place, s.won))
-                for s in after
+                for s in entries_of(game)
             ]
         elif isinstance(e, RematchOffered):
-            found += [(s.player_id, YourRematch(game.id, e.new_game_id)) for s in after]
+            found += [(s.player_id, YourRematch(game.id, e.new_game_id)) for s in entries_of(game)]
         elif isinstance(e, SeatTakenOver) and not e.left:
             owner = game.seats[e.seat]
             if owner is not None and owner.player_id is not None:
                 found.append((owner.player_id, YourSeatTakenOver(game.id, e.seat)))
-    waited = {s.player_id for s in before or () if s.your_turn}
-    found += [
-        (s.player_id, YourTurn(game.id, s.seat, s.deadline))
-        for s in after
-        if s.your_turn and s.player_id not in waited
-    ]
+    waiting = waiting_person(game)
+    if waiting is not None and waiting != waited:
+        seat = game.seat_of(waiting)
+        assert seat is not None
+        found.append((waiting, YourTurn(game.id, seat, game.deadline)))
     return [(p, n) for p, n in found if p != actor]

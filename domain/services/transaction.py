@@ -52,8 +52,7 @@ from domain.errors import (
 from domain.game.events import Event
 from domain.invitations import check_may_see
 from domain.log import Cause
-from domain.my_games import SeatEntry, entries_of
-from domain.notifications import notices
+from domain.notifications import notices, waiting_person
 from domain.ports import UnitOfWork, WriteConflict
 from domain.records import (
     BoosterRecord,
@@ -120,8 +119,8 @@ class Tx:
         self._deps = deps
         self._req = req
         self._loaded: dict[str, int] = {}  # each game's version as loaded
-        # each game's persons' seats as loaded: who waited (notices, issue #25)
-        self._seats: dict[str, list[SeatEntry]] = {}
+        # the person each game waited for as loaded (notices, issue #25)
+        self._waited: dict[str, str | None] = {}
 
     def now(self) -> datetime:
         return self._deps.clock.now()
@@ -145,7 +144,7 @@ class Tx:
         if not unseen and self._req is not None:
             check_may_see(game, self._req.player_id)
         self._loaded[game.id] = game.version
-        self._seats[game.id] = entries_of(game)
+        self._waited[game.id] = waiting_person(game)
         return game
 
     def check_expected_version(self) -> None:
@@ -175,8 +174,8 @@ class Tx:
             self.uow.games.add(game)
         self.uow.events.append(logged)
         actor = None if self._req is None else self._req.player_id
-        told = notices(game, events, self._seats.get(game.id), actor)
-        self._seats[game.id] = entries_of(game)  # a second change of it starts here
+        told = notices(game, events, self._waited.get(game.id), actor)
+        self._waited[game.id] = waiting_person(game)  # a second change of it starts here
         if told:
             self.uow.notifications.add(now, told)
         seat = game.seat_of(None if self._req is None else self._req.player_id)
