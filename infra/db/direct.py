@@ -99,6 +99,16 @@ class DirectStatement:
         count: int = self._execute(conn, rows, lambda cursor: cursor.rowcount)
         return count
 
+    def scalar(self, conn: sa.Connection, values: Mapping[str, Any]) -> Any:
+        """The first column of the first row (an integer ``RETURNING``, as
+        the driver reads it), or None."""
+
+        def fetch(cursor: Any) -> Any:
+            raw = cursor.fetchone()
+            return None if raw is None else raw[0]
+
+        return self._execute(conn, [values], fetch)
+
     def first(self, conn: sa.Connection, values: Mapping[str, Any]) -> dict[str, Any] | None:
         """For a SELECT: its first row by column key, values as Core reads
         them (``TypeEngine.result_processor``), or None."""

@@ -717,8 +717,8 @@ def _take_seqs(insert: Any) -> Any:
 
 
 _TAKE_NOTICE_SEQS = {
-    "postgresql": _take_seqs(postgresql.insert),
-    "sqlite": _take_seqs(sqlite.insert),
+    "postgresql": DirectStatement(_take_seqs(postgresql.insert), ["p", "n"]),
+    "sqlite": DirectStatement(_take_seqs(sqlite.insert), ["p", "n"]),
 }
 _MARK_READ = (
     sa.update(notifications)
@@ -782,7 +782,7 @@ class SqlNotificationStore(_Repo):
         for player_id in sorted(by_player):
             mine = by_player[player_id]
             with conflicts_as_write_conflict(f"notifications of {player_id}"):
-                last: int = self._c.execute(take, {"p": player_id, "n": len(mine)}).scalar_one()
+                last: int = take.scalar(self._c, {"p": player_id, "n": len(mine)})
             first = last - len(mine) + 1
             made += [Notification(player_id, first + i, at, n) for i, (n, at) in enumerate(mine)]
         self._insert(notifications, [m.notification_row(n) for n in made], "notifications")

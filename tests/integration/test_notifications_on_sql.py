@@ -49,7 +49,7 @@ from domain.services.play import act
 from domain.services.players import create_player
 from domain.services.transaction import Request
 from infra.bus.memory import InProcessBus
-from infra.db import migrate
+from infra.db import migrate, repositories
 from infra.db.engine import make_engine
 from infra.db.tables import notice_counters, notifications, players
 from infra.db.uow import SqlUnitOfWork, SqlUnitOfWorkFactory
@@ -389,13 +389,27 @@ def _crosswise(
             work(u, name, first, then)
             u.commit()
 
+    take = repositories._TAKE_NOTICE_SEQS
+    real = take[uow.engine.dialect.name]
+
+    class Spy:
+        """The seq-taking statement (run on the driver's cursor, which
+        Core's events do not see), and the hook after it."""
+
+        def scalar(self, conn: sa.Connection, values: Any) -> Any:
+            found = real.scalar(conn, values)
+            taken(conn, None, str(real.compiled(conn.dialect).sql))
+            return found
+
     sa.event.listen(uow.engine, "after_cursor_execute", taken)
+    take[uow.engine.dialect.name] = Spy()  # type: ignore[assignment]
     try:
         with ThreadPoolExecutor(2) as pool:
             futures = [pool.submit(run, "one", ann, bob), pool.submit(run, "two", bob, ann)]
             for f in futures:
                 f.result(timeout=20)
     finally:
+        take[uow.engine.dialect.name] = real
         sa.event.remove(uow.engine, "after_cursor_execute", taken)
     assert all(e.is_set() for e in holds.values())
 
