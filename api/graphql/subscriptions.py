@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator, Callable
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import strawberry
 from graphql import GraphQLError
@@ -26,6 +26,9 @@ from domain.ports import SubscriptionClosed
 from domain.services import notifications as notices
 from domain.services import streams
 from infra.work_meter import METER, Meter, cpu, moved
+
+T = TypeVar("T")
+U = TypeVar("U")
 
 
 def _pushing(meter: Meter | None) -> tuple[Pusher | None, streams.Take | None]:
@@ -135,15 +138,8 @@ class Subscription:
         player = await context.player()
         with slot(context.slots, *who_of(context)):
             stream = streams.presence_events(context.deps, game_id, player.id if player else None)
-            try:
-                async for change in stream:
-                    yield PresenceChanged.from_domain(change)
-            except DomainError as e:
-                raise from_domain(e) from None
-            except SubscriptionClosed as e:
-                raise dropped(e) from None
-            finally:
-                await stream.aclose()
+            async for change in _relayed(stream, PresenceChanged.from_domain):
+                yield change
 
     @strawberry.subscription(
         description="Your notifications (issue #25) after `afterSeq`: the stored ones first, "
@@ -162,15 +158,8 @@ class Subscription:
         player = await context.require_player()
         with slot(context.slots, *who_of(context)):
             stream = notices.notification_events(context.deps, player.id, after_seq)
-            try:
-                async for n in stream:
-                    yield Notification.from_domain(n)
-            except DomainError as e:
-                raise from_domain(e) from None
-            except SubscriptionClosed as e:
-                raise dropped(e) from None
-            finally:
-                await stream.aclose()
+            async for n in _relayed(stream, Notification.from_domain):
+                yield n
 
     @strawberry.subscription(description="Games created, filling, started and finished.")
     async def lobby(self, info: Info) -> AsyncGenerator[LobbyUpdate, None]:
@@ -178,13 +167,25 @@ class Subscription:
         await context.player()  # a bad token is refused on every operation
         with slot(context.slots, *who_of(context)):
             stream = streams.lobby_events(context.deps)
-            try:
-                async for update in stream:
-                    yield LobbyUpdate.from_domain(update)
-            except SubscriptionClosed as e:
-                raise dropped(e) from None
-            finally:
-                await stream.aclose()
+            async for update in _relayed(stream, LobbyUpdate.from_domain):
+                yield update
+
+
+async def _relayed(
+    stream: AsyncGenerator[T, None], convert: Callable[[T], U]
+) -> AsyncGenerator[U, None]:
+    """A domain stream's items as the API's objects; a refusal, or the bus
+    dropping the subscription, as a coded GraphQL error; the stream closed
+    when the client goes."""
+    try:
+        async for item in stream:
+            yield convert(item)
+    except DomainError as e:
+        raise from_domain(e) from None
+    except SubscriptionClosed as e:
+        raise dropped(e) from None
+    finally:
+        await stream.aclose()
 
 
 REPLAYED = 5.0
