@@ -29,8 +29,8 @@ from domain.game.options import GameOptions
 from domain.game.state import GameState
 from domain.log import SeatCommand
 
-MAX_TURN_SECONDS = 86_400
-MAX_BANK_SECONDS = 7 * 86_400
+MAX_TURN_SECONDS = 14 * 86_400  # correspondence play: a turn may last days (#25)
+MAX_BANK_SECONDS = 14 * 86_400
 MAX_TIMEOUTS_TO_TAKEOVER = 10
 MESSAGE_COMMANDS = (SendMessage, DeliverMessage, DeclineMessage)
 TAKEOVER_BOT = Strategy.GREEDY

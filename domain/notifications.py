@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated
 
-from domain.clocks import SeatTakenOver
+from domain.clocks import SeatTakenOver, TurnTimedOut
 from domain.game.engine import to_act
 from domain.game.events import SEAT, Event, GameEnded, GameStarted
 from domain.invitations import PlayersInvited
@@ -80,6 +80,14 @@ class YourRematch(Notice):
 
 
 @dataclass(frozen=True, slots=True)
+class YourTurnTimedOut(Notice):
+    """Your turn's deadline passed: the server moved for you (the GREEDY
+    move, from your seat's view)."""
+
+    seat: Annotated[int, SEAT]
+
+
+@dataclass(frozen=True, slots=True)
 class YourSeatTakenOver(Notice):
     """Your turns timed out: a bot plays your seat until you take it back
     (`reclaimSeat`)."""
@@ -93,6 +101,7 @@ NOTICE_KINDS: tuple[type[Notice], ...] = (
     YourGameStarted,
     YourGameEnded,
     YourRematch,
+    YourTurnTimedOut,
     YourSeatTakenOver,
 )
 
@@ -145,6 +154,10 @@ def notices(
             ]
         elif isinstance(e, RematchOffered):
             found += [(s.player_id, YourRematch(game.id, e.new_game_id)) for s in entries_of(game)]
+        elif isinstance(e, TurnTimedOut):
+            owner = game.seats[e.seat]
+            if owner is not None and owner.player_id is not None:
+                found.append((owner.player_id, YourTurnTimedOut(game.id, e.seat)))
         elif isinstance(e, SeatTakenOver) and not e.left:
             owner = game.seats[e.seat]
             if owner is not None and owner.player_id is not None:

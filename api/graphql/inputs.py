@@ -55,11 +55,13 @@ class CreateGameInput:
     )
     turn_seconds: int = strawberry.field(
         default=0,
-        description="Seconds per action (lead, play, decision); 0: untimed. A seat whose "
-        "deadline passes is moved for (`TurnTimedOut`; docs/decisions/0046)",
+        description="Seconds per action (lead, play, decision), up to 14 days (1209600: "
+        "correspondence play); 0: untimed. A seat whose deadline passes is moved for "
+        "(`TurnTimedOut`; docs/decisions/0046)",
     )
     bank_seconds: int = strawberry.field(
-        default=0, description="Each seat's extra seconds, spent once the turn time is over"
+        default=0,
+        description="Each seat's extra seconds, spent once the turn time is over (up to 14 days)",
     )
     timeouts_to_takeover: int = strawberry.field(
         default=2, description="Timeouts in a row (1 to 10) after which a bot plays the seat"

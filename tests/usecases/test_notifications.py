@@ -15,7 +15,9 @@ import pytest
 from domain.bots.strategy import Strategy
 from domain.channels import notice_channel
 from domain.errors import DomainError, ErrorCode
+from domain.game.engine import to_act
 from domain.game.events import ActionRequired
+from domain.game.legal import legal_actions
 from domain.game.options import GameOptions
 from domain.my_games import entries_of
 from domain.notifications import (
@@ -25,6 +27,7 @@ from domain.notifications import (
     YourRematch,
     YourSeatTakenOver,
     YourTurn,
+    YourTurnTimedOut,
 )
 from domain.ports import RESYNC
 from domain.records import Visibility
@@ -36,6 +39,7 @@ from domain.services.notifications import (
     my_notifications,
     notification_events,
 )
+from domain.services.play import act
 from domain.services.rematch import rematch
 from domain.services.timeouts import sweep_deadlines
 from tests.fakes import Harness
@@ -250,3 +254,55 @@ async def test_read_ones_expire_after_the_retention_unread_ones_stay(h: Harness)
         [bob],
     )
     assert _mine(h, bob)[-1].seq == kept + 1
+
+
+DAY = timedelta(days=1)
+
+
+async def test_a_correspondence_game_over_days_tells_each_player_once_in_order(
+    h: Harness,
+) -> None:
+    """Three people, two days a turn: each plays some turns after a day and
+    lets others time out (the server moves for them). Every turn that came
+    to a player is a ``YourTurn`` with its deadline days ahead, every
+    timeout a ``YourTurnTimedOut``, each once, in order; a player whose app
+    was closed the whole game catches up from their list."""
+    options = GameOptions(turn_seconds=2 * 86_400, timeouts_to_takeover=10)
+    game_id, people = await _three(h, options=options)
+    seat_of = dict(zip(people, range(3), strict=True))
+    assert [h.store.games[game_id].seat_of(p) for p in people] == [0, 1, 2]
+    rng = iter(range(10_000))
+    timeouts: Counter[str] = Counter()
+    for _ in range(400):
+        game = h.store.games[game_id]
+        if game.status.over:
+            break
+        state = game.state
+        assert state is not None
+        seat = to_act(state)
+        assert seat is not None and game.deadline is not None
+        assert game.deadline - h.clock.now() > DAY  # days ahead, not seconds
+        who = people[seat]
+        if next(rng) % 5 == 0:  # away: the deadline passes, the server moves
+            h.clock.advance(2 * DAY)
+            assert await sweep_deadlines(h.deps) == 1
+            timeouts[who] += 1
+        else:
+            h.clock.advance(DAY)
+            await act(h.deps, req(who), game_id, legal_actions(state, seat)[0])
+    assert h.store.games[game_id].status.over
+    for p in people:
+        mine = _mine(h, p)
+        assert [n.seq for n in mine] == list(range(1, len(mine) + 1))
+        assert [n.at for n in mine] == sorted(n.at for n in mine)
+        told_out = [n.notice for n in mine if isinstance(n.notice, YourTurnTimedOut)]
+        assert told_out == [YourTurnTimedOut(game_id, seat_of[p])] * timeouts[p]
+        for n in mine:
+            if isinstance(n.notice, YourTurn):
+                assert n.notice.seat == seat_of[p] and n.notice.deadline is not None
+                assert n.notice.deadline - n.at > DAY
+    assert sum(timeouts.values()) > 0
+    # the away player's list, page by page, is the whole story
+    away = max(people, key=lambda p: timeouts[p])
+    page = await my_notifications(h.deps, away, 0, 100, False)
+    assert page.items == _mine(h, away) and not page.has_more

@@ -261,15 +261,20 @@ async def test_a_bad_time_control_is_refused_and_creates_nothing(h: Harness) -> 
     from domain.game.options import GameOptions
 
     pid = await player(h)
+    fortnight = 14 * 86_400  # correspondence play's longest turn and bank (#25)
     for options in (
         GameOptions(turn_seconds=-1),
         GameOptions(bank_seconds=60),
         GameOptions(turn_seconds=10, timeouts_to_takeover=0),
+        GameOptions(turn_seconds=fortnight + 1),
+        GameOptions(turn_seconds=60, bank_seconds=fortnight + 1),
     ):
         with pytest.raises(DomainError) as e:
             await create_game(h.deps, req(pid), NewGame(3, options))
         assert e.value.code is ErrorCode.BAD_INPUT
     assert not h.store.games
+    longest = GameOptions(turn_seconds=fortnight, bank_seconds=fortnight)
+    assert await create_game(h.deps, req(pid), NewGame(3, longest))
 
 
 async def test_another_seat_taken_over_does_not_restart_the_wait(h: Harness) -> None:
