@@ -196,10 +196,14 @@ def invite(
 
 
 def decline(game: GameRecord, player_id: str) -> list[Event]:
-    """The invited player declines: they may no longer see a private game."""
+    """The invited player declines, before the start: they may no longer see
+    a private game (after the start, an invitation is only a right to
+    watch: nothing to decline, and the log has no lobby events then)."""
     if invited(game, player_id) is None:
         check_may_see(game, player_id)
         raise NotFound("you have no invitation to this game")
+    if game.status is not GameStatus.LOBBY:
+        raise IllegalAction("the game has started: there is no invitation to decline now")
     take_invitation(game, player_id)
     return [InvitationDeclined(player_id)]
 

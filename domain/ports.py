@@ -302,9 +302,13 @@ class NotificationStore(Protocol):
 
     def add(self, at: datetime, notices: Sequence[tuple[str, Notice]]) -> None:
         """Store each notice for its player under the player's next seq, in
-        the order given (a player's seqs are taken under a lock of the
-        player's row, held to the commit); once committed, the unit of
-        work's ``collect_new_events`` hands them out with their game's."""
+        the order given (taken at the commit, from the player's counter,
+        held to it); once committed, the unit of work's
+        ``collect_new_events`` hands them out with their game's."""
+        ...
+
+    def last_seq(self, player_id: str) -> int:
+        """The seq of the player's last notification (0: none yet)."""
         ...
 
     def page(

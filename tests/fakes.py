@@ -488,6 +488,9 @@ class _Notifications:
 
         self.uow.stage(apply)
 
+    def last_seq(self, player_id: str) -> int:
+        return self.uow.store.notice_seqs.get(player_id, 0)
+
     def page(
         self, player_id: str, after_seq: int, limit: int, unread_only: bool
     ) -> list[Notification]:

@@ -25,14 +25,13 @@ async def join_by_invite_code(
     had, rotated or cleared since)."""
     normal = rules.normal_code(code)
 
-    def find() -> str | None:
-        with deps.uow() as uow:
-            return uow.games.by_invite_code(normal)
+    def find(tx: Tx) -> str:
+        game_id = tx.uow.games.by_invite_code(normal)
+        if game_id is None:
+            raise NotFound(rules.NO_SUCH_CODE)
+        return game_id
 
-    game_id = await deps.run(find)
-    if game_id is None:
-        raise NotFound(rules.NO_SUCH_CODE)
-    return await change_game(deps, req, game_id, joining(deps, req, seat, normal), unseen=True)
+    return await change_game(deps, req, find, joining(deps, req, seat, normal), unseen=True)
 
 
 async def accept_invitation(

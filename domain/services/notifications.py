@@ -36,10 +36,18 @@ async def my_notifications(
 
     def tx() -> NotificationsPage:
         with deps.uow() as uow:
+            check_after(uow.notifications.last_seq(player_id), after_seq)
             rows = uow.notifications.page(player_id, after_seq, limit + 1, unread_only)
         return NotificationsPage(rows[:limit], len(rows) > limit)
 
     return await deps.run(tx)
+
+
+def check_after(last_seq: int, after_seq: int) -> None:
+    """``BAD_INPUT`` for a seq past the player's last: its stream would wait
+    for seqs already counted as seen (as ``gameEvents`` refuses it)."""
+    if after_seq > last_seq:
+        raise BadRequest(f"afterSeq {after_seq} is past your last notification's seq {last_seq}")
 
 
 async def mark_read(deps: Deps, player_id: str, upto_seq: int) -> int:
@@ -82,6 +90,12 @@ async def notification_events(
     (a message lost, or the bus reconnecting) is filled from the store."""
     if after_seq < 0:
         raise BadRequest("afterSeq is 0 or more")
+
+    def last() -> int:
+        with deps.uow() as uow:
+            return uow.notifications.last_seq(player_id)
+
+    check_after(await deps.run(last), after_seq)
     at = after_seq
 
     async def stored(upto: int | None = None) -> AsyncGenerator[Notification, None]:

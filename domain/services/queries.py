@@ -119,15 +119,18 @@ def load_seen(uow: UnitOfWork, game_id: str, player_id: str | None) -> GameRecor
 
 
 async def get_game(
-    deps: Deps, game_id: str, player_id: str | None, *, changed_by: bool = False
+    deps: Deps, game_id: str, player_id: str | None, *, changed_to: int | None = None
 ) -> GameSnapshot:
-    """The game as the caller may see it. ``changed_by``: the caller has just
-    changed it (a mutation's result): seen even if the change took their
-    sight of a private game away (they left its lobby, declined, 0062)."""
+    """The game as the caller may see it. ``changed_to``: the version the
+    caller's own change made (a mutation's result): while the game is still
+    at it, seen even if that change took their sight of a private game away
+    (they left its lobby, declined, 0062); once it moved on, as anyone."""
 
     def tx() -> GameSnapshot:
         with deps.uow() as uow:
-            game = load_game(uow, game_id) if changed_by else load_seen(uow, game_id, player_id)
+            game = load_game(uow, game_id)
+            if game.version != changed_to:
+                check_may_see(game, player_id)
             return GameSnapshot(game, player_id)
 
     return await deps.run(tx)

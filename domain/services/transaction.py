@@ -383,7 +383,7 @@ def _repeated(tx: Tx, first: Remembered) -> MutationResult:
 async def change_game(
     deps: Deps,
     req: Request | None,
-    game_id: str,
+    game_id: str | Callable[[Tx], str],
     decide: Callable[[Tx, GameRecord], Change],
     *,
     wakes_bots: bool = True,
@@ -391,8 +391,10 @@ async def change_game(
 ) -> MutationResult:
     """Load the game, ``decide`` (the rules change the game and say what
     happened), record it. A decision with no events (a bot with nothing to
-    do) logs and saves nothing. ``unseen``: even a private game the
-    requester may not see (:meth:`Tx.game`)."""
+    do) logs and saves nothing. ``game_id`` may be found in the transaction
+    (a function of it: a repeat under the request's key then still gets its
+    first result). ``unseen``: even a private game the requester may not
+    see (:meth:`Tx.game`)."""
 
     def record(tx: Tx, game: GameRecord) -> MutationResult:
         change = decide(tx, game)
@@ -400,7 +402,10 @@ async def change_game(
             return MutationResult(game.id, game.version, ())
         return tx.record(game, change)
 
-    steps = Steps(lambda tx: tx.game(game_id, unseen=unseen), record, _kept, _repeated, wakes_bots)
+    def load(tx: Tx) -> GameRecord:
+        return tx.game(game_id if isinstance(game_id, str) else game_id(tx), unseen=unseen)
+
+    steps = Steps(load, record, _kept, _repeated, wakes_bots)
     return await transact(deps, req, steps)
 
 

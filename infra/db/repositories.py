@@ -720,6 +720,7 @@ _TAKE_NOTICE_SEQS = {
     "postgresql": DirectStatement(_take_seqs(postgresql.insert), ["p", "n"]),
     "sqlite": DirectStatement(_take_seqs(sqlite.insert), ["p", "n"]),
 }
+_LAST_SEQ = sa.select(_C.last_seq).where(_C.player_id == sa.bindparam("p"))
 _MARK_READ = (
     sa.update(notifications)
     .where(
@@ -791,6 +792,10 @@ class SqlNotificationStore(_Repo):
     def forget(self) -> None:
         self._pending.clear()
         self.added.clear()
+
+    def last_seq(self, player_id: str) -> int:
+        found = self._c.execute(_LAST_SEQ, {"p": player_id}).scalar()
+        return 0 if found is None else int(found)
 
     def page(
         self, player_id: str, after_seq: int, limit: int, unread_only: bool

@@ -543,6 +543,9 @@ class _Spy:
         self._told.extend(notices)
         self._store.add(at, notices)
 
+    def last_seq(self, player_id: str) -> int:
+        return self._store.last_seq(player_id)
+
     def page(
         self, player_id: str, after_seq: int, limit: int, unread_only: bool
     ) -> list[Notification]:

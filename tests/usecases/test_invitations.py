@@ -21,6 +21,7 @@ from domain.services.games import NewGame, add_bot, create_game, join_game, leav
 from domain.services.queries import get_game, list_games, read_events
 from domain.services.rematch import rematch
 from domain.services.streams import game_events, presence_events
+from domain.services.transaction import Request
 from tests.fakes import Harness, harness
 from tests.usecases.conftest import play_first_legal, player, req
 from tests.usecases.refused import code_of
@@ -356,3 +357,44 @@ async def test_a_code_rotated_between_its_lookup_and_the_join_names_no_game(h: H
         check_may_join(game, eve, old)
     assert e.value.code is ErrorCode.NOT_FOUND and e.value.message == NO_SUCH_CODE
     check_may_join(game, eve, "ZZZZZZZZZZ")  # the current one lets them in
+
+
+async def test_nothing_to_decline_once_the_game_started(h: Harness) -> None:
+    """After the start an invitation is a right to watch: declining it then
+    would log a lobby event in a running (or finished) game's log."""
+    host, bob = [await player(h, n) for n in ("ann", "bob")]
+    game_id = await _game(h, host, PRIVATE)
+    await _invite(h, host, game_id, bob)
+    for seat in (1, 2):
+        await add_bot(h.deps, req(host), game_id, Strategy.RANDOM, seat)
+    await start_game(h.deps, req(host), game_id)
+    before = _frozen(h)
+    assert await code_of(inv.decline_invitation(h.deps, req(bob), game_id)) is (
+        ErrorCode.ILLEGAL_ACTION
+    )
+    assert _frozen(h) == before
+
+
+async def test_a_repeat_under_its_key_keeps_its_first_result_after_sight_is_gone(
+    h: Harness,
+) -> None:
+    """A repeat of a decline (or of a join by a code since rotated) gets its
+    first result; the game in it is not shown once the game moved on."""
+    host, bob, cy = [await player(h, n) for n in ("ann", "bob", "cy")]
+    game_id = await _game(h, host, PRIVATE)
+    await _invite(h, host, game_id, bob)
+    keyed = Request(bob, "declineInvitation", {"gameId": game_id}, "k" * 16)
+    first = await inv.decline_invitation(h.deps, keyed, game_id)
+    assert (await inv.decline_invitation(h.deps, keyed, game_id)) == first
+    assert (await get_game(h.deps, game_id, bob, changed_to=first.version)).summary.id == game_id
+    await _invite(h, host, game_id, cy)  # the game moves on
+    assert await code_of(get_game(h.deps, game_id, bob, changed_to=first.version)) is (
+        ErrorCode.NOT_FOUND
+    )
+    code = h.store.games[game_id].invite_code
+    assert code is not None
+    dee = await player(h, "dee")
+    joined_key = Request(dee, "joinByInviteCode", {"inviteCode": code}, "j" * 16)
+    joined = await inv.join_by_invite_code(h.deps, joined_key, code, None)
+    await inv.rotate_invite_code(h.deps, req(host), game_id)
+    assert (await inv.join_by_invite_code(h.deps, joined_key, code, None)) == joined

@@ -306,3 +306,16 @@ async def test_a_correspondence_game_over_days_tells_each_player_once_in_order(
     away = max(people, key=lambda p: timeouts[p])
     page = await my_notifications(h.deps, away, 0, 100, False)
     assert page.items == _mine(h, away) and not page.has_more
+
+
+async def test_a_seq_past_the_last_is_refused_by_the_list_and_the_stream(h: Harness) -> None:
+    """As ``gameEvents`` does: such a stream would skip seqs not yet made."""
+    _, people = await _three(h)
+    bob = people[1]
+    last = _mine(h, bob)[-1].seq
+    assert (await my_notifications(h.deps, bob, last, 10, False)).items == []
+    for bad in (
+        my_notifications(h.deps, bob, last + 1, 10, False),
+        anext(notification_events(h.deps, bob, last + 1)),
+    ):
+        assert await code_of(bad) is ErrorCode.BAD_INPUT

@@ -194,8 +194,9 @@ class Game:
     snapshot: strawberry.Private[GameSnapshot]
 
     @strawberry.field(
-        description="Its pending invitations (`invitePlayers`), oldest first: shown to its "
-        "host and seated players; empty to anyone else"
+        description="Its pending invitations (`invitePlayers`), oldest first, with names and "
+        "times: listed to its host and seated players, empty to anyone else (its watchers "
+        "see the invited players' ids in `PlayersInvited`: player ids are not secret)"
     )
     async def invitations(self, info: Info) -> list[PendingInvitation]:
         found = self.snapshot.invitations

@@ -36,7 +36,7 @@ class GameChange:
     async def game(self, info: Info) -> Game:
         player = await info.context.player()
         snap = await queries.get_game(
-            info.context.deps, self.game_id, player.id if player else None, changed_by=True
+            info.context.deps, self.game_id, player.id if player else None, changed_to=self.version
         )
         return Game.from_domain(snap)
 
