@@ -38,6 +38,7 @@ from domain.notifications import (
     YourRematch,
     YourSeatTakenOver,
     YourTurn,
+    YourTurnTimedOut,
 )
 from domain.ports import NotificationStore, UnitOfWorkFactory, WriteConflict
 from domain.records import GameRecord, GameStatus, Player
@@ -68,6 +69,7 @@ EVERY_KIND: list[Notice] = [
     YourGameEnded("g5", 2, None, None, None),  # abandoned
     YourRematch("g6", "g7"),
     YourSeatTakenOver("g8", 2),
+    YourTurnTimedOut("g9", 1),
 ]
 
 
