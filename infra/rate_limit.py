@@ -293,7 +293,10 @@ for i, key in ipairs(KEYS) do
 end
 if wait > 1 then return math.ceil(wait) end  -- 1 us: float rounding
 for i, key in ipairs(KEYS) do
-  redis.call('SET', key, string.format('%.0f', tats[i]), 'PX', math.ceil((tats[i] - now) / 1000))
+  local ttl = math.ceil((tats[i] - now) / 1000)
+  if ttl > 0 then  -- a free call on a fresh key leaves nothing to keep (PX 0 is an error)
+    redis.call('SET', key, string.format('%.0f', tats[i]), 'PX', ttl)
+  end
 end
 return 0
 """

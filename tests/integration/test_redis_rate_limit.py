@@ -52,6 +52,16 @@ async def test_instances_share_one_budget(make: Make) -> None:
     assert await a.check(MUTATION, "1.1.1.1", "other") == 0.0
 
 
+async def test_a_free_call_on_a_fresh_key_keeps_the_budget_shared(make: Make) -> None:
+    """A call that costs nothing, first on its keys, is allowed in Redis (the
+    script once asked Redis to keep the key for 0 ms, an error, and the
+    instance fell back to per-process limits: no longer shared)."""
+    a, b = make(mutations_per_token=4), make(mutations_per_token=4)
+    assert await a.check(MUTATION, "1.1.1.9", "free", cost=0) == 0.0
+    assert await a.check(MUTATION, "1.1.1.9", "free", cost=4) == 0.0
+    assert await b.check(MUTATION, "1.1.1.9", "free") > 0  # the same budget, in Redis
+
+
 async def test_concurrent_requests_never_pass_more_than_the_limit(make: Make) -> None:
     limiters = [make(mutations_per_ip=10) for _ in range(3)]
     checks = [limiters[i % 3].check(MUTATION, "2.2.2.2", None) for i in range(60)]
