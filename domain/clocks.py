@@ -70,7 +70,38 @@ class SeatReclaimed(Event):
     seat: Annotated[int, SEAT]
 
 
-CLOCK_EVENTS: tuple[type[Event], ...] = (TurnTimedOut, SeatTakenOver, SeatReclaimed)
+@dataclass(frozen=True, slots=True)
+class DeadlineNear(Event):
+    """The wait's deadline is near (a long turn: correspondence play): its
+    seat must act by ``deadline`` or the server moves for it."""
+
+    seat: Annotated[int, SEAT]
+    deadline: Annotated[datetime, "When the wait times out"]
+
+
+CLOCK_EVENTS: tuple[type[Event], ...] = (
+    TurnTimedOut,
+    SeatTakenOver,
+    SeatReclaimed,
+    DeadlineNear,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class WarnPolicy:
+    """When a wait's ``DeadlineNear`` comes (issue #25): ``fraction`` of the
+    wait or ``lead`` before its deadline, whichever is later; none when that
+    is less than ``least`` before (a short turn: its clock is on screen)."""
+
+    fraction: float = 0.1
+    lead: timedelta = timedelta(hours=1)
+    least: timedelta = timedelta(minutes=1)
+
+    def warn_at(self, started: datetime, deadline: datetime) -> datetime | None:
+        ahead = min((deadline - started) * self.fraction, self.lead)
+        return None if ahead < self.least else deadline - ahead
+
+
 """Events the server logs of seats and clocks (no engine command causes them)."""
 
 
@@ -87,6 +118,15 @@ class TurnClock:
     waiting: int | None = None
     started: datetime | None = None
     deadline: datetime | None = None
+    warn_at: datetime | None = None  # the wait's DeadlineNear, until sent (#25)
+
+    @property
+    def due_at(self) -> datetime | None:
+        """When the sweep must next look at the game: the warning, then the
+        deadline (the stored, indexed time)."""
+        if self.warn_at is not None and self.deadline is not None:
+            return min(self.warn_at, self.deadline)
+        return self.deadline
 
     @classmethod
     def new(cls, seats: int, options: GameOptions) -> TurnClock:
@@ -124,6 +164,7 @@ def settle(
     cause: object,
     timed_out: bool,
     now: datetime,
+    warn: WarnPolicy | None = None,
 ) -> TurnClock:
     """The clock after a change: ``waiting_now`` is the person's seat that
     must act after it (None: none, or a bot's). A wait goes on through
@@ -151,15 +192,17 @@ def settle(
             timeouts = _set_int(timeouts, w, 0)
     if waiting_now is None:
         return replace(clock, banks=banks, timeouts=timeouts, waiting=None, started=None,
-                       deadline=None)  # fmt: skip
+                       deadline=None, warn_at=None)  # fmt: skip
     seconds = options.turn_seconds + banks[waiting_now]
+    deadline = now + timedelta(seconds=seconds)
     return replace(
         clock,
         banks=banks,
         timeouts=timeouts,
         waiting=waiting_now,
         started=now,
-        deadline=now + timedelta(seconds=seconds),
+        deadline=deadline,
+        warn_at=None if warn is None else warn.warn_at(now, deadline),
     )
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated
 
-from domain.clocks import SeatTakenOver, TurnTimedOut
+from domain.clocks import DeadlineNear, SeatTakenOver, TurnTimedOut
 from domain.game.engine import to_act
 from domain.game.events import SEAT, Event, GameEnded, GameStarted
 from domain.invitations import PlayersInvited
@@ -80,6 +80,14 @@ class YourRematch(Notice):
 
 
 @dataclass(frozen=True, slots=True)
+class YourDeadlineSoon(Notice):
+    """Your turn's deadline is near: act by then, or the server moves for you."""
+
+    seat: Annotated[int, SEAT]
+    deadline: Annotated[datetime, "When your turn times out"]
+
+
+@dataclass(frozen=True, slots=True)
 class YourTurnTimedOut(Notice):
     """Your turn's deadline passed: the server moved for you (the GREEDY
     move, from your seat's view)."""
@@ -101,6 +109,7 @@ NOTICE_KINDS: tuple[type[Notice], ...] = (
     YourGameStarted,
     YourGameEnded,
     YourRematch,
+    YourDeadlineSoon,
     YourTurnTimedOut,
     YourSeatTakenOver,
 )
@@ -154,6 +163,10 @@ def notices(
             ]
         elif isinstance(e, RematchOffered):
             found += [(s.player_id, YourRematch(game.id, e.new_game_id)) for s in entries_of(game)]
+        elif isinstance(e, DeadlineNear):
+            owner = game.seats[e.seat]
+            if owner is not None and owner.player_id is not None and not owner.is_bot:
+                found.append((owner.player_id, YourDeadlineSoon(game.id, e.seat, e.deadline)))
         elif isinstance(e, TurnTimedOut):
             owner = game.seats[e.seat]
             if owner is not None and owner.player_id is not None:

@@ -153,8 +153,14 @@ class GameRecord:
 
     @property
     def deadline(self) -> datetime | None:
-        """When the running wait times out (stored, indexed: the sweep)."""
+        """When the running wait times out."""
         return None if self.clock is None else self.clock.deadline
+
+    @property
+    def due_at(self) -> datetime | None:
+        """When the deadline sweep must next look at it: the wait's warning,
+        then its deadline (stored, indexed: the sweep)."""
+        return None if self.clock is None else self.clock.due_at
 
     def seat_of(self, player_id: str | None) -> int | None:
         """The seat a player holds in this game, if any."""

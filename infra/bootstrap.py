@@ -13,6 +13,7 @@ from sqlalchemy import Engine
 
 from domain.abandonment import AbandonPolicy
 from domain.caps import Caps
+from domain.clocks import WarnPolicy
 from domain.ports import BlockingRunner
 from domain.services.abandonment import abandon_round
 from domain.services.bots import drive_bots, resume_stalled_bots
@@ -184,6 +185,9 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
             timedelta(seconds=settings.abandon_idle), timedelta(seconds=settings.abandon_empty)
         ),
         notice_retention=timedelta(seconds=settings.notification_retention),
+        warn=WarnPolicy(
+            settings.deadline_soon_percent / 100, timedelta(seconds=settings.deadline_soon_lead)
+        ),
     )
     bots.bind(lambda game_id: drive_bots(deps, game_id))
     sweeper = StalledBotSweeper(lambda idle: due_work(deps, idle))

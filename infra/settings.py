@@ -67,6 +67,8 @@ ENV_VARS: tuple[str, ...] = (
     "MMK_BOOSTER_PACKS_PER_DAY",
     "MMK_MAX_PENDING_INVITATIONS",
     "MMK_NOTIFICATION_RETENTION",
+    "MMK_DEADLINE_SOON_PERCENT",
+    "MMK_DEADLINE_SOON_LEAD",
     "MMK_ABANDON_IDLE",
     "MMK_ABANDON_EMPTY",
     "MMK_ABANDON_SWEEP_INTERVAL",
@@ -378,6 +380,10 @@ class Settings:
     max_pending_invitations: int = 50
     # Seconds a notification marked read is kept (#25); the unread are kept.
     notification_retention: int = 30 * 86_400
+    # A long wait's DeadlineNear (#25): this percent of the wait or this many
+    # seconds before its deadline, whichever is later (none under a minute).
+    deadline_soon_percent: int = 10
+    deadline_soon_lead: int = 3600
     # Abandoned games (docs/decisions/0051): seconds a lobby or an untimed
     # running game may go unchanged; seconds a running game whose every
     # person's seat a bot plays waits for one to be reclaimed; seconds
@@ -464,6 +470,8 @@ class Settings:
             notification_retention=_int(
                 e, "MMK_NOTIFICATION_RETENTION", 30 * 86_400, 3600, 365 * 86_400
             ),
+            deadline_soon_percent=_int(e, "MMK_DEADLINE_SOON_PERCENT", 10, 0, 100),
+            deadline_soon_lead=_int(e, "MMK_DEADLINE_SOON_LEAD", 3600, 0, 14 * 86_400),
             abandon_idle=_int(e, "MMK_ABANDON_IDLE", 7 * 86_400, 1, 365 * 86_400),
             abandon_empty=_int(e, "MMK_ABANDON_EMPTY", 3600, 0, 30 * 86_400),
             abandon_sweep_interval=_int(e, "MMK_ABANDON_SWEEP_INTERVAL", 60, 1, 3600),

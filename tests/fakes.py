@@ -365,15 +365,13 @@ class _Games:
 
     def due_deadlines(self, now: datetime, limit: int) -> list[str]:
         due = sorted(
-            (g for g in self.uow.store.games.values() if g.deadline and g.deadline <= now),
-            key=lambda g: (g.deadline, g.id),
+            (g for g in self.uow.store.games.values() if g.due_at and g.due_at <= now),
+            key=lambda g: (g.due_at, g.id),
         )
         return [g.id for g in due[:limit]]
 
     def next_deadline(self, after: datetime) -> datetime | None:
-        later = [
-            g.deadline for g in self.uow.store.games.values() if g.deadline and g.deadline > after
-        ]
+        later = [g.due_at for g in self.uow.store.games.values() if g.due_at and g.due_at > after]
         return min(later, default=None)
 
     def open_quick_play(self, key: str, limit: int) -> list[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from domain.clocks import TurnClock, TurnTimedOut, settle, stamp
+from domain.clocks import TurnClock, TurnTimedOut, WarnPolicy, settle, stamp
 from domain.game.choice import Takeover
 from domain.game.engine import awaiting, to_act
 from domain.game.events import ActionRequired, Event
@@ -47,7 +47,11 @@ def takeover_of(game: GameRecord, seat: int) -> Takeover | None:
 
 
 def clocked(
-    game: GameRecord, events: Sequence[Event], cause: Cause | None, now: datetime
+    game: GameRecord,
+    events: Sequence[Event],
+    cause: Cause | None,
+    now: datetime,
+    warn: WarnPolicy | None = None,
 ) -> Sequence[Event]:
     """Settle ``game``'s clock after ``events`` (in place); the events, ended
     with the wait's ``ActionRequired`` if the game still waits (the engine's,
@@ -65,6 +69,6 @@ def clocked(
     waiting = person_to_act(game)
     if state.outcome is not None:
         waiting = None
-    game.clock = settle(clock_of(game), game.options, waiting, cause, timed_out, now)
+    game.clock = settle(clock_of(game), game.options, waiting, cause, timed_out, now, warn)
     takeovers = {s: t for s in range(game.seat_count) if (t := takeover_of(game, s)) is not None}
     return stamp(out, game.clock.deadline, takeovers)

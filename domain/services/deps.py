@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from domain.abandonment import AbandonPolicy
 from domain.caps import Caps
+from domain.clocks import WarnPolicy
 from domain.ports import (
     BlockingRunner,
     BotScheduler,
@@ -63,3 +64,5 @@ class Deps:
     session_use: SessionUse = field(default_factory=SessionUse)
     # How long a notification marked read is kept (issue #25).
     notice_retention: timedelta = timedelta(days=30)
+    # When a long wait's DeadlineNear comes (issue #25).
+    warn: WarnPolicy = field(default_factory=WarnPolicy)

@@ -10,7 +10,13 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from domain.bots.strategy import bot_for
-from domain.clocks import TAKEOVER_BOT, SeatReclaimed, TurnTimedOut, fallback_moves
+from domain.clocks import (
+    TAKEOVER_BOT,
+    DeadlineNear,
+    SeatReclaimed,
+    TurnTimedOut,
+    fallback_moves,
+)
 from domain.errors import Forbidden
 from domain.fairness import bot_rng_state
 from domain.game.errors import IllegalAction
@@ -32,14 +38,20 @@ def _with(values: tuple[int, ...], i: int, value: int) -> tuple[int, ...]:
 def time_out(tx: Tx, game: GameRecord) -> Change:
     """If the game's deadline has passed: ``TurnTimedOut``, the fallback move
     (GREEDY from the seat's view only, R11, among :func:`fallback_moves`)
-    and, at the N-th timeout in a row, ``SeatTakenOver``. Nothing when not
-    due (fired already)."""
+    and, at the N-th timeout in a row, ``SeatTakenOver``. Before it, once
+    the wait's warning time has come: ``DeadlineNear``, once (#25). Nothing
+    when not due (fired already)."""
     clock = game.clock
     if game.status is not GameStatus.RUNNING or game.state is None or clock is None:
         return Change(())
-    seat = clock.waiting
-    if seat is None or not clock.due(tx.now()):
+    seat, now = clock.waiting, tx.now()
+    if seat is None:
         return Change(())
+    if not clock.due(now):
+        if clock.warn_at is None or clock.warn_at > now or clock.deadline is None:
+            return Change(())
+        game.clock = replace(clock, warn_at=None)  # once a wait
+        return Change([DeadlineNear(seat, clock.deadline)])
     rng = Rng(bot_rng_state(game.seed, game.salt, game.practice, game.version))
     moves = fallback_moves(game.state, seat)
     cmd = bot_for(TAKEOVER_BOT)(player_view(game.state, seat), moves, rng)
@@ -60,7 +72,8 @@ async def fire_deadline(deps: Deps, game_id: str) -> MutationResult:
 
 @dataclass(frozen=True, slots=True)
 class DeadlineRound:
-    """One sweep: ``fired`` timeouts logged; ``again`` when the batch was
+    """One sweep: ``fired`` changes logged (timeouts, and warnings before a
+    long deadline: #25); ``again`` when the batch was
     full and fired some (more may be due now: sweep again at once);
     ``next_due``, the earliest deadline after the round's now (None: none),
     for the sweeper to wake up at."""
@@ -85,7 +98,7 @@ async def deadline_round(deps: Deps, limit: int = 100) -> DeadlineRound:
 
 
 async def sweep_deadlines(deps: Deps, limit: int = 100) -> int:
-    """Fire the deadlines due now; returns the timeouts logged."""
+    """Fire the deadlines (and warnings) due now; the changes logged."""
     return (await deadline_round(deps, limit)).fired
 
 

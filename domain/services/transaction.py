@@ -165,7 +165,7 @@ class Tx:
         abandoned unless it changes again is set (domain/abandonment.py). The
         result shows the events as the caller sees them (R11)."""
         now = self.now()
-        events = clocked(game, change.events, change.cause, now)  # stamped, the wait last
+        events = clocked(game, change.events, change.cause, now, self._deps.warn)  # the wait last
         logged = game.record(events, change.cause, now, change.cause_at)
         game.abandon_at = abandon_at(game, self._deps.abandon)
         if game.id in self._loaded:

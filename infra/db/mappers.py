@@ -167,6 +167,7 @@ def clock_to_json(clock: TurnClock | None) -> dict[str, Any] | None:
         "waiting": clock.waiting,
         "started": None if clock.started is None else _aware(clock.started).isoformat(),
         "deadline": None if clock.deadline is None else _aware(clock.deadline).isoformat(),
+        "warnAt": None if clock.warn_at is None else _aware(clock.warn_at).isoformat(),
     }
 
 
@@ -187,6 +188,7 @@ def clock_from_json(data: Mapping[str, Any] | None) -> TurnClock | None:
         waiting,
         _at(data["started"]),
         _at(data["deadline"]),
+        _at(data.get("warnAt")),  # absent from clocks stored before #25
     )
 
 
@@ -228,7 +230,7 @@ def game_to_row(game: GameRecord) -> dict[str, Any]:
         "bot_turn": bot_to_act(game) is not None,
         "salt": game.salt,
         "practice": game.practice,
-        "deadline": game.deadline,
+        "deadline": game.due_at,  # the sweep's time: a warning due, then the deadline
         "clock": clock_to_json(game.clock),
         "quick_play": game.quick_play,
         "fill_bots_at": None if game.fill_bots_at is None else _aware(game.fill_bots_at),

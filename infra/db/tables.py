@@ -124,9 +124,11 @@ class GameRow(SQLModel, table=True):
     # (a host-chosen seed, shown to all): docs/decisions/0040.
     salt: str = _col(sa.String(), server_default="")
     practice: bool = _col(sa.Boolean(), server_default=sa.false())
-    # Turn clocks (migration 0005, docs/decisions/0046): the running wait's
-    # deadline (derived on save; null: none) and the clocks (banks, timeouts
-    # in a row, the wait, seats left); null before the start.
+    # Turn clocks (migration 0005, docs/decisions/0046): when the deadline
+    # sweep must look at the game (derived on save; null: never): the
+    # running wait's deadline, or its warning before it when one is due
+    # first (#25, 0063); and the clocks (banks, timeouts in a row, the wait,
+    # seats left, the warning's time); null before the start.
     deadline: datetime | None = _col(UtcDateTime(), nullable=True)
     clock: dict[str, Any] | None = _col(json_type(nullable=True), nullable=True)
     # Quick play and rematch (migration 0006, docs/decisions/0048): the

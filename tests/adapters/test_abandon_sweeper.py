@@ -12,6 +12,7 @@ import pytest
 
 from domain.abandonment import AbandonPolicy
 from domain.caps import Caps
+from domain.clocks import WarnPolicy
 from domain.services.abandonment import AbandonRound
 from infra.abandon_sweeper import AbandonSweeper
 from infra.bootstrap import build, caps_of
@@ -44,6 +45,8 @@ def test_the_settings_name_the_caps_and_the_abandonment_policy(tmp_path: Path) -
         "MMK_BOOSTER_PACKS_PER_DAY": "2",
         "MMK_MAX_PENDING_INVITATIONS": "4",
         "MMK_NOTIFICATION_RETENTION": "7200",
+        "MMK_DEADLINE_SOON_PERCENT": "20",
+        "MMK_DEADLINE_SOON_LEAD": "600",
         "MMK_ABANDON_IDLE": "60",
         "MMK_ABANDON_EMPTY": "0",
         "MMK_ABANDON_SWEEP_INTERVAL": "5",
@@ -53,6 +56,7 @@ def test_the_settings_name_the_caps_and_the_abandonment_policy(tmp_path: Path) -
     try:
         assert c.deps.caps == Caps(0, 7, 2, 4)
         assert c.deps.notice_retention == timedelta(hours=2)
+        assert c.deps.warn == WarnPolicy(0.2, timedelta(minutes=10))
         assert c.deps.abandon == AbandonPolicy(timedelta(seconds=60), timedelta(0))
         assert c.abandoned is not None and c.abandoned.pause() == 5.0
     finally:

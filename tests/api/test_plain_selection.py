@@ -32,7 +32,7 @@ from api.fast.plain_selection import plain_selection
 from api.graphql.schema import schema
 from api.graphql.types.events import GameEvent, typed
 from domain.bots.strategy import Strategy
-from domain.clocks import SeatReclaimed, SeatTakenOver, TurnTimedOut, stamp
+from domain.clocks import DeadlineNear, SeatReclaimed, SeatTakenOver, TurnTimedOut, stamp
 from domain.game.cards import DESIGN_CARDS, PRIZE_CARDS
 from domain.game.engine import apply
 from domain.game.events import (
@@ -197,6 +197,7 @@ def _real_events() -> list[LoggedEvent]:
         InvitationCancelled("p4"),
         InviteCodeChanged(False),
         InviteCodeChanged(True),
+        DeadlineNear(1, at),
     ]
     seats = 0
     for i, (fmt, trigger) in enumerate(

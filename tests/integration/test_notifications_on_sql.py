@@ -27,11 +27,13 @@ from domain.bots.strategy import Strategy
 from domain.errors import DomainError, ErrorCode
 from domain.game.engine import to_act
 from domain.game.legal import legal_actions
+from domain.game.options import GameOptions
 from domain.my_games import entries_of
 from domain.notifications import (
     NOTICE_KINDS,
     Notice,
     Notification,
+    YourDeadlineSoon,
     YourGameEnded,
     YourGameStarted,
     YourInvitation,
@@ -48,6 +50,7 @@ from domain.services.games import NewGame, add_bot, create_game, join_game, star
 from domain.services.notifications import mark_read, my_notifications
 from domain.services.play import act
 from domain.services.players import create_player
+from domain.services.timeouts import sweep_deadlines
 from domain.services.transaction import Request
 from infra.bus.memory import InProcessBus
 from infra.db import migrate, repositories
@@ -70,6 +73,7 @@ EVERY_KIND: list[Notice] = [
     YourRematch("g6", "g7"),
     YourSeatTakenOver("g8", 2),
     YourTurnTimedOut("g9", 1),
+    YourDeadlineSoon("g9", 1, DEADLINE),
 ]
 
 
@@ -702,3 +706,38 @@ async def test_0014_down_and_up_with_notifications_in_place(empty_db_url: str) -
         assert _all(uow, bob) == []
     finally:
         engine.dispose()
+
+
+async def test_a_long_waits_warning_is_swept_once_from_the_stored_time(
+    uow: SqlUnitOfWorkFactory,
+) -> None:
+    """Two days a turn: the stored sweep time is the warning's, an hour
+    before the deadline; the sweep logs ``DeadlineNear`` once and stores the
+    deadline as the next time; the waiting person gets ``YourDeadlineSoon``."""
+    deps = _deps(uow)
+    clock = deps.clock
+    assert isinstance(clock, FakeClock)
+    ann, bob = [(await create_player(deps, name)).player.id for name in ("ann", "bob")]
+    options = GameOptions(turn_seconds=2 * 86_400)
+    gid = (await create_game(deps, _req(ann), NewGame(3, options=options))).game_id
+    await join_game(deps, _req(bob), gid, None)
+    await add_bot(deps, _req(ann), gid, Strategy.RANDOM, None)
+    await start_game(deps, _req(ann), gid)
+    await drive_bots(deps, gid)  # until a person must act
+    game = await _game(deps, gid)
+    assert game.state is not None and game.deadline is not None
+    seat = to_act(game.state)
+    assert seat in (0, 1)
+    warn = game.deadline - timedelta(hours=1)
+    with uow() as u:
+        assert u.games.next_deadline(clock.now()) == warn
+    clock.advance(warn - clock.now() + timedelta(seconds=1))
+    assert await sweep_deadlines(deps) == 1  # one change: the warning, no timeout
+    assert await sweep_deadlines(deps) == 0  # once
+    with uow() as u:
+        assert u.games.next_deadline(clock.now()) == game.deadline
+        assert u.games.due_deadlines(clock.now(), 10) == []
+    who = (ann, bob)[seat]
+    assert [x.notice for x in _all(uow, who) if isinstance(x.notice, YourDeadlineSoon)] == [
+        YourDeadlineSoon(gid, seat, game.deadline)
+    ]

@@ -22,6 +22,7 @@ from domain.game.options import GameOptions
 from domain.my_games import entries_of
 from domain.notifications import (
     Notification,
+    YourDeadlineSoon,
     YourGameEnded,
     YourInvitation,
     YourRematch,
@@ -319,3 +320,41 @@ async def test_a_seq_past_the_last_is_refused_by_the_list_and_the_stream(h: Harn
         anext(notification_events(h.deps, bob, last + 1)),
     ):
         assert await code_of(bad) is ErrorCode.BAD_INPUT
+
+
+async def test_a_long_wait_warns_its_player_once_before_the_deadline(h: Harness) -> None:
+    """Two days a turn: 10% is 4.8 hours, an hour is later: the warning
+    comes an hour before the deadline, once, swept as deadlines are; the
+    deadline then fires as before."""
+    options = GameOptions(turn_seconds=2 * 86_400)
+    game_id, people = await _three(h, options=options)
+    game = h.store.games[game_id]
+    assert game.state is not None and game.clock is not None
+    seat = to_act(game.state)
+    assert seat is not None and game.deadline is not None
+    assert game.clock.warn_at == game.deadline - timedelta(hours=1)
+    who = people[seat]
+    h.clock.advance(game.deadline - h.clock.now() - timedelta(hours=1, seconds=1))
+    assert await sweep_deadlines(h.deps) == 0  # not yet
+    h.clock.advance(timedelta(seconds=2))
+    await sweep_deadlines(h.deps)
+    warned = [n.notice for n in _mine(h, who) if isinstance(n.notice, YourDeadlineSoon)]
+    assert warned == [YourDeadlineSoon(game_id, seat, game.deadline)]
+    assert h.store.games[game_id].deadline == game.deadline  # the wait goes on
+    await sweep_deadlines(h.deps)  # nothing more to warn of
+    warned_again = [n for n in _mine(h, who) if isinstance(n.notice, YourDeadlineSoon)]
+    assert len(warned_again) == 1
+    h.clock.advance(timedelta(hours=1))
+    assert await sweep_deadlines(h.deps) == 1  # the deadline, as before
+    assert any(isinstance(n.notice, YourTurnTimedOut) for n in _mine(h, who))
+    # the log has the warning, public, between the wait and the timeout
+    kinds = [e.type for e in h.store.log(game_id)]
+    assert kinds.index("DeadlineNear") < kinds.index("TurnTimedOut")
+
+
+async def test_a_short_turn_has_no_warning(h: Harness) -> None:
+    """30 s a turn: 3 s before is under a minute: no warning (the clock is
+    on the player's screen)."""
+    game_id, _ = await _three(h, options=GameOptions(turn_seconds=30))
+    clock = h.store.games[game_id].clock
+    assert clock is not None and clock.deadline is not None and clock.warn_at is None
