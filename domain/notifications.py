@@ -127,6 +127,21 @@ class Notification:
     read_at: datetime | None = None
 
 
+def _seat_notice(
+    game_id: str, e: Event
+) -> YourDeadlineSoon | YourTurnTimedOut | YourSeatTakenOver | None:
+    """The notice of a clock event, for its seat's player (a person's wait:
+    a bot's seat has no deadline; a seat a bot took over is still its
+    player's)."""
+    if isinstance(e, DeadlineNear):
+        return YourDeadlineSoon(game_id, e.seat, e.deadline)
+    if isinstance(e, TurnTimedOut):
+        return YourTurnTimedOut(game_id, e.seat)
+    if isinstance(e, SeatTakenOver) and not e.left:
+        return YourSeatTakenOver(game_id, e.seat)
+    return None
+
+
 def waiting_person(game: GameRecord) -> str | None:
     """The person the running game waits for (not a bot's seat, nor a seat a
     bot plays for its player), as "my games" sees it; None: nobody."""
@@ -163,18 +178,10 @@ def notices(
             ]
         elif isinstance(e, RematchOffered):
             found += [(s.player_id, YourRematch(game.id, e.new_game_id)) for s in entries_of(game)]
-        elif isinstance(e, DeadlineNear):
-            owner = game.seats[e.seat]
-            if owner is not None and owner.player_id is not None and not owner.is_bot:
-                found.append((owner.player_id, YourDeadlineSoon(game.id, e.seat, e.deadline)))
-        elif isinstance(e, TurnTimedOut):
-            owner = game.seats[e.seat]
+        elif (notice := _seat_notice(game.id, e)) is not None:
+            owner = game.seats[notice.seat]
             if owner is not None and owner.player_id is not None:
-                found.append((owner.player_id, YourTurnTimedOut(game.id, e.seat)))
-        elif isinstance(e, SeatTakenOver) and not e.left:
-            owner = game.seats[e.seat]
-            if owner is not None and owner.player_id is not None:
-                found.append((owner.player_id, YourSeatTakenOver(game.id, e.seat)))
+                found.append((owner.player_id, notice))
     waiting = waiting_person(game)
     if waiting is not None and waiting != waited:
         seat = game.seat_of(waiting)
