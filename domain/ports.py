@@ -34,6 +34,7 @@ from domain.records import (
     ServiceKey,
     SessionRecord,
 )
+from domain.webhooks import Attempt, Disabled, Endpoint, Message, Outcome, Secrets, Status
 
 T = TypeVar("T")
 
@@ -327,6 +328,85 @@ class NotificationStore(Protocol):
         ...
 
 
+class WebhookStore(Protocol):
+    """The app's webhook endpoints and their outbox (issue #25, 0064). A
+    notification's messages are written with it, in its transaction (the
+    notification store hands them here at its commit)."""
+
+    def endpoints(self) -> list[Endpoint]:
+        """Every endpoint, oldest first."""
+        ...
+
+    def secrets(self, endpoint_id: str) -> Secrets | None: ...
+
+    def add_endpoint(self, endpoint: Endpoint, secrets: Secrets) -> None: ...
+
+    def save_endpoint(self, endpoint: Endpoint) -> None:
+        """Store its fields (kinds, description, disabled, previous_until)."""
+        ...
+
+    def save_secrets(self, endpoint_id: str, secrets: Secrets) -> None: ...
+
+    def delete_endpoint(self, endpoint_id: str) -> bool:
+        """Delete it with its messages; False if there was none."""
+        ...
+
+    def enqueue(self, messages: Sequence[Message]) -> None:
+        """Write new messages (one per endpoint and notification)."""
+        ...
+
+    def lease(self, endpoint_id: str, now: datetime, until: datetime, limit: int) -> list[Message]:
+        """Up to ``limit`` of the live endpoint's pending messages due at
+        ``now``, oldest first, each with ``tries`` counted up and not due
+        again before ``until``: no other deliverer takes them meanwhile
+        (rows locked by another transaction are passed over)."""
+        ...
+
+    def finish(self, m: Message, attempt: Attempt, outcome: Outcome) -> bool:
+        """Log the attempt and set the message's status, if it is still the
+        ``m.tries``-th lease (False: another deliverer took it since)."""
+        ...
+
+    def disable(self, endpoint_id: str, at: datetime, reason: Disabled) -> bool:
+        """Disable a live endpoint; False if it was not live."""
+        ...
+
+    def messages(
+        self,
+        endpoint_id: str,
+        status: Status | None,
+        before: tuple[datetime, str] | None,
+        limit: int,
+    ) -> list[Message]:
+        """The endpoint's messages, newest first, with their attempts."""
+        ...
+
+    def message(self, message_id: str) -> Message | None: ...
+
+    def replay(self, message_ids: Sequence[str], at: datetime) -> int:
+        """Make these messages pending again, due at ``at`` (their retries
+        start again from it); how many."""
+        ...
+
+    def failed_since(self, endpoint_id: str, since: datetime, limit: int) -> list[str]:
+        """The ids of the endpoint's messages that failed, made since ``since``."""
+        ...
+
+    def delete_done(self, before: datetime, limit: int) -> int:
+        """Delete up to ``limit`` messages no longer pending made before ``before``."""
+        ...
+
+    def push_kinds(self, player_ids: Collection[str]) -> dict[str, frozenset[str]]:
+        """The players' chosen kinds to push (a player who chose none is absent)."""
+        ...
+
+    def set_push_kinds(self, player_id: str, kinds: frozenset[str]) -> None: ...
+
+    def external_ids(self, player_ids: Collection[str]) -> dict[str, str]:
+        """The app's ids of these players (those that have one)."""
+        ...
+
+
 class UnitOfWork(Protocol):
     """One transaction over every repository; rolls back unless committed.
     Only :mod:`domain.services.transaction` writes through it."""
@@ -338,6 +418,7 @@ class UnitOfWork(Protocol):
     idempotency: IdempotencyStore
     boosters: BoosterRepository
     notifications: NotificationStore
+    webhooks: WebhookStore
 
     def __enter__(self) -> UnitOfWork: ...
     def __exit__(

@@ -24,6 +24,7 @@ from domain.ports import (
     NotificationStore,
     PlayerRepository,
     ServiceKeyRepository,
+    WebhookStore,
     WriteConflict,
 )
 from domain.records import (
@@ -43,6 +44,8 @@ from domain.records import (
     Visibility,
 )
 from domain.services.deps import Deps, KeyPolicy
+from domain.services.service_keys import EXTERNAL
+from domain.webhooks import Attempt, Disabled, Endpoint, Message, Outcome, Secrets, Status, outbox
 from infra.bus.memory import InProcessBus
 from infra.revocations.memory import InProcessRevocations
 
@@ -68,6 +71,10 @@ class Store:
     # each player's notifications, in seq order (issue #25)
     notifications: dict[str, list[Notification]] = field(default_factory=dict)
     notice_seqs: dict[str, int] = field(default_factory=dict)  # the last seq (players' column)
+    # webhooks (0064): endpoints with their secrets, the outbox in order, push settings
+    endpoints: dict[str, tuple[Endpoint, Secrets]] = field(default_factory=dict)
+    messages: dict[str, Message] = field(default_factory=dict)
+    push_kinds: dict[str, frozenset[str]] = field(default_factory=dict)
     fail_before_commit: Callable[[], None] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)  # commits are atomic
 
@@ -98,6 +105,7 @@ class FakeUnitOfWork:
         self.idempotency: IdempotencyStore = _Keys(self)
         self.boosters: BoosterRepository = _Boosters(self)
         self.notifications: NotificationStore = _Notifications(self)
+        self.webhooks: WebhookStore = _Webhooks(self)
 
     def __enter__(self) -> FakeUnitOfWork:
         return self
@@ -483,6 +491,12 @@ class _Notifications:
                 seqs[player_id] = seq = seqs.get(player_id, 0) + 1
                 mine.append(Notification(player_id, seq, at, notice))
                 self.uow._told.append(mine[-1])
+            store = self.uow.store
+            made = self.uow._told[-len(told) :] if told else []
+            endpoints = [e for e, _ in store.endpoints.values()]
+            external = {p: i for (iss, i), p in store.identities.items() if iss == EXTERNAL}
+            for m in outbox(endpoints, made, store.push_kinds, external):
+                store.messages[m.id] = m
 
         self.uow.stage(apply)
 
@@ -525,6 +539,182 @@ class _Notifications:
 
         self.uow.stage(apply)
         return len(old)
+
+
+class _Webhooks:
+    """The outbox as a dict in insertion order; a lease is one step under
+    the store's lock (as SKIP LOCKED leaves a leased row to its deliverer)."""
+
+    def __init__(self, uow: FakeUnitOfWork) -> None:
+        self.uow = uow
+        self.store = uow.store
+
+    def endpoints(self) -> list[Endpoint]:
+        return sorted(
+            (e for e, _ in self.store.endpoints.values()), key=lambda e: (e.created_at, e.id)
+        )
+
+    def secrets(self, endpoint_id: str) -> Secrets | None:
+        found = self.store.endpoints.get(endpoint_id)
+        return None if found is None else found[1]
+
+    def add_endpoint(self, endpoint: Endpoint, secrets: Secrets) -> None:
+        def check() -> None:
+            if endpoint.id in self.store.endpoints:
+                raise WriteConflict(endpoint.id)
+
+        self.uow.stage(
+            lambda: self.store.endpoints.__setitem__(endpoint.id, (endpoint, secrets)), check
+        )
+
+    def save_endpoint(self, endpoint: Endpoint) -> None:
+        def apply() -> None:
+            if endpoint.id in self.store.endpoints:
+                self.store.endpoints[endpoint.id] = (endpoint, self.store.endpoints[endpoint.id][1])
+
+        self.uow.stage(apply)
+
+    def save_secrets(self, endpoint_id: str, secrets: Secrets) -> None:
+        def apply() -> None:
+            e, _ = self.store.endpoints[endpoint_id]
+            self.store.endpoints[endpoint_id] = (
+                replace(e, previous_until=secrets.previous_until),
+                secrets,
+            )
+
+        self.uow.stage(apply)
+
+    def delete_endpoint(self, endpoint_id: str) -> bool:
+        if endpoint_id not in self.store.endpoints:
+            return False
+
+        def apply() -> None:
+            self.store.endpoints.pop(endpoint_id, None)
+            for k in [k for k, m in self.store.messages.items() if m.endpoint_id == endpoint_id]:
+                del self.store.messages[k]
+
+        self.uow.stage(apply)
+        return True
+
+    def enqueue(self, messages: Sequence[Message]) -> None:
+        self.uow.stage(lambda: self.store.messages.update({m.id: m for m in messages}))
+
+    def lease(self, endpoint_id: str, now: datetime, until: datetime, limit: int) -> list[Message]:
+        with self.store.lock:
+            found = self.store.endpoints.get(endpoint_id)
+            if found is None or found[0].disabled_at is not None:
+                return []
+            due = sorted(
+                (
+                    m
+                    for m in self.store.messages.values()
+                    if m.endpoint_id == endpoint_id
+                    and m.status == Status.PENDING
+                    and m.next_at is not None
+                    and m.next_at <= now
+                ),
+                key=lambda m: (m.next_at or now, m.id),
+            )[:limit]
+            leased = [replace(m, tries=m.tries + 1, next_at=until) for m in due]
+            self.store.messages.update({m.id: m for m in leased})
+        return sorted(leased, key=lambda m: (m.created_at, m.id))
+
+    def finish(self, m: Message, attempt: Attempt, outcome: Outcome) -> bool:
+        with self.store.lock:
+            now = self.store.messages.get(m.id)
+            if now is None or now.tries != m.tries or now.status != Status.PENDING:
+                return False
+            self.store.messages[m.id] = replace(
+                now,
+                status=outcome.status,
+                next_at=outcome.next_at,
+                attempts=(*now.attempts, attempt),
+            )
+        return True
+
+    def disable(self, endpoint_id: str, at: datetime, reason: Disabled) -> bool:
+        found = self.store.endpoints.get(endpoint_id)
+        if found is None or found[0].disabled_at is not None:
+            return False
+
+        def apply() -> None:
+            found = self.store.endpoints.get(endpoint_id)
+            if found is not None and found[0].disabled_at is None:
+                e = replace(found[0], disabled_at=at, disabled_reason=reason)
+                self.store.endpoints[endpoint_id] = (e, found[1])
+
+        self.uow.stage(apply)
+        return True
+
+    def messages(
+        self,
+        endpoint_id: str,
+        status: Status | None,
+        before: tuple[datetime, str] | None,
+        limit: int,
+    ) -> list[Message]:
+        mine = sorted(
+            (
+                m
+                for m in self.store.messages.values()
+                if m.endpoint_id == endpoint_id
+                and (status is None or m.status == status)
+                and (before is None or (m.created_at, m.id) < before)
+            ),
+            key=lambda m: (m.created_at, m.id),
+            reverse=True,
+        )
+        return mine[:limit]
+
+    def message(self, message_id: str) -> Message | None:
+        return self.store.messages.get(message_id)
+
+    def replay(self, message_ids: Sequence[str], at: datetime) -> int:
+        found = [i for i in message_ids if i in self.store.messages]
+
+        def apply() -> None:
+            for i in found:
+                m = self.store.messages[i]
+                self.store.messages[i] = replace(
+                    m, status=Status.PENDING, next_at=at, retry_from=at
+                )
+
+        self.uow.stage(apply)
+        return len(found)
+
+    def failed_since(self, endpoint_id: str, since: datetime, limit: int) -> list[str]:
+        return [
+            m.id
+            for m in sorted(self.store.messages.values(), key=lambda m: (m.created_at, m.id))
+            if m.endpoint_id == endpoint_id and m.status == Status.FAILED and m.created_at >= since
+        ][:limit]
+
+    def delete_done(self, before: datetime, limit: int) -> int:
+        old = [
+            m.id
+            for m in sorted(self.store.messages.values(), key=lambda m: m.created_at)
+            if m.status != Status.PENDING and m.created_at < before
+        ][:limit]
+
+        def apply() -> None:
+            for i in old:
+                self.store.messages.pop(i, None)
+
+        self.uow.stage(apply)
+        return len(old)
+
+    def push_kinds(self, player_ids: Collection[str]) -> dict[str, frozenset[str]]:
+        return {p: k for p, k in self.store.push_kinds.items() if p in player_ids}
+
+    def set_push_kinds(self, player_id: str, kinds: frozenset[str]) -> None:
+        self.uow.stage(lambda: self.store.push_kinds.__setitem__(player_id, kinds))
+
+    def external_ids(self, player_ids: Collection[str]) -> dict[str, str]:
+        return {
+            p: sub
+            for (iss, sub), p in self.store.identities.items()
+            if iss == EXTERNAL and p in player_ids
+        }
 
 
 def _unique_code(games: dict[str, GameRecord], game: GameRecord) -> None:
@@ -669,6 +859,10 @@ class FakeClock:
     def advance(self, delta: timedelta) -> None:
         """Time passes (expiry tests)."""
         self._t += delta
+
+    def set(self, t: datetime) -> None:
+        """Read ``t`` next (webhooks' signatures are checked against real time)."""
+        self._t = t
 
 
 class FakeIds:

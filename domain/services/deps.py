@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -20,6 +21,11 @@ from domain.ports import (
     UnitOfWorkFactory,
 )
 from domain.session_use import SessionUse
+from domain.webhooks import Policy as WebhookPolicy
+
+
+def _nothing() -> None:
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,3 +72,8 @@ class Deps:
     notice_retention: timedelta = timedelta(days=30)
     # When a long wait's DeadlineNear comes (issue #25).
     warn: WarnPolicy = field(default_factory=WarnPolicy)
+    # Webhooks: allowed private networks, retries, log retention (issue #25).
+    webhooks: WebhookPolicy = field(default_factory=WebhookPolicy)
+    # Told after a commit that made notifications: the webhook deliverer
+    # of this instance starts at once (0064).
+    wake_webhooks: Callable[[], None] = _nothing

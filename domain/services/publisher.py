@@ -38,6 +38,8 @@ def messages(game: GameRecord, events: Sequence[LoggedEvent]) -> list[tuple[str,
 
 
 async def after_commit(deps: Deps, news: Sequence[NewEvents], wake_bots: bool = True) -> None:
+    if any(n.told for n in news):
+        deps.wake_webhooks()  # their messages are in the outbox (0064)
     for n in news:
         told = [(notice_channel(t.player_id), t) for t in n.told]  # each to its player alone
         await deps.bus.publish([*messages(n.game, n.events), *told])

@@ -34,6 +34,7 @@ from domain.records import (
     ServiceKey,
     SessionRecord,
 )
+from domain.webhooks import outbox
 from infra.db import mappers as m
 from infra.db.direct import DirectStatement
 from infra.db.errors import conflicts_as_write_conflict
@@ -52,6 +53,7 @@ from infra.db.tables import (
     service_keys,
     sessions,
 )
+from infra.db.webhook_store import SqlWebhookStore
 
 _P, _G, _E, _I, _B = players.c, games.c, game_events.c, idempotency_keys.c, booster_packs.c
 
@@ -764,8 +766,9 @@ class SqlNotificationStore(_Repo):
     counter waits for anything but another counter, taken in the same order:
     no deadlock, with the claims of ``players`` (0051) or among counters."""
 
-    def __init__(self, conn: sa.Connection) -> None:
+    def __init__(self, conn: sa.Connection, webhooks: SqlWebhookStore) -> None:
         super().__init__(conn)
+        self._webhooks = webhooks
         self._pending: list[tuple[str, Notice, datetime]] = []
         self.added: list[Notification] = []
 
@@ -788,6 +791,14 @@ class SqlNotificationStore(_Repo):
             made += [Notification(player_id, first + i, at, n) for i, (n, at) in enumerate(mine)]
         self._insert(notifications, [m.notification_row(n) for n in made], "notifications")
         self.added += made
+        if made and (endpoints := self._webhooks.live_endpoints()):
+            # the outbox (0064): read only when an endpoint is live
+            players = {n.player_id for n in made}
+            push, external = (
+                self._webhooks.push_kinds(players),
+                self._webhooks.external_ids(players),
+            )
+            self._webhooks.enqueue(outbox(endpoints, made, push, external))
 
     def forget(self) -> None:
         self._pending.clear()

@@ -354,6 +354,94 @@ class ServiceKeyRow(SQLModel, table=True):
     __table_args__ = (sa.Index("ix_service_keys_key_hash", "key_hash", unique=True),)
 
 
+class WebhookEndpointRow(SQLModel, table=True):
+    """An endpoint of the app's backend (migration 0015, issue #25): its
+    kinds as a JSON list; its secrets sealed with the server's key."""
+
+    __tablename__ = "webhook_endpoints"
+
+    id: str = _col(sa.String(), primary_key=True)
+    url: str = _col(sa.String())
+    kinds: list[str] = _col(json_type())
+    description: str = _col(sa.String())
+    created_at: datetime = _col(UtcDateTime())
+    disabled_at: datetime | None = _col(UtcDateTime(), nullable=True)
+    disabled_reason: str | None = _col(sa.String(16), nullable=True)
+    secret: str = _col(sa.String())
+    previous_secret: str | None = _col(sa.String(), nullable=True)
+    previous_until: datetime | None = _col(UtcDateTime(), nullable=True)
+
+
+class WebhookMessageRow(SQLModel, table=True):
+    """A notification on its way to an endpoint (migration 0015): the
+    outbox, written with the notification; ``next_at`` is when it is due
+    (a lease moves it on), ``tries`` its attempts so far."""
+
+    __tablename__ = "webhook_messages"
+
+    id: str = _col(sa.String(), primary_key=True)
+    endpoint_id: str = _col(
+        sa.String(), sa.ForeignKey("webhook_endpoints.id", name="fk_webhook_messages_endpoint")
+    )
+    player_id: str = _col(sa.String())
+    seq: int = _col(sa.Integer())
+    kind: str = _col(sa.String(32))
+    game_id: str = _col(sa.String())
+    created_at: datetime = _col(UtcDateTime())
+    payload: str = _col(sa.Text())
+    status: str = _col(sa.String(10))
+    next_at: datetime | None = _col(UtcDateTime(), nullable=True)
+    tries: int = _col(sa.Integer())
+    retry_from: datetime | None = _col(UtcDateTime(), nullable=True)
+
+    # Partial: the pending ones by when due (the deliverers' lease); the
+    # endpoint's log newest first; the done ones by age (the sweep).
+    __table_args__ = (
+        sa.Index(
+            "ix_webhook_messages_due",
+            "endpoint_id",
+            "next_at",
+            sqlite_where=sa.text("status = 'PENDING'"),
+            postgresql_where=sa.text("status = 'PENDING'"),
+        ),
+        sa.Index("ix_webhook_messages_log", "endpoint_id", "created_at", "id"),
+        sa.Index(
+            "ix_webhook_messages_done",
+            "created_at",
+            sqlite_where=sa.text("status <> 'PENDING'"),
+            postgresql_where=sa.text("status <> 'PENDING'"),
+        ),
+    )
+
+
+class WebhookAttemptRow(SQLModel, table=True):
+    """One try of a message (migration 0015): the delivery log."""
+
+    __tablename__ = "webhook_attempts"
+
+    message_id: str = _col(
+        sa.String(),
+        sa.ForeignKey("webhook_messages.id", name="fk_webhook_attempts_message"),
+        primary_key=True,
+    )
+    n: int = _col(sa.Integer(), primary_key=True, autoincrement=False)
+    at: datetime = _col(UtcDateTime())
+    status_code: int | None = _col(sa.Integer(), nullable=True)
+    latency_ms: float = _col(sa.Float())
+    error: str | None = _col(sa.String(), nullable=True)
+
+
+class PushSettingsRow(SQLModel, table=True):
+    """The kinds a player wants pushed (migration 0015): no row, all."""
+
+    __tablename__ = "push_settings"
+
+    player_id: str = _col(
+        sa.String(), sa.ForeignKey("players.id", name="fk_push_settings_player"), primary_key=True
+    )
+    kinds: list[str] = _col(json_type())
+
+
 class ServerSecretRow(SQLModel, table=True):
     """Secrets the server generated for itself (migration 0004): used only
     when no ``MMK_SECRET_KEY`` is set (docs/decisions/0041)."""
@@ -378,3 +466,7 @@ game_seats: sa.Table = metadata.tables["game_seats"]
 invitations: sa.Table = metadata.tables["invitations"]
 notifications: sa.Table = metadata.tables["notifications"]
 notice_counters: sa.Table = metadata.tables["notice_counters"]
+webhook_endpoints: sa.Table = metadata.tables["webhook_endpoints"]
+webhook_messages: sa.Table = metadata.tables["webhook_messages"]
+webhook_attempts: sa.Table = metadata.tables["webhook_attempts"]
+push_settings: sa.Table = metadata.tables["push_settings"]

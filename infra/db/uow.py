@@ -22,6 +22,7 @@ from domain.ports import (
     ServiceKeyRepository,
     UnitOfWork,
     UnitOfWorkFactory,
+    WebhookStore,
 )
 from domain.records import NewEvents
 from infra.db.errors import conflicts_as_write_conflict
@@ -35,6 +36,7 @@ from infra.db.repositories import (
     SqlPlayerRepository,
     SqlServiceKeyRepository,
 )
+from infra.db.webhook_store import SqlWebhookStore
 
 
 class SqlUnitOfWork:
@@ -49,6 +51,7 @@ class SqlUnitOfWork:
     idempotency: IdempotencyStore
     boosters: BoosterRepository
     notifications: NotificationStore
+    webhooks: WebhookStore
 
     def __init__(self, engine: Engine, cache: GameCache | None = None) -> None:
         self._engine = engine
@@ -69,7 +72,8 @@ class SqlUnitOfWork:
         self.events = self._events = SqlEventLog(c)
         self.idempotency = SqlIdempotencyStore(c)
         self.boosters = SqlBoosterRepository(c)
-        self.notifications = self._notices = SqlNotificationStore(c)
+        self.webhooks = webhooks = SqlWebhookStore(c)
+        self.notifications = self._notices = SqlNotificationStore(c, webhooks)
         return self
 
     def __exit__(

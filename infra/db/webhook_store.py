@@ -1,0 +1,306 @@
+"""``WebhookStore`` on SQL (issue #25, docs/decisions/0064): the endpoints,
+the outbox of their messages and its delivery log, and the players' push
+settings.
+
+A deliverer leases due messages: on PostgreSQL ``FOR UPDATE SKIP LOCKED``
+passes over rows another deliverer is leasing, and the lease moves the
+message's ``next_at`` on, so it is due again (to anyone) only if its
+deliverer never reports back; SQLite has one writer at a time (one process).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from domain.services.service_keys import EXTERNAL
+from domain.webhooks import Attempt, Disabled, Endpoint, Message, Outcome, Secrets, Status
+from infra.db.direct import DirectStatement
+from infra.db.errors import conflicts_as_write_conflict
+from infra.db.tables import (
+    identities,
+    push_settings,
+    webhook_attempts,
+    webhook_endpoints,
+    webhook_messages,
+)
+
+_E, _M, _A = webhook_endpoints.c, webhook_messages.c, webhook_attempts.c
+_PENDING = Status.PENDING.value
+
+_INSERT_MESSAGES = DirectStatement(
+    sa.insert(webhook_messages), [c.key for c in webhook_messages.columns]
+)
+_INSERT_ATTEMPT = DirectStatement(
+    sa.insert(webhook_attempts), [c.key for c in webhook_attempts.columns]
+)
+_LIVE_ENDPOINTS = sa.select(_E.id, _E.url, _E.kinds, _E.description, _E.created_at).where(
+    _E.disabled_at.is_(None)
+)
+_DUE = (
+    sa.select(_M.id)
+    .where(
+        _M.endpoint_id == sa.bindparam("e"),
+        _M.status == _PENDING,
+        _M.next_at <= sa.bindparam("now"),
+    )
+    .order_by(_M.next_at, _M.id)
+    .limit(sa.bindparam("n"))
+)
+_MESSAGE_COLUMNS = [c for c in webhook_messages.columns]
+
+
+def _endpoint(r: Any) -> Endpoint:
+    reason = r.get("disabled_reason")
+    return Endpoint(
+        r["id"],
+        r["url"],
+        frozenset(r["kinds"]),
+        r["description"],
+        r["created_at"],
+        r.get("disabled_at"),
+        None if reason is None else Disabled(reason),
+        r.get("previous_until"),
+    )
+
+
+def _message(r: Any, attempts: Sequence[Attempt] = ()) -> Message:
+    return Message(
+        r["id"],
+        r["endpoint_id"],
+        r["player_id"],
+        r["seq"],
+        r["kind"],
+        r["game_id"],
+        r["created_at"],
+        r["payload"],
+        Status(r["status"]),
+        r["next_at"],
+        r["tries"],
+        r["retry_from"],
+        tuple(attempts),
+    )
+
+
+def _message_row(m: Message) -> dict[str, Any]:
+    return {
+        "id": m.id,
+        "endpoint_id": m.endpoint_id,
+        "player_id": m.player_id,
+        "seq": m.seq,
+        "kind": m.kind,
+        "game_id": m.game_id,
+        "created_at": m.created_at,
+        "payload": m.payload,
+        "status": m.status.value,
+        "next_at": m.next_at,
+        "tries": m.tries,
+        "retry_from": m.retry_from,
+    }
+
+
+class SqlWebhookStore:
+    def __init__(self, conn: sa.Connection) -> None:
+        self._c = conn
+
+    # ------------------------------------------------------------ endpoints
+    def live_endpoints(self) -> list[Endpoint]:
+        """The live ones only (read by every commit that notifies)."""
+        return [_endpoint(r._mapping) for r in self._c.execute(_LIVE_ENDPOINTS)]
+
+    def endpoints(self) -> list[Endpoint]:
+        rows = self._c.execute(sa.select(webhook_endpoints).order_by(_E.created_at, _E.id))
+        return [_endpoint(r._mapping) for r in rows]
+
+    def secrets(self, endpoint_id: str) -> Secrets | None:
+        row = self._c.execute(
+            sa.select(_E.secret, _E.previous_secret, _E.previous_until).where(_E.id == endpoint_id)
+        ).first()
+        return None if row is None else Secrets(row[0], row[1], row[2])
+
+    def add_endpoint(self, endpoint: Endpoint, secrets: Secrets) -> None:
+        with conflicts_as_write_conflict(f"webhook endpoint {endpoint.id}"):
+            self._c.execute(
+                sa.insert(webhook_endpoints).values(
+                    id=endpoint.id,
+                    created_at=endpoint.created_at,
+                    **self._fields(endpoint),
+                    secret=secrets.current,
+                    previous_secret=secrets.previous,
+                )
+            )
+
+    @staticmethod
+    def _fields(e: Endpoint) -> dict[str, Any]:
+        return {
+            "url": e.url,
+            "kinds": sorted(e.kinds),
+            "description": e.description,
+            "disabled_at": e.disabled_at,
+            "disabled_reason": None if e.disabled_reason is None else e.disabled_reason.value,
+            "previous_until": e.previous_until,
+        }
+
+    def save_endpoint(self, endpoint: Endpoint) -> None:
+        self._c.execute(
+            sa.update(webhook_endpoints)
+            .where(_E.id == endpoint.id)
+            .values(**self._fields(endpoint))
+        )
+
+    def save_secrets(self, endpoint_id: str, secrets: Secrets) -> None:
+        self._c.execute(
+            sa.update(webhook_endpoints)
+            .where(_E.id == endpoint_id)
+            .values(
+                secret=secrets.current,
+                previous_secret=secrets.previous,
+                previous_until=secrets.previous_until,
+            )
+        )
+
+    def delete_endpoint(self, endpoint_id: str) -> bool:
+        mine = sa.select(_M.id).where(_M.endpoint_id == endpoint_id)
+        self._c.execute(sa.delete(webhook_attempts).where(_A.message_id.in_(mine)))
+        self._c.execute(sa.delete(webhook_messages).where(_M.endpoint_id == endpoint_id))
+        done = self._c.execute(sa.delete(webhook_endpoints).where(_E.id == endpoint_id))
+        return done.rowcount == 1
+
+    def disable(self, endpoint_id: str, at: datetime, reason: Disabled) -> bool:
+        return 1 == self._c.execute(
+            sa.update(webhook_endpoints)
+            .where(_E.id == endpoint_id, _E.disabled_at.is_(None))
+            .values(disabled_at=at, disabled_reason=reason.value)
+        ).rowcount
+
+    # ------------------------------------------------------------ outbox
+    def enqueue(self, messages: Sequence[Message]) -> None:
+        if messages:
+            with conflicts_as_write_conflict("webhook messages"):
+                _INSERT_MESSAGES.run(self._c, [_message_row(m) for m in messages])
+
+    def lease(self, endpoint_id: str, now: datetime, until: datetime, limit: int) -> list[Message]:
+        due = _DUE
+        if self._c.dialect.name == "postgresql":
+            due = due.with_for_update(skip_locked=True)
+        ids = self._c.execute(due, {"e": endpoint_id, "now": now, "n": limit}).scalars().all()
+        if not ids:
+            return []
+        rows = self._c.execute(
+            sa.update(webhook_messages)
+            .where(_M.id.in_(ids))
+            .values(tries=_M.tries + 1, next_at=until)
+            .returning(*_MESSAGE_COLUMNS)
+        )
+        found = [_message(r._mapping) for r in rows]
+        return sorted(found, key=lambda m: (m.created_at, m.id))
+
+    def finish(self, m: Message, attempt: Attempt, outcome: Outcome) -> bool:
+        done = self._c.execute(
+            sa.update(webhook_messages)
+            .where(_M.id == m.id, _M.tries == m.tries, _M.status == _PENDING)
+            .values(status=outcome.status.value, next_at=outcome.next_at)
+        )
+        if done.rowcount != 1:
+            return False
+        row = {
+            "message_id": m.id,
+            "n": m.tries,
+            "at": attempt.at,
+            "status_code": attempt.status_code,
+            "latency_ms": attempt.latency_ms,
+            "error": attempt.error,
+        }
+        _INSERT_ATTEMPT.run(self._c, [row])
+        return True
+
+    def messages(
+        self,
+        endpoint_id: str,
+        status: Status | None,
+        before: tuple[datetime, str] | None,
+        limit: int,
+    ) -> list[Message]:
+        q = sa.select(webhook_messages).where(_M.endpoint_id == endpoint_id)
+        if status is not None:
+            q = q.where(_M.status == status.value)
+        if before is not None:
+            q = q.where(sa.tuple_(_M.created_at, _M.id) < sa.tuple_(*before))
+        rows = self._c.execute(q.order_by(_M.created_at.desc(), _M.id.desc()).limit(limit))
+        found = [r._mapping for r in rows]
+        return self._with_attempts(found)
+
+    def _with_attempts(self, rows: Sequence[Any]) -> list[Message]:
+        ids = [r["id"] for r in rows]
+        tries: dict[str, list[Attempt]] = {i: [] for i in ids}
+        if ids:
+            q = sa.select(webhook_attempts).where(_A.message_id.in_(ids)).order_by(_A.n)
+            for a in self._c.execute(q):
+                tries[a.message_id].append(Attempt(a.at, a.status_code, a.latency_ms, a.error))
+        return [_message(r, tries[r["id"]]) for r in rows]
+
+    def message(self, message_id: str) -> Message | None:
+        row = self._c.execute(sa.select(webhook_messages).where(_M.id == message_id)).first()
+        return None if row is None else self._with_attempts([row._mapping])[0]
+
+    def replay(self, message_ids: Sequence[str], at: datetime) -> int:
+        if not message_ids:
+            return 0
+        done = self._c.execute(
+            sa.update(webhook_messages)
+            .where(_M.id.in_(list(message_ids)))
+            .values(status=_PENDING, next_at=at, retry_from=at)
+        )
+        return done.rowcount
+
+    def failed_since(self, endpoint_id: str, since: datetime, limit: int) -> list[str]:
+        q = (
+            sa.select(_M.id)
+            .where(
+                _M.endpoint_id == endpoint_id,
+                _M.status == Status.FAILED.value,
+                _M.created_at >= since,
+            )
+            .order_by(_M.created_at, _M.id)
+            .limit(limit)
+        )
+        return list(self._c.execute(q).scalars())
+
+    def delete_done(self, before: datetime, limit: int) -> int:
+        old = (
+            sa.select(_M.id)
+            .where(_M.status != _PENDING, _M.created_at < before)
+            .order_by(_M.created_at)
+            .limit(limit)
+        )
+        ids = list(self._c.execute(old).scalars())
+        if not ids:
+            return 0
+        self._c.execute(sa.delete(webhook_attempts).where(_A.message_id.in_(ids)))
+        return self._c.execute(sa.delete(webhook_messages).where(_M.id.in_(ids))).rowcount
+
+    # ------------------------------------------------------------ players
+    def push_kinds(self, player_ids: Collection[str]) -> dict[str, frozenset[str]]:
+        if not player_ids:
+            return {}
+        q = sa.select(push_settings).where(push_settings.c.player_id.in_(list(player_ids)))
+        return {r.player_id: frozenset(r.kinds) for r in self._c.execute(q)}
+
+    def set_push_kinds(self, player_id: str, kinds: frozenset[str]) -> None:
+        self._c.execute(sa.delete(push_settings).where(push_settings.c.player_id == player_id))
+        with conflicts_as_write_conflict(f"push settings of {player_id}"):
+            self._c.execute(
+                sa.insert(push_settings).values(player_id=player_id, kinds=sorted(kinds))
+            )
+
+    def external_ids(self, player_ids: Collection[str]) -> dict[str, str]:
+        if not player_ids:
+            return {}
+        i = identities.c
+        q = sa.select(i.player_id, i.subject).where(
+            i.issuer == EXTERNAL, i.player_id.in_(list(player_ids))
+        )
+        return {r.player_id: r.subject for r in self._c.execute(q)}

@@ -1,0 +1,316 @@
+"""Webhooks (issue #25, docs/decisions/0064) on the fakes: an endpoint's
+messages are written with their notifications, each signed as Standard
+Webhooks says (checked here by its reference library, never by ours),
+retried with backoff until taken or a day has passed, then the endpoint
+disabled; a secret rotated signs with both secrets for its overlap; a
+lease lost to another deliverer cannot finish; players choose what is
+pushed, and a player online on the game is not pushed their turn."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from standardwebhooks import Webhook, WebhookVerificationError
+
+from domain.errors import DomainError, ErrorCode
+from domain.services import webhooks as hooks
+from domain.services.games import NewGame, create_game, join_game, start_game
+from domain.services.service_keys import issue_player_token
+from domain.webhooks import (
+    KINDS,
+    Attempt,
+    Disabled,
+    Policy,
+    RetryPolicy,
+    Status,
+    kind_of,
+    notice_fields,
+    parse_networks,
+)
+from infra.presence.memory import InProcessPresence
+from infra.webhooks.deliverer import ONLINE, Signal, WebhookDeliverer
+from infra.webhooks.sender import DeliveryError
+from tests.fakes import Harness, harness
+from tests.usecases.conftest import req
+
+URL = "https://hooks.example.com/mmk"
+
+
+@dataclass
+class FakeSender:
+    """A receiver that answers ``codes`` in turn (None: no answer), then 200."""
+
+    codes: list[int | None] = field(default_factory=list)
+    got: list[tuple[str, dict[str, str], bytes]] = field(default_factory=list)
+
+    async def post(self, url: str, headers: dict[str, str], body: bytes, timeout: float) -> int:
+        self.got.append((url, headers, body))
+        code = self.codes.pop(0) if self.codes else 200
+        if code is None:
+            raise DeliveryError("no answer within 10 s")
+        return code
+
+
+@pytest.fixture
+def h() -> Harness:
+    made = harness()
+    made.clock.set(datetime.now(UTC))  # signatures are checked against real time
+    return made
+
+
+def _deliverer(h: Harness, sender: FakeSender) -> WebhookDeliverer:
+    return WebhookDeliverer(h.deps, sender, Signal(), jitter=lambda: 0.5)
+
+
+async def _deliver(d: WebhookDeliverer) -> int:
+    started = await d.round()
+    await d.idle()
+    return started
+
+
+async def _people(h: Harness, *names: str) -> list[str]:
+    return [(await issue_player_token(h.deps, f"app-{n}", n, None)).player.id for n in names]
+
+
+async def _game(h: Harness) -> tuple[str, list[str]]:
+    """Three people of the app started a game; ann, who started it, is told
+    nothing of that (she knows); the first seat to act is told its turn."""
+    ann, bob, cy = await _people(h, "ann", "bob", "cy")
+    game_id = (await create_game(h.deps, req(ann), NewGame(3))).game_id
+    for p in (bob, cy):
+        await join_game(h.deps, req(p), game_id, None)
+    await start_game(h.deps, req(ann), game_id)
+    return game_id, [ann, bob, cy]
+
+
+async def test_an_endpoint_gets_each_notification_of_its_kinds_signed_once(h: Harness) -> None:
+    made = await hooks.create_endpoint(h.deps, URL, ["YOUR_TURN", "YOUR_GAME_STARTED"], "phones")
+    other = await hooks.create_endpoint(h.deps, URL + "/ends", ["YOUR_GAME_ENDED"], "")
+    assert made.secret.startswith("whsec_") and made.secret != other.secret
+    game_id, people = await _game(h)
+    told = [n for p in people for n in h.store.notifications.get(p, [])]
+    wanted = [n for n in told if kind_of(type(n.notice)) in made.endpoint.kinds]
+    assert wanted and {type(n.notice).__name__ for n in wanted} >= {"YourGameStarted"}
+    sender = FakeSender()
+    assert await _deliver(_deliverer(h, sender)) == len(wanted)
+    assert await _deliver(_deliverer(h, sender)) == 0  # each once
+    verifier = Webhook(made.secret)
+    bodies = []
+    for url, headers, body in sender.got:
+        assert url == URL
+        bodies.append(verifier.verify(body, headers))
+        with pytest.raises(WebhookVerificationError):
+            Webhook(other.secret).verify(body, headers)
+    by_seq = {(b["data"]["playerId"], b["data"]["seq"]): b for b in bodies}
+    assert set(by_seq) == {(n.player_id, n.seq) for n in wanted}
+    external = {p: f"app-{n}" for p, n in zip(people, ("ann", "bob", "cy"), strict=True)}
+    for n in wanted:
+        b = by_seq[(n.player_id, n.seq)]
+        kind = kind_of(type(n.notice))
+        assert b["type"] == f"notification.{kind.lower()}"
+        assert b["data"]["externalId"] == external[n.player_id]
+        assert b["data"]["kind"] == kind
+        assert b["data"]["notice"] == json.loads(json.dumps(notice_fields(n.notice)))
+        assert b["data"]["notice"]["gameId"] == game_id
+    ids = [headers["webhook-id"] for _, headers, _ in sender.got]
+    assert len(set(ids)) == len(ids)
+    assert {m.status for m in h.store.messages.values()} == {Status.DELIVERED}
+
+
+async def test_refused_endpoints_change_nothing(h: Harness) -> None:
+    for url, kinds in [
+        ("https://10.0.0.7/hook", ["YOUR_TURN"]),
+        ("http://127.0.0.1:8080/hook", ["YOUR_TURN"]),
+        ("https://[::1]/hook", ["YOUR_TURN"]),
+        ("https://169.254.169.254/latest", ["YOUR_TURN"]),
+        ("http://localhost/hook", ["YOUR_TURN"]),
+        ("ftp://hooks.example.com/", ["YOUR_TURN"]),
+        ("https://user:pw@hooks.example.com/", ["YOUR_TURN"]),
+        (URL, ["YOUR_TUNR"]),
+        (URL, []),
+    ]:
+        with pytest.raises(DomainError) as e:
+            await hooks.create_endpoint(h.deps, url, kinds, "")
+        assert e.value.code is ErrorCode.BAD_INPUT, url
+    assert h.store.endpoints == {}
+    allowed = replace(h.deps.webhooks, allowed=parse_networks("127.0.0.0/8"))
+    h.deps = replace(h.deps, webhooks=allowed)
+    made = await hooks.create_endpoint(h.deps, "http://127.0.0.1:8080/hook", ["YOUR_TURN"], "")
+    assert made.endpoint.url == "http://127.0.0.1:8080/hook"
+
+
+async def test_a_failing_receiver_is_retried_with_growing_waits_then_disabled(h: Harness) -> None:
+    made = await hooks.create_endpoint(h.deps, URL, ["YOUR_GAME_STARTED"], "")
+    await _game(h)
+    sender = FakeSender(codes=[500] * 100)
+    d = _deliverer(h, sender)
+    waits: list[float] = []
+    rounds = 0
+    while made.endpoint.id not in {
+        e.id for e, _ in h.store.endpoints.values() if e.disabled_at is not None
+    }:
+        assert await _deliver(d) == 2  # bob's and cy's YourGameStarted
+        pending = [m for m in h.store.messages.values() if m.status is Status.PENDING]
+        if not pending:
+            break
+        due = min(m.next_at for m in pending if m.next_at is not None)
+        waits.append((due - h.clock.now()).total_seconds())
+        h.clock.advance(due - h.clock.now())
+        rounds += 1
+        assert rounds < 30
+    # growing (the last one cut to end the day), from seconds up to the 6 h cap
+    assert waits[:-1] == sorted(waits[:-1]) and waits[0] < 10 and max(waits) <= 6 * 3600 * 1.2 + 1
+    assert sum(waits) == pytest.approx(24 * 3600, abs=60)  # the last try a day after the first
+    endpoint = h.store.endpoints[made.endpoint.id][0]
+    assert endpoint.disabled_reason is Disabled.FAILING
+    failed = list(h.store.messages.values())
+    assert {m.status for m in failed} == {Status.FAILED}
+    assert all(len(m.attempts) == m.tries == rounds + 1 for m in failed)
+    assert {a.status_code for m in failed for a in m.attempts} == {500}
+    assert await _deliver(d) == 0  # disabled: nothing more goes
+    # the app mends its receiver, enables the endpoint and replays what failed
+    await hooks.set_enabled(h.deps, made.endpoint.id, True)
+    since = min(m.created_at for m in failed)
+    assert await hooks.replay_failed(h.deps, made.endpoint.id, since) == 2
+    sender.codes.clear()
+    assert await _deliver(d) == 2
+    assert {m.status for m in h.store.messages.values()} == {Status.DELIVERED}
+    ids = {headers["webhook-id"] for _, headers, _ in sender.got}
+    assert ids == {m.id for m in failed}  # the same ids again: receivers drop repeats
+
+
+async def test_timeouts_and_redirects_count_as_failures(h: Harness) -> None:
+    await hooks.create_endpoint(h.deps, URL, ["YOUR_GAME_STARTED"], "")
+    await _game(h)
+    sender = FakeSender(codes=[None, 302])
+    d = _deliverer(h, sender)
+    assert await _deliver(d) == 2
+    errors = sorted(m.attempts[0].error or "" for m in h.store.messages.values())
+    assert errors == ["HTTP 302", "no answer within 10 s"]
+    assert {m.status for m in h.store.messages.values()} == {Status.PENDING}
+
+
+def test_the_backoff_grows_jittered_and_capped() -> None:
+    p = RetryPolicy()
+    assert p.delay(1, 0.0) == timedelta(seconds=4)
+    assert p.delay(1, 0.999).total_seconds() == pytest.approx(6, abs=0.01)
+    assert p.delay(3, 0.5) == timedelta(seconds=80)
+    assert p.delay(20, 0.5) == timedelta(hours=6)
+
+
+async def test_a_rotated_secret_signs_with_both_for_its_overlap(h: Harness) -> None:
+    made = await hooks.create_endpoint(h.deps, URL, ["YOUR_GAME_STARTED"], "")
+    rotated = await hooks.rotate_secret(h.deps, made.endpoint.id, timedelta(minutes=2))
+    assert rotated.secret != made.secret and rotated.endpoint.previous_until is not None
+    await _game(h)
+    sender = FakeSender()
+    await _deliver(_deliverer(h, sender))
+    for _, headers, body in sender.got:
+        assert len(headers["webhook-signature"].split(" ")) == 2
+        Webhook(made.secret).verify(body, headers)
+        Webhook(rotated.secret).verify(body, headers)
+    h.clock.advance(timedelta(minutes=2))  # within the verifier's 5 min of real time
+    await _game(h)
+    sender.got.clear()
+    await _deliver(_deliverer(h, sender))
+    assert sender.got
+    for _, headers, body in sender.got:
+        Webhook(rotated.secret).verify(body, headers)
+        with pytest.raises(WebhookVerificationError):
+            Webhook(made.secret).verify(body, headers)
+    with pytest.raises(DomainError) as e:
+        await hooks.rotate_secret(h.deps, made.endpoint.id, timedelta(days=8))
+    assert e.value.code is ErrorCode.BAD_INPUT
+
+
+async def test_a_lease_lost_to_another_deliverer_cannot_finish(h: Harness) -> None:
+    """A deliverer that stalls past its lease: the message is due again,
+    another takes and delivers it; the first one's late result is dropped."""
+    made = await hooks.create_endpoint(h.deps, URL, ["YOUR_GAME_STARTED"], "")
+    await _game(h)
+    now = h.clock.now()
+    with h.deps.uow() as uow:
+        first = uow.webhooks.lease(made.endpoint.id, now, now + timedelta(seconds=30), 10)
+    assert len(first) == 2
+    with h.deps.uow() as uow:  # leased: nobody else takes them meanwhile
+        assert uow.webhooks.lease(made.endpoint.id, now, now + timedelta(seconds=30), 10) == []
+    h.clock.advance(timedelta(seconds=31))
+    sender = FakeSender()
+    assert await _deliver(_deliverer(h, sender)) == 2
+    taken = Attempt(now, 200, 1.0)
+    late = h.deps.webhooks.retry.after(first[0], taken, 0.5)
+    with h.deps.uow() as uow:
+        assert not uow.webhooks.finish(first[0], taken, late)
+    m = h.store.messages[first[0].id]
+    assert m.status is Status.DELIVERED and m.tries == 2 and len(m.attempts) == 1
+
+
+async def test_players_choose_what_is_pushed_and_online_players_are_not_pushed_their_turn(
+    h: Harness,
+) -> None:
+    presence = InProcessPresence()
+    h.deps = replace(h.deps, presence=presence)
+    await hooks.create_endpoint(h.deps, URL, sorted(KINDS), "")
+    ann, bob, cy = await _people(h, "ann", "bob", "cy")
+    assert await hooks.push_kinds(h.deps, bob) == frozenset(KINDS)
+    assert await hooks.set_push_kinds(h.deps, bob, ["YOUR_TURN"]) == {"YOUR_TURN"}
+    await hooks.set_push_kinds(h.deps, cy, [])
+    with pytest.raises(DomainError) as e:
+        await hooks.set_push_kinds(h.deps, cy, ["NOPE"])
+    assert e.value.code is ErrorCode.BAD_INPUT
+    assert await hooks.push_kinds(h.deps, cy) == frozenset()
+    game_id = (await create_game(h.deps, req(ann), NewGame(3))).game_id
+    for p in (bob, cy):
+        await join_game(h.deps, req(p), game_id, None)
+    await presence.join(game_id, bob)  # bob holds the game's stream
+    await start_game(h.deps, req(ann), game_id)
+    kinds = {(m.player_id, m.kind) for m in h.store.messages.values()}
+    assert (bob, "YOUR_GAME_STARTED") not in kinds  # bob wants only his turns pushed
+    assert not {k for k in kinds if k[0] == cy}  # cy wants nothing pushed
+    sender = FakeSender()
+    await _deliver(_deliverer(h, sender))
+    turns = [m for m in h.store.messages.values() if m.kind == "YOUR_TURN"]
+    for m in turns:
+        if m.player_id == bob:
+            assert m.status is Status.SKIPPED and m.attempts[0].error == ONLINE
+        else:
+            assert m.status is Status.DELIVERED
+    assert all(json.loads(b)["data"]["playerId"] != bob for _, _, b in sender.got)
+
+
+async def test_done_messages_expire_after_the_retention(h: Harness) -> None:
+    h.deps = replace(h.deps, webhooks=Policy(retention=timedelta(days=1)))
+    await hooks.create_endpoint(h.deps, URL, ["YOUR_GAME_STARTED"], "")
+    await _game(h)
+    await _deliver(_deliverer(h, FakeSender()))
+    assert await hooks.expire_done(h.deps) == 0
+    h.clock.advance(timedelta(days=1, seconds=1))
+    assert await hooks.expire_done(h.deps) == 2
+    assert h.store.messages == {}
+
+
+async def test_an_endpoint_is_listed_disabled_enabled_and_deleted(h: Harness) -> None:
+    made = await hooks.create_endpoint(h.deps, URL, ["YOUR_TURN"], "  phones ")
+    assert [e.description for e in await hooks.list_endpoints(h.deps)] == ["phones"]
+    off = await hooks.set_enabled(h.deps, made.endpoint.id, False)
+    assert off.disabled_reason is Disabled.BY_APP
+    await _game(h)
+    assert h.store.messages == {}  # a disabled endpoint is sent nothing new
+    on = await hooks.set_enabled(h.deps, made.endpoint.id, True)
+    assert on.disabled_at is None
+    changed = await hooks.update_endpoint(h.deps, made.endpoint.id, None, ["YOUR_GAME_ENDED"], None)
+    assert changed.kinds == {"YOUR_GAME_ENDED"} and changed.url == URL
+    await hooks.delete_endpoint(h.deps, made.endpoint.id)
+    assert await hooks.list_endpoints(h.deps) == []
+    for call in (
+        hooks.delete_endpoint(h.deps, made.endpoint.id),
+        hooks.set_enabled(h.deps, "whk_nope", True),
+        hooks.deliveries(h.deps, "whk_nope", None, None, 10),
+        hooks.replay(h.deps, "msg_nope"),
+    ):
+        with pytest.raises(DomainError) as e:
+            await call
+        assert e.value.code is ErrorCode.NOT_FOUND
