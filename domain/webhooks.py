@@ -33,6 +33,8 @@ SECRET_BYTES = 24
 MAX_URL = 2000
 MAX_DESCRIPTION = 200
 MAX_ENDPOINTS = 20
+MAX_ATTEMPTS_SHOWN = 50
+"""A message's log in the API shows its last tries only (a replay adds more)."""
 SETTINGS_ENDPOINT = "whk_settings"
 """The id of the endpoint named by the settings (``MMK_WEBHOOK_URL``)."""
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -24,6 +24,9 @@ from domain.services.quick_play import fill_due_games
 from domain.services.seat_presence import review
 from domain.services.sessions import record_use
 from domain.services.timeouts import deadline_round
+from domain.services.webhooks import ensure_settings_endpoint, expire_done
+from domain.webhooks import SETTINGS_ENDPOINT, RetryPolicy, parse_networks
+from domain.webhooks import Policy as WebhookPolicy
 from infra.abandon_sweeper import AbandonSweeper
 from infra.bot_scheduler import BotScheduler, StalledBotSweeper
 from infra.bus.memory import InProcessBus
@@ -48,8 +51,10 @@ from infra.revocations.memory import InProcessRevocations
 from infra.revocations.redis import RedisRevocations
 from infra.secret_key import server_secret
 from infra.session_use import SessionUseWriter
-from infra.settings import Settings, SettingsError
+from infra.settings import Settings, SettingsError, WebhookSettings
 from infra.settlement import Settler
+from infra.webhooks.deliverer import Signal, Tuning, WebhookDeliverer
+from infra.webhooks.sender import HttpSender
 from infra.work_meter import in_thread
 
 T = TypeVar("T")
@@ -100,6 +105,8 @@ class Container:
     settler: Settler | None = None  # measured costs, charged after the fact
     abandoned: AbandonSweeper | None = None  # games nobody plays any more
     uses: SessionUseWriter | None = None  # the sessions' lastUsedAt (issue #24)
+    webhooks: WebhookDeliverer | None = None  # the outbox's deliverer (issue #25)
+    sender: HttpSender | None = None
 
     def start(self) -> None:
         """Background work of a running server (call inside its event loop)."""
@@ -115,6 +122,8 @@ class Container:
             self.abandoned.start()
         if self.uses is not None:
             self.uses.start()
+        if self.webhooks is not None:
+            self.webhooks.start()
 
     async def aclose(self) -> None:
         await self.sweeper.aclose()
@@ -131,6 +140,10 @@ class Container:
             await self.abandoned.aclose()
         if self.uses is not None:
             await self.uses.aclose()
+        if self.webhooks is not None:
+            await self.webhooks.aclose()
+        if self.sender is not None:
+            await self.sender.aclose()
         await self.bots.aclose()
         if self.settler is not None:
             await self.settler.aclose()
@@ -167,6 +180,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
     else:
         revocations = InProcessRevocations()
     bots = BotScheduler()
+    signal = Signal()
     deps = Deps(
         uow=SqlUnitOfWorkFactory(engine, GameCache()),
         run=runner_for(engine, settings.workers),
@@ -188,6 +202,8 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         warn=WarnPolicy(
             settings.deadline_soon_percent / 100, timedelta(seconds=settings.deadline_soon_lead)
         ),
+        webhooks=webhook_policy(settings.webhooks),
+        wake_webhooks=signal,
     )
     bots.bind(lambda game_id: drive_bots(deps, game_id))
     sweeper = StalledBotSweeper(lambda idle: due_work(deps, idle))
@@ -210,6 +226,10 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         lambda: deadline_round(deps), deps.clock, settings.deadline_sweep_interval
     )
     abandoned = AbandonSweeper(lambda: abandon_round(deps), settings.abandon_sweep_interval)
+    hooks = settings.webhooks
+    sender = HttpSender(deps.webhooks.allowed)
+    tuning = Tuning(hooks.concurrency, hooks.timeout, hooks.poll_interval)
+    deliverer = WebhookDeliverer(deps, sender, signal, tuning, setup=settings_endpoint(deps, hooks))
     return Container(
         settings,
         deps,
@@ -230,13 +250,37 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         else None,
         abandoned,
         SessionUseWriter(lambda: record_use(deps), settings.session_use_interval),
+        deliverer,
+        sender,
     )
+
+
+def webhook_policy(hooks: WebhookSettings) -> WebhookPolicy:
+    return WebhookPolicy(
+        parse_networks(hooks.allowed_networks),
+        RetryPolicy(give_up_after=timedelta(seconds=hooks.retry_for)),
+        timedelta(seconds=hooks.retention),
+    )
+
+
+def settings_endpoint(deps: Deps, hooks: WebhookSettings) -> Callable[[], Awaitable[None]] | None:
+    """The endpoint ``MMK_WEBHOOK_URL`` names, made or updated at start."""
+    url, secret = hooks.url, hooks.secret
+    if url is None or secret is None:
+        return None
+
+    async def ensure() -> None:
+        await ensure_settings_endpoint(deps, SETTINGS_ENDPOINT, url, list(hooks.kinds), secret)
+
+    return ensure
 
 
 async def expire_old_records(deps: Deps) -> int:
     """What every instance's record sweep deletes: idempotency records past
-    their retention, notifications read longer ago than theirs (#25)."""
-    return await expire_idempotency_records(deps) + await expire_read(deps)
+    their retention, notifications read longer ago than theirs and webhook
+    messages done longer ago than theirs (#25)."""
+    done = await expire_idempotency_records(deps) + await expire_read(deps)
+    return done + await expire_done(deps)
 
 
 async def due_work(deps: Deps, idle: float) -> int:

@@ -8,6 +8,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from domain.errors import BadRequest
+from domain.webhooks import KINDS, check_kinds, check_secret, parse_networks
+
 DEFAULT_DATABASE_URL = "sqlite:///var/mmk.sqlite3"
 EVENT_LOOPS = ("asyncio", "uvloop")
 ACCESS_LOGS = ("all", "errors", "off")
@@ -69,6 +72,15 @@ ENV_VARS: tuple[str, ...] = (
     "MMK_NOTIFICATION_RETENTION",
     "MMK_DEADLINE_SOON_PERCENT",
     "MMK_DEADLINE_SOON_LEAD",
+    "MMK_WEBHOOK_ALLOWED_NETWORKS",
+    "MMK_WEBHOOK_TIMEOUT",
+    "MMK_WEBHOOK_CONCURRENCY",
+    "MMK_WEBHOOK_POLL_INTERVAL",
+    "MMK_WEBHOOK_RETRY_FOR",
+    "MMK_WEBHOOK_RETENTION",
+    "MMK_WEBHOOK_URL",
+    "MMK_WEBHOOK_SECRET",
+    "MMK_WEBHOOK_KINDS",
     "MMK_ABANDON_IDLE",
     "MMK_ABANDON_EMPTY",
     "MMK_ABANDON_SWEEP_INTERVAL",
@@ -210,6 +222,55 @@ def _trusted_keys_url(url: str) -> bool:
         return ipaddress.ip_address(parts.hostname).is_loopback
     except ValueError:
         return False
+
+
+@dataclass(frozen=True)
+class WebhookSettings:
+    """Webhooks (issue #25, docs/decisions/0064): the private networks a
+    target may be in (CIDRs; none by default: no private, loopback or
+    link-local target), seconds an attempt may take, attempts at once per
+    endpoint on an instance, seconds between two looks at the outbox,
+    seconds a message is retried, seconds a done one stays in the log; and
+    an endpoint named here rather than by ``createWebhookEndpoint``."""
+
+    allowed_networks: str = ""
+    timeout: int = 10
+    concurrency: int = 4
+    poll_interval: int = 1
+    retry_for: int = 86_400
+    retention: int = 7 * 86_400
+    url: str | None = None
+    secret: str | None = field(default=None, repr=False)
+    kinds: tuple[str, ...] = ()
+
+
+def webhook_settings(env: Mapping[str, str]) -> WebhookSettings:
+    networks = env.get("MMK_WEBHOOK_ALLOWED_NETWORKS", "")
+    try:
+        parse_networks(networks)
+    except ValueError as e:
+        raise SettingsError(f"MMK_WEBHOOK_ALLOWED_NETWORKS: {e}") from e
+    url, secret = env.get("MMK_WEBHOOK_URL") or None, env.get("MMK_WEBHOOK_SECRET") or None
+    kinds = tuple(k.strip() for k in env.get("MMK_WEBHOOK_KINDS", "").split(",") if k.strip())
+    try:
+        if (url is None) != (secret is None):
+            raise SettingsError("MMK_WEBHOOK_URL and MMK_WEBHOOK_SECRET go together")
+        if secret is not None:
+            check_secret(secret)
+        check_kinds(kinds or tuple(KINDS))
+    except BadRequest as e:
+        raise SettingsError(f"MMK_WEBHOOK_*: {e.message}") from e
+    return WebhookSettings(
+        networks,
+        _int(env, "MMK_WEBHOOK_TIMEOUT", 10, 1, 60),
+        _int(env, "MMK_WEBHOOK_CONCURRENCY", 4, 1, 100),
+        _int(env, "MMK_WEBHOOK_POLL_INTERVAL", 1, 1, 60),
+        _int(env, "MMK_WEBHOOK_RETRY_FOR", 86_400, 60, 7 * 86_400),
+        _int(env, "MMK_WEBHOOK_RETENTION", 7 * 86_400, 3600, 90 * 86_400),
+        url,
+        secret,
+        kinds or tuple(KINDS),
+    )
 
 
 def jwt_settings(env: Mapping[str, str]) -> JwtSettings | None:
@@ -384,6 +445,8 @@ class Settings:
     # seconds before its deadline, whichever is later (none under a minute).
     deadline_soon_percent: int = 10
     deadline_soon_lead: int = 3600
+    # Webhooks (#25, docs/decisions/0064): see WebhookSettings.
+    webhooks: WebhookSettings = field(default_factory=lambda: WebhookSettings())
     # Abandoned games (docs/decisions/0051): seconds a lobby or an untimed
     # running game may go unchanged; seconds a running game whose every
     # person's seat a bot plays waits for one to be reclaimed; seconds
@@ -472,6 +535,7 @@ class Settings:
             ),
             deadline_soon_percent=_int(e, "MMK_DEADLINE_SOON_PERCENT", 10, 0, 100),
             deadline_soon_lead=_int(e, "MMK_DEADLINE_SOON_LEAD", 3600, 0, 14 * 86_400),
+            webhooks=webhook_settings(e),
             abandon_idle=_int(e, "MMK_ABANDON_IDLE", 7 * 86_400, 1, 365 * 86_400),
             abandon_empty=_int(e, "MMK_ABANDON_EMPTY", 3600, 0, 30 * 86_400),
             abandon_sweep_interval=_int(e, "MMK_ABANDON_SWEEP_INTERVAL", 60, 1, 3600),

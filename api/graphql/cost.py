@@ -51,6 +51,7 @@ from domain.game.options import HAND_SIZE, MAX_SEATS, MIN_SEATS, Format
 from domain.game.setup import MAX_DECK
 from domain.invitations import MAX_INVITED, MAX_INVITEES
 from domain.services.sessions import MAX_SESSIONS
+from domain.webhooks import KINDS, MAX_ATTEMPTS_SHOWN, MAX_ENDPOINTS
 
 INTROSPECTION = 5_000
 """An introspection root field: a deep ``__schema`` completes ~10,000 values,
@@ -122,6 +123,10 @@ LIST_SIZES: dict[str, int] = {
     "Viewer.messageTargets": SEATS,
     "Viewer.legalActions": LEGAL,
     "Viewer.choices": CHOICES,
+    "Query.webhookEndpoints": MAX_ENDPOINTS,  # (0064)
+    "WebhookEndpoint.kinds": len(KINDS),
+    "WebhookMessage.attempts": MAX_ATTEMPTS_SHOWN,
+    "NotificationSettings.push": len(KINDS),
 }
 """Every list's most items, by ``Type.field``, from the rules' bounds (issue
 #22: the estimate uses the real maximum); a list that grows with use is
@@ -135,6 +140,7 @@ ROWS: dict[str, int] = {
     "MyGameConnection.edges": 40,  # the lobby's columns, one join on a primary key (#24)
     "InvitationConnection.edges": 40,  # the same, from an invitation's row (0062)
     "NotificationPage.notifications": 30,  # one row by its key, its JSON decoded (#25)
+    "WebhookMessagePage.messages": 40,  # a row and its attempts' rows (0064)
 }
 """What each item of a page read from the database costs besides its values
 (reading and decoding its row), by ``Type.field``, in values: measured

@@ -9,7 +9,7 @@ from typing import Annotated
 import strawberry
 
 from api.graphql import game_mutations as moves
-from api.graphql import service_ops
+from api.graphql import service_ops, webhook_ops
 from api.graphql.context import Info
 from api.graphql.declared import Key
 from api.graphql.inputs import check_key
@@ -202,6 +202,14 @@ class Mutation:
         return Player.from_domain(renamed)
 
     issue_player_token = service_ops.ISSUE_PLAYER_TOKEN
+    create_webhook_endpoint = webhook_ops.CREATE_WEBHOOK_ENDPOINT
+    update_webhook_endpoint = webhook_ops.UPDATE_WEBHOOK_ENDPOINT
+    set_webhook_endpoint_enabled = webhook_ops.SET_WEBHOOK_ENDPOINT_ENABLED
+    rotate_webhook_secret = webhook_ops.ROTATE_WEBHOOK_SECRET
+    delete_webhook_endpoint = webhook_ops.DELETE_WEBHOOK_ENDPOINT
+    replay_webhook_message = webhook_ops.REPLAY_WEBHOOK_MESSAGE
+    replay_failed_webhook_messages = webhook_ops.REPLAY_FAILED_WEBHOOK_MESSAGES
+    update_notification_settings = webhook_ops.UPDATE_NOTIFICATION_SETTINGS
     create_game = moves.create_game
     join_game = moves.join_game
     leave_game = moves.leave_game

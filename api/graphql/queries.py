@@ -7,7 +7,7 @@ from typing import Annotated
 
 import strawberry
 
-from api.graphql import service_ops
+from api.graphql import service_ops, webhook_ops
 from api.graphql.context import Info
 from api.graphql.cursors import decode_cursor, encode_cursor
 from api.graphql.types.cards import CardDesign, catalogue_designs
@@ -143,3 +143,5 @@ class Query:
 
     player_by_external_id = service_ops.PLAYER_BY_EXTERNAL_ID
     player_games = service_ops.PLAYER_GAMES
+    webhook_endpoints = webhook_ops.WEBHOOK_ENDPOINTS
+    webhook_messages = webhook_ops.WEBHOOK_MESSAGES

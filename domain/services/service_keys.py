@@ -26,6 +26,7 @@ SCOPES = {
     "players:write": "issue players' tokens (issuePlayerToken)",
     "players:read": "look players up by external id (playerByExternalId)",
     "games:read": "read a player's games (playerGames)",
+    "webhooks": "manage webhook endpoints and read their delivery log (createWebhookEndpoint...)",
 }
 EXTERNAL = "mmk:external-id"
 """The issuer under which an external id is stored as an identity: one

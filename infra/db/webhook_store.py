@@ -170,11 +170,14 @@ class SqlWebhookStore:
         return done.rowcount == 1
 
     def disable(self, endpoint_id: str, at: datetime, reason: Disabled) -> bool:
-        return 1 == self._c.execute(
-            sa.update(webhook_endpoints)
-            .where(_E.id == endpoint_id, _E.disabled_at.is_(None))
-            .values(disabled_at=at, disabled_reason=reason.value)
-        ).rowcount
+        return (
+            self._c.execute(
+                sa.update(webhook_endpoints)
+                .where(_E.id == endpoint_id, _E.disabled_at.is_(None))
+                .values(disabled_at=at, disabled_reason=reason.value)
+            ).rowcount
+            == 1
+        )
 
     # ------------------------------------------------------------ outbox
     def enqueue(self, messages: Sequence[Message]) -> None:

@@ -16,7 +16,7 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Protocol
@@ -72,7 +72,9 @@ class WebhookDeliverer:
         signal: Signal,
         tuning: Tuning = Tuning(),
         jitter: Callable[[], float] = random.random,
+        setup: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
+        self._setup = setup
         self._deps, self._sender, self._signal, self._t = deps, sender, signal, tuning
         self._jitter = jitter
         self._busy: dict[str, int] = {}  # endpoint id -> attempts in flight here
@@ -86,6 +88,9 @@ class WebhookDeliverer:
     async def _loop(self) -> None:
         while True:
             try:
+                if self._setup is not None:  # the settings' endpoint, first
+                    await self._setup()
+                    self._setup = None
                 await self.round()
             except Exception as e:
                 if is_unavailable(e):

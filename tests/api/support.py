@@ -148,6 +148,8 @@ def mutation_text(name: str, arg_names: Iterable[str]) -> str:
         selection = (
             "__typename ... on Refusal { code message } ... on NotificationsRead { upToSeq marked }"
         )
+    elif "Webhook" in name or name == "updateNotificationSettings":
+        selection = "__typename ... on Refusal { code message }"
     elif name == "openBoosterPack":
         selection = (
             "__typename ... on Refusal { code message } "

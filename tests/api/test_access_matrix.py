@@ -140,6 +140,28 @@ OPS: dict[tuple[str, str], Op] = {
         other="FORBIDDEN",
         spectator="FORBIDDEN",
     ),
+    **{
+        ("mutation", name): mutation(name, args, False, other="FORBIDDEN", spectator="FORBIDDEN")
+        for name, args in [
+            (
+                "createWebhookEndpoint",
+                lambda t: {"url": "https://hooks.example.com/", "kinds": ["YOUR_TURN"]},
+            ),
+            ("updateWebhookEndpoint", lambda t: {"id": "whk_1", "description": "x"}),
+            ("setWebhookEndpointEnabled", lambda t: {"id": "whk_1", "enabled": False}),
+            ("rotateWebhookSecret", lambda t: {"id": "whk_1"}),
+            ("deleteWebhookEndpoint", lambda t: {"id": "whk_1"}),
+            ("replayWebhookMessage", lambda t: {"id": "msg_1"}),
+            (
+                "replayFailedWebhookMessages",
+                lambda t: {"id": "whk_1", "since": "2026-01-01T00:00:00.000Z"},
+            ),
+        ]
+    },
+    # A player's own push settings (#25).
+    ("mutation", "updateNotificationSettings"): mutation(
+        "updateNotificationSettings", lambda t: {"push": ["YOUR_TURN"]}, False, **PLAYERS
+    ),
     ("mutation", "updateProfile"): mutation(
         "updateProfile", lambda t: {"name": "eve"}, False, **PLAYERS
     ),
@@ -267,6 +289,18 @@ OPS: dict[tuple[str, str], Op] = {
     ("query", "serverTime"): Op("{ r: serverTime }", lambda t: {}, True, EVERYONE),
     ("query", "playerGames"): Op(
         '{ r: playerGames(playerId: "p") { __typename } }',
+        lambda t: {},
+        True,
+        {"other": "FORBIDDEN", "spectator": "FORBIDDEN"},
+    ),
+    ("query", "webhookEndpoints"): Op(
+        "{ r: webhookEndpoints { id } }",
+        lambda t: {},
+        True,
+        {"other": "FORBIDDEN", "spectator": "FORBIDDEN"},
+    ),
+    ("query", "webhookMessages"): Op(
+        '{ r: webhookMessages(id: "whk_1") { __typename } }',
         lambda t: {},
         True,
         {"other": "FORBIDDEN", "spectator": "FORBIDDEN"},

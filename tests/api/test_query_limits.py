@@ -186,6 +186,7 @@ PAGE_LISTS = {
     "MyGameConnection.edges",
     "InvitationConnection.edges",
     "NotificationPage.notifications",
+    "WebhookMessagePage.messages",
 }
 """Lists inside a page: the paged field hands them its page size."""
 

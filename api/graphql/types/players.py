@@ -15,10 +15,11 @@ from api.graphql.types.my_games import MyGameConnection, MyGamesFilter, PlayerSt
 from api.graphql.types.notifications import NotificationPage
 from api.graphql.types.pages import PageInfo
 from api.graphql.types.sessions import Session
+from api.graphql.types.webhooks import NotificationSettings, kinds_of
 from domain.game.cards import House
 from domain.records import BoosterRecord, PackPage
 from domain.records import Player as DomainPlayer
-from domain.services import my_games, notifications, players, sessions
+from domain.services import my_games, notifications, players, sessions, webhooks
 from domain.services.queries import MAX_PAGE
 
 
@@ -183,6 +184,14 @@ class Me:
             info.context.deps, str(self.id), after_seq, first, unread_only
         )
         return NotificationPage.from_domain(page, after_seq)
+
+    @strawberry.field(
+        description="Which kinds of your notifications your app's backend is sent "
+        "(`updateNotificationSettings`)"
+    )
+    async def notification_settings(self, info: strawberry.Info) -> NotificationSettings:
+        chosen = await webhooks.push_kinds(info.context.deps, str(self.id))
+        return NotificationSettings(push=kinds_of(chosen))
 
     @strawberry.field(description="Your record: games finished and won, by format and seats")
     async def stats(self, info: strawberry.Info) -> PlayerStats:
