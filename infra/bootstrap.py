@@ -258,7 +258,10 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
 def webhook_policy(hooks: WebhookSettings) -> WebhookPolicy:
     return WebhookPolicy(
         parse_networks(hooks.allowed_networks),
-        RetryPolicy(give_up_after=timedelta(seconds=hooks.retry_for)),
+        RetryPolicy(
+            first=timedelta(seconds=hooks.first_retry),
+            give_up_after=timedelta(seconds=hooks.retry_for),
+        ),
         timedelta(seconds=hooks.retention),
     )
 

@@ -76,6 +76,7 @@ ENV_VARS: tuple[str, ...] = (
     "MMK_WEBHOOK_TIMEOUT",
     "MMK_WEBHOOK_CONCURRENCY",
     "MMK_WEBHOOK_POLL_INTERVAL",
+    "MMK_WEBHOOK_FIRST_RETRY",
     "MMK_WEBHOOK_RETRY_FOR",
     "MMK_WEBHOOK_RETENTION",
     "MMK_WEBHOOK_URL",
@@ -230,6 +231,7 @@ class WebhookSettings:
     target may be in (CIDRs; none by default: no private, loopback or
     link-local target), seconds an attempt may take, attempts at once per
     endpoint on an instance, seconds between two looks at the outbox,
+    seconds to the first retry (then 4 times longer each, at most 6 h),
     seconds a message is retried, seconds a done one stays in the log; and
     an endpoint named here rather than by ``createWebhookEndpoint``."""
 
@@ -237,6 +239,7 @@ class WebhookSettings:
     timeout: int = 10
     concurrency: int = 4
     poll_interval: int = 1
+    first_retry: int = 5
     retry_for: int = 86_400
     retention: int = 7 * 86_400
     url: str | None = None
@@ -265,6 +268,7 @@ def webhook_settings(env: Mapping[str, str]) -> WebhookSettings:
         _int(env, "MMK_WEBHOOK_TIMEOUT", 10, 1, 60),
         _int(env, "MMK_WEBHOOK_CONCURRENCY", 4, 1, 100),
         _int(env, "MMK_WEBHOOK_POLL_INTERVAL", 1, 1, 60),
+        _int(env, "MMK_WEBHOOK_FIRST_RETRY", 5, 1, 3600),
         _int(env, "MMK_WEBHOOK_RETRY_FOR", 86_400, 60, 7 * 86_400),
         _int(env, "MMK_WEBHOOK_RETENTION", 7 * 86_400, 3600, 90 * 86_400),
         url,
