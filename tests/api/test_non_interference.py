@@ -8,8 +8,9 @@ spectator): world 2 re-deals every card that observer may never see and
 rewrites every message text it may never read (tests/api/worlds.py). Every
 response the observer gets — ``game`` (table, viewer, legal actions) after
 each step, its own moves and refused probes, the ``gameEvents`` log, ``me``
-and every ``gameEvents`` subscription frame from afterSeq 0 — must be the
-same bytes in both worlds.
+every ``gameEvents`` subscription frame from afterSeq 0, and the bodies
+posted to the app's backend's webhook for the observer — must be the same
+bytes in both worlds.
 
 In timed games, players also stop answering: deadlines fire (the fallback
 move), seats are taken over and reclaimed, players leave running games,
@@ -160,6 +161,8 @@ async def test_an_observer_cannot_tell_two_consistent_worlds_apart(sc: Scenario)
         if o not in (None, 0):
             me = b"".join(f for label, f in frames[o] if label == "me")
             assert b"YourGameStarted" in me, f"{sc.name}: seat {o} was told nothing"
+            pushed = b"".join(f for label, f in frames[o] if label == "webhooks")
+            assert b"YourGameStarted" in pushed, f"{sc.name}: seat {o}'s backend got nothing"
     # Not vacuous: world 2 deals other seats other cards. (In a whole game
     # nearly every card is played, so public, at the end: there at least
     # some message text must differ.)

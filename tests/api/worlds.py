@@ -79,9 +79,11 @@ from domain.game.turns import trick_started
 from domain.game.views import PlayerView
 from domain.log import SeatCommand
 from domain.records import GameRecord
+from domain.services import webhooks
 from domain.services.clocked import clock_of
 from domain.services.seat_presence import review
 from domain.services.timeouts import sweep_deadlines
+from domain.webhooks import KINDS
 from infra.db.state_codec import encode
 from infra.presence.memory import InProcessPresence
 from tests.api.conftest import Client
@@ -450,8 +452,16 @@ class World:
         if o in self.frames:
             self.frames[o].append((label, _dump(value)))
 
+    def webhook_bodies(self, player_id: str) -> list[str]:
+        """The bodies posted to the app's backend for the player (issue #25),
+        in the player's seq order."""
+        mine = [m for m in self.client.h.store.messages.values() if m.player_id == player_id]
+        return [m.payload for m in sorted(mine, key=lambda m: m.seq)]
+
     async def start(self) -> None:
         c = self.client
+        # the app's backend takes every kind of notification (issue #25)
+        await webhooks.create_endpoint(c.h.deps, "https://hooks.example.com/", sorted(KINDS), "")
         self.tokens = [(await c.new_player(f"p{i}"))[0] for i in range(self.sc.seats)]
         self.spectator = (await c.new_player("watcher"))[0]
         game_input = {
@@ -639,7 +649,9 @@ class World:
                 after, page = log["lastSeq"], page + 1
                 if not log["hasMore"]:
                     break
-            self.record(o, "me", await self.client.run(ME, self.token(o)))
+            me = await self.client.run(ME, self.token(o))
+            self.record(o, "me", me)
+            self.record(o, "webhooks", self.webhook_bodies(me["me"]["player"]["id"]))
             await self.drain(o)
         for stream in [*self.streams.values(), *self.unread, *self.apps.values()]:
             await stream.aclose()
