@@ -48,6 +48,7 @@ from domain.services.service_keys import EXTERNAL
 from domain.webhooks import Attempt, Disabled, Endpoint, Message, Outcome, Secrets, Status, outbox
 from infra.bus.memory import InProcessBus
 from infra.revocations.memory import InProcessRevocations
+from infra.webhooks.sender import DeliveryError
 
 T = TypeVar("T")
 
@@ -863,6 +864,21 @@ class FakeClock:
     def set(self, t: datetime) -> None:
         """Read ``t`` next (webhooks' signatures are checked against real time)."""
         self._t = t
+
+
+@dataclass
+class FakeSender:
+    """A receiver that answers ``codes`` in turn (None: no answer), then 200."""
+
+    codes: list[int | None] = field(default_factory=list)
+    got: list[tuple[str, dict[str, str], bytes]] = field(default_factory=list)
+
+    async def post(self, url: str, headers: dict[str, str], body: bytes, timeout: float) -> int:
+        self.got.append((url, headers, body))
+        code = self.codes.pop(0) if self.codes else 200
+        if code is None:
+            raise DeliveryError("no answer within 10 s")
+        return code
 
 
 class FakeIds:

@@ -9,7 +9,7 @@ pushed, and a player online on the game is not pushed their turn."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -32,26 +32,10 @@ from domain.webhooks import (
 )
 from infra.presence.memory import InProcessPresence
 from infra.webhooks.deliverer import ONLINE, Signal, WebhookDeliverer
-from infra.webhooks.sender import DeliveryError
-from tests.fakes import Harness, harness
+from tests.fakes import FakeSender, Harness, harness
 from tests.usecases.conftest import req
 
 URL = "https://hooks.example.com/mmk"
-
-
-@dataclass
-class FakeSender:
-    """A receiver that answers ``codes`` in turn (None: no answer), then 200."""
-
-    codes: list[int | None] = field(default_factory=list)
-    got: list[tuple[str, dict[str, str], bytes]] = field(default_factory=list)
-
-    async def post(self, url: str, headers: dict[str, str], body: bytes, timeout: float) -> int:
-        self.got.append((url, headers, body))
-        code = self.codes.pop(0) if self.codes else 200
-        if code is None:
-            raise DeliveryError("no answer within 10 s")
-        return code
 
 
 @pytest.fixture
