@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from domain.bots.strategy import Strategy
 from domain.errors import BadRequest
 from domain.game.events import Event
-from domain.game.options import Format
+from domain.game.options import CORRESPONDENCE_QUICK_PLAY, Format, GameOptions, Pace
 from domain.lobby import BotSeated, check_new_game
 from domain.records import GameRecord, GameStatus, Occupant
 
@@ -19,10 +19,21 @@ FILL_STRATEGY = Strategy.GREEDY
 """How the bots that fill a quick-play game play."""
 
 
-def match_key(seat_count: int, format: Format) -> str:
-    """The settings a quick-play game is matched on: seat count and format
-    (every other option at its default, no chosen Rat seat, not practice)."""
-    return f"{format.value}/{seat_count}"
+def match_key(seat_count: int, format: Format, pace: Pace = Pace.LIVE) -> str:
+    """The settings a quick-play game is matched on: seat count, format and
+    pace (every other option at its default, or the correspondence clock;
+    no chosen Rat seat, not practice)."""
+    key = f"{format.value}/{seat_count}"
+    return key if pace is Pace.LIVE else f"{key}/{pace.value}"
+
+
+def options_of(format: Format, pace: Pace) -> GameOptions:
+    """A quick-play game's options: the defaults, the format, and a day a
+    turn for correspondence (:data:`CORRESPONDENCE_QUICK_PLAY`)."""
+    if pace is Pace.LIVE:
+        return GameOptions(format=format)
+    turn, bank = CORRESPONDENCE_QUICK_PLAY
+    return GameOptions(format=format, turn_seconds=turn, bank_seconds=bank)
 
 
 def check_quick_play(seat_count: int, format: Format, fill_after: int | None) -> None:

@@ -21,7 +21,7 @@ from domain.game.commands import (
     PlayCard,
     SendMessage,
 )
-from domain.game.options import Format
+from domain.game.options import Format, Pace
 from domain.services import games, invitations, timeouts
 from domain.services import quick_play as quick_plays
 from domain.services import rematch as rematches
@@ -174,9 +174,16 @@ def quick_play(
             "wait for people"
         ),
     ] = None,
+    pace: Annotated[
+        Pace,
+        strawberry.argument(
+            description="LIVE (untimed), or CORRESPONDENCE: a day a turn and two days of bank, "
+            "matched only with correspondence players"
+        ),
+    ] = Pace.LIVE,
 ) -> Run:
     return lambda deps, req: quick_plays.quick_play(
-        deps, req, seat_count, format, fill_with_bots_after
+        deps, req, seat_count, format, fill_with_bots_after, pace
     )
 
 

@@ -22,6 +22,20 @@ class AbilityTrigger(Enum):
     EVERY_CARD = "every_card"
 
 
+class Pace(Enum):
+    """Live, or correspondence: a game whose turns may last an hour or more
+    (issue #25), played over days between other things, its players told of
+    their turns by notifications rather than watching the table."""
+
+    LIVE = "live"
+    CORRESPONDENCE = "correspondence"
+
+
+CORRESPONDENCE_TURN = 3600
+"""The shortest turn time of a correspondence game, in seconds."""
+CORRESPONDENCE_QUICK_PLAY = (86_400, 2 * 86_400)
+"""A correspondence quick-play game's clock: a day a turn, two days of bank."""
+
 MIN_SEATS = 3  # R2.1
 MAX_SEATS = 8  # R2.1
 HAND_SIZE = 10  # R4.2, R8.3
@@ -49,3 +63,9 @@ class GameOptions:
     @property
     def timed(self) -> bool:
         return self.turn_seconds > 0
+
+    @property
+    def pace(self) -> Pace:
+        if self.turn_seconds >= CORRESPONDENCE_TURN:
+            return Pace.CORRESPONDENCE
+        return Pace.LIVE

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from domain import lobby
 from domain import quick_play as qp
-from domain.game.options import Format, GameOptions
+from domain.game.options import Format, GameOptions, Pace
 from domain.records import GameRecord, MutationResult
 from domain.services.caps import room_for_a_wait
 from domain.services.deps import Deps
@@ -30,7 +30,12 @@ the next try finds the next game (or makes one)."""
 
 
 async def quick_play(
-    deps: Deps, req: Request, seat_count: int, format: Format, fill_after: int | None
+    deps: Deps,
+    req: Request,
+    seat_count: int,
+    format: Format,
+    fill_after: int | None,
+    pace: Pace = Pace.LIVE,
 ) -> MutationResult:
     """Seat the caller in the oldest open quick-play game of these settings
     that has room for them, or create one (the caller its host, at seat 0).
@@ -39,7 +44,7 @@ async def quick_play(
     waiting in such a game gets it back, unchanged; a caller who waits in
     ``deps.caps.quick_play_waits`` other games is refused (0051)."""
     qp.check_quick_play(seat_count, format, fill_after)
-    key = qp.match_key(seat_count, format)
+    key = qp.match_key(seat_count, format, pace)
 
     def decide(tx: Tx, _: None) -> MutationResult:
         player = tx.player(req.player_id)
@@ -54,7 +59,7 @@ async def quick_play(
                 qp.bring_fill_forward(game, now, fill_after)
                 joined = lobby.join(game, player.id, player.name, None)
                 return tx.record(game, starting_if_full(tx, game, joined))
-        game = _new_game(tx, deps, player.id, key, seat_count, format, now)
+        game = _new_game(tx, deps, player.id, key, seat_count, qp.options_of(format, pace), now)
         qp.bring_fill_forward(game, now, fill_after)
         events = [lobby.GameCreated.of(game), *lobby.join(game, player.id, player.name, 0)]
         return tx.record(game, Change(events))
@@ -63,14 +68,14 @@ async def quick_play(
 
 
 def _new_game(
-    tx: Tx, deps: Deps, host: str, key: str, seat_count: int, format: Format, now: datetime
+    tx: Tx, deps: Deps, host: str, key: str, seat_count: int, options: GameOptions, now: datetime
 ) -> GameRecord:
-    """A quick-play game: default options but the format, no chosen Rat."""
+    """A quick-play game (:func:`domain.quick_play.options_of`), no chosen Rat."""
     return GameRecord(
         id=tx.new_id(),
         host=host,
         seat_count=seat_count,
-        options=GameOptions(format=format),
+        options=options,
         seed=deps.ids.new_seed(),
         rat_choice=None,
         seats=[None] * seat_count,

@@ -142,3 +142,31 @@ async def _stream(
             return found
 
         yield next_http
+
+
+async def test_the_lobby_and_my_games_tell_a_correspondence_game_from_a_live_one(
+    client: Client,
+) -> None:
+    """Issue #25: ``options.pace`` in the listing and in "my games";
+    ``quickPlay(pace: CORRESPONDENCE)`` makes a game of a day a turn."""
+    ann = (await client.new_player("ann"))[0]
+    live = await new_game(client, ann)
+    slow = await new_game(client, ann, turnSeconds=3600)
+    quick = (await ok(client, ann, "quickPlay", seatCount=4, pace="CORRESPONDENCE"))["gameId"]
+    listing = await client.run(
+        "{ games(first: 50) { ... on GameConnection { edges { node { id options {"
+        " pace turnSeconds } } } } } }",
+        ann,
+    )
+    paces = {e["node"]["id"]: e["node"]["options"] for e in listing["games"]["edges"]}
+    assert paces[live] == {"pace": "LIVE", "turnSeconds": 0}
+    assert paces[slow] == {"pace": "CORRESPONDENCE", "turnSeconds": 3600}
+    assert paces[quick] == {"pace": "CORRESPONDENCE", "turnSeconds": 86400}
+    mine = await client.run(
+        "{ me { games(first: 10) { edges { node { game { id options { pace } } } } } } }", ann
+    )
+    seen = {
+        e["node"]["game"]["id"]: e["node"]["game"]["options"]["pace"]
+        for e in mine["me"]["games"]["edges"]
+    }
+    assert seen == {live: "LIVE", slow: "CORRESPONDENCE", quick: "CORRESPONDENCE"}

@@ -264,8 +264,9 @@ async def test_a_correspondence_game_over_days_tells_each_player_once_in_order(
     h: Harness,
 ) -> None:
     """Three people, two days a turn: each plays some turns after a day and
-    lets others time out (the server moves for them). Every turn that came
-    to a player is a ``YourTurn`` with its deadline days ahead, every
+    lets others run out (warned an hour before, then the server moves for
+    them). Every turn that came to a player is a ``YourTurn`` with its
+    deadline days ahead, every warning a ``YourDeadlineSoon`` and every
     timeout a ``YourTurnTimedOut``, each once, in order; a player whose app
     was closed the whole game catches up from their list."""
     options = GameOptions(turn_seconds=2 * 86_400, timeouts_to_takeover=10)
@@ -284,9 +285,12 @@ async def test_a_correspondence_game_over_days_tells_each_player_once_in_order(
         assert seat is not None and game.deadline is not None
         assert game.deadline - h.clock.now() > DAY  # days ahead, not seconds
         who = people[seat]
-        if next(rng) % 5 == 0:  # away: the deadline passes, the server moves
-            h.clock.advance(2 * DAY)
-            assert await sweep_deadlines(h.deps) == 1
+        if next(rng) % 5 == 0:  # away: warned an hour before, then the server moves
+            h.clock.advance(2 * DAY - timedelta(minutes=30))
+            assert await sweep_deadlines(h.deps) == 1  # the warning
+            assert await sweep_deadlines(h.deps) == 0  # once
+            h.clock.advance(timedelta(hours=1))
+            assert await sweep_deadlines(h.deps) == 1  # the timeout
             timeouts[who] += 1
         else:
             h.clock.advance(DAY)
@@ -298,6 +302,10 @@ async def test_a_correspondence_game_over_days_tells_each_player_once_in_order(
         assert [n.at for n in mine] == sorted(n.at for n in mine)
         told_out = [n.notice for n in mine if isinstance(n.notice, YourTurnTimedOut)]
         assert told_out == [YourTurnTimedOut(game_id, seat_of[p])] * timeouts[p]
+        # each wait that ran out was warned once, before its timeout; no other
+        clock = [type(n.notice).__name__ for n in mine]
+        clock = [k for k in clock if k in ("YourDeadlineSoon", "YourTurnTimedOut")]
+        assert clock == ["YourDeadlineSoon", "YourTurnTimedOut"] * timeouts[p]
         for n in mine:
             if isinstance(n.notice, YourTurn):
                 assert n.notice.seat == seat_of[p] and n.notice.deadline is not None

@@ -197,3 +197,25 @@ async def test_racers_for_the_last_seat_never_both_get_it() -> None:
         if o and o.player_id in racers
     ]
     assert len(seated) == len(racers)
+
+
+async def test_correspondence_quick_play_is_matched_apart_with_its_own_clock(h: Harness) -> None:
+    """Issue #25: a correspondence player never lands in a live game, nor a
+    live one in theirs; the game plays a day a turn."""
+    from domain.game.options import CORRESPONDENCE_QUICK_PLAY, Pace
+
+    a, b, c = [await player(h, n) for n in "abc"]
+    live = await _quick(h, a, 3)
+    slow = (
+        await quick_play(
+            h.deps, req(b, "quickPlay"), 3, Format.SINGLETON, None, Pace.CORRESPONDENCE
+        )
+    ).game_id
+    assert slow != live
+    options = h.store.games[slow].options
+    assert options.pace is Pace.CORRESPONDENCE and h.store.games[live].options.pace is Pace.LIVE
+    assert (options.turn_seconds, options.bank_seconds) == CORRESPONDENCE_QUICK_PLAY
+    again = await quick_play(
+        h.deps, req(c, "quickPlay"), 3, Format.SINGLETON, None, Pace.CORRESPONDENCE
+    )
+    assert again.game_id == slow and h.store.games[live].seats_taken == 1

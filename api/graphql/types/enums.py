@@ -19,7 +19,7 @@ from domain.bots.strategy import Strategy
 from domain.errors import ErrorCode
 from domain.game.cards import CardKind, House
 from domain.game.choice import ChoiceKind, Takeover
-from domain.game.options import AbilityTrigger, Format
+from domain.game.options import AbilityTrigger, Format, Pace
 from domain.game.state import DecisionKind, MessageStatus, Phase, Termination
 from domain.records import GameStatus, Visibility
 
@@ -237,5 +237,15 @@ TakeoverEnum = described(
     {
         Takeover.RECLAIMABLE: "Its player may play it again (`reclaimSeat`).",
         Takeover.LEFT: "Its player left the running game: the bot keeps it.",
+    },
+)
+PaceEnum = described(
+    Pace,
+    "Pace",
+    "How a game is played: at the table, or over days (issue #25).",
+    {
+        Pace.LIVE: "Turns of under an hour (or untimed): its players sit at the table.",
+        Pace.CORRESPONDENCE: "Turns of an hour or more: played over days; each turn is told "
+        "by a notification (`YourTurn`, `YourDeadlineSoon`).",
     },
 )

@@ -12,7 +12,7 @@ from api.graphql.types.keys import key
 from api.graphql.types.table import SeatPresence, Table
 from api.graphql.types.viewer import Viewer
 from domain.bots.strategy import Strategy
-from domain.game.options import AbilityTrigger, Format
+from domain.game.options import AbilityTrigger, Format, Pace
 from domain.game.options import GameOptions as DomainOptions
 from domain.records import GameStatus, Invitation, Visibility
 from domain.records import GameSummary as DomainSummary
@@ -46,6 +46,10 @@ class GameOptions:
     timeouts_to_takeover: int = strawberry.field(
         description="Timeouts in a row after which a bot plays the seat (`SeatTakenOver`)"
     )
+    pace: Pace = strawberry.field(
+        description="CORRESPONDENCE when a turn may last an hour or more (`turnSeconds` >= "
+        "3600): played over days, each turn told by a notification; LIVE otherwise"
+    )
 
     @classmethod
     def from_domain(cls, o: DomainOptions) -> GameOptions:
@@ -56,6 +60,7 @@ class GameOptions:
             turn_seconds=o.turn_seconds,
             bank_seconds=o.bank_seconds,
             timeouts_to_takeover=o.timeouts_to_takeover,
+            pace=o.pace,
         )
 
 

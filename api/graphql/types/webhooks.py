@@ -129,7 +129,7 @@ class WebhookMessage:
                 WebhookAttempt(
                     at=a.at, status_code=a.status_code, latency_ms=a.latency_ms, error=a.error
                 )
-                for a in m.attempts[-w.MAX_ATTEMPTS_SHOWN:]
+                for a in m.attempts[-w.MAX_ATTEMPTS_SHOWN :]
             ],
         )
 
