@@ -97,6 +97,23 @@ EVERYONE = {"anonymous": OK, "other": OK, "spectator": OK}
 PLAYERS = {"other": OK, "spectator": OK}
 CRAZY = "CRAZY_SECOND_CARD"
 
+WEBHOOK_MUTATIONS: list[tuple[str, Args]] = [
+    (
+        "createWebhookEndpoint",
+        lambda t: {"url": "https://hooks.example.com/", "kinds": ["YOUR_TURN"]},
+    ),
+    ("updateWebhookEndpoint", lambda t: {"id": "whk_1", "description": "x"}),
+    ("setWebhookEndpointEnabled", lambda t: {"id": "whk_1", "enabled": False}),
+    ("rotateWebhookSecret", lambda t: {"id": "whk_1"}),
+    ("deleteWebhookEndpoint", lambda t: {"id": "whk_1"}),
+    ("replayWebhookMessage", lambda t: {"id": "msg_1"}),
+    (
+        "replayFailedWebhookMessages",
+        lambda t: {"id": "whk_1", "since": "2026-01-01T00:00:00.000Z"},
+    ),
+]
+"""The app's backend's webhook operations (#25): a player's token is FORBIDDEN."""
+
 OPS: dict[tuple[str, str], Op] = {
     # ------------------------------------------------------------ mutations
     ("mutation", "createPlayer"): mutation(
@@ -142,21 +159,7 @@ OPS: dict[tuple[str, str], Op] = {
     ),
     **{
         ("mutation", name): mutation(name, args, False, other="FORBIDDEN", spectator="FORBIDDEN")
-        for name, args in [
-            (
-                "createWebhookEndpoint",
-                lambda t: {"url": "https://hooks.example.com/", "kinds": ["YOUR_TURN"]},
-            ),
-            ("updateWebhookEndpoint", lambda t: {"id": "whk_1", "description": "x"}),
-            ("setWebhookEndpointEnabled", lambda t: {"id": "whk_1", "enabled": False}),
-            ("rotateWebhookSecret", lambda t: {"id": "whk_1"}),
-            ("deleteWebhookEndpoint", lambda t: {"id": "whk_1"}),
-            ("replayWebhookMessage", lambda t: {"id": "msg_1"}),
-            (
-                "replayFailedWebhookMessages",
-                lambda t: {"id": "whk_1", "since": "2026-01-01T00:00:00.000Z"},
-            ),
-        ]
+        for name, args in WEBHOOK_MUTATIONS
     },
     # A player's own push settings (#25).
     ("mutation", "updateNotificationSettings"): mutation(
