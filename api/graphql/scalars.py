@@ -8,6 +8,7 @@ import re
 from datetime import UTC, datetime
 
 import strawberry
+from graphql import GraphQLError
 from strawberry.types.scalar import ScalarDefinition
 
 DATE_TIME_SPEC = "https://scalars.graphql.org/andimarek/date-time"
@@ -30,16 +31,17 @@ def serialize_date_time(value: datetime) -> str:
 
 def parse_date_time(value: object) -> datetime:
     """Every string the spec accepts (``t``/``z`` in either case, any offset
-    but ``-00:00``); anything else is refused."""
+    but ``-00:00``); anything else is refused as a GraphQL error (a plain
+    exception in a literal's parse would reach the client as INTERNAL)."""
     if not isinstance(value, str) or not _DATE_TIME.fullmatch(value):
-        raise ValueError("DateTime is RFC 3339 with milliseconds and an offset")
+        raise GraphQLError("DateTime is RFC 3339 with milliseconds and an offset")
     text = value.upper()
     if text.endswith("-00:00"):
-        raise ValueError("DateTime does not take the offset -00:00")
+        raise GraphQLError("DateTime does not take the offset -00:00")
     try:
         return datetime.fromisoformat(text)
     except ValueError:  # 2010-02-30, hour 24, offset hour 25, ...
-        raise ValueError("DateTime names no real instant") from None
+        raise GraphQLError("DateTime names no real instant") from None
 
 
 DateTime: ScalarDefinition = strawberry.scalar(

@@ -217,3 +217,16 @@ async def test_a_player_chooses_what_is_pushed(client: Client) -> None:
     assert (bob, "YOUR_GAME_STARTED") not in kinds and not any(p == cy for p, _ in kinds)
     told = (await client.run(ME_NOTICES, tokens[1]))["me"]["notifications"]["notifications"]
     assert any(n["notice"]["__typename"] == "YourGameStarted" for n in told)  # still kept
+
+
+async def test_a_malformed_date_time_literal_is_bad_input_not_internal(client: Client) -> None:
+    """The fuzzer's find: a ``DateTime`` literal the scalar refuses is the
+    caller's mistake, as the same value in a variable is."""
+    key = await _key(client, "webhooks")
+    for since in ('"nope"', '"2026-02-30T00:00:00.000Z"', '"2026-01-01T00:00:00Z"'):
+        errors = await client.errors(
+            f'mutation {{ replayFailedWebhookMessages(id: "x", since: {since}) {{ __typename }} }}',
+            key,
+        )
+        assert [e["extensions"]["code"] for e in errors] == ["BAD_INPUT"], errors
+        assert "DateTime" in errors[0]["message"]
