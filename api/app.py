@@ -144,7 +144,10 @@ def create_app(settings: Settings | None = None, container: Container | None = N
             if container is None:
                 await c.aclose()
 
-    metrics = Metrics(lambda: holder["c"].bus if "c" in holder else None)
+    metrics = Metrics(
+        lambda: holder["c"].bus if "c" in holder else None,
+        lambda: holder["c"].webhooks if "c" in holder else None,
+    )
     graphql = _LazyGraphQL(holder, metrics)
 
     async def healthz(request: Request) -> Response:

@@ -8,7 +8,7 @@ bus counters are read from the bus only when scraped (no cost per event).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Protocol
 
 from prometheus_client import (
@@ -41,11 +41,25 @@ class BusStats(Protocol):
     def subscriber_count(self, channel: str | None = None) -> int: ...
 
 
+class WebhookStats(Protocol):
+    """What the webhook deliverer counts (infra.webhooks.deliverer)."""
+
+    @property
+    def outcomes(self) -> Mapping[str, int]: ...
+
+    @property
+    def in_flight(self) -> int: ...
+
+
 class Metrics:
     """Every metric of one app; ``bus`` gives the running bus (None while
     starting)."""
 
-    def __init__(self, bus: Callable[[], BusStats | None] = lambda: None) -> None:
+    def __init__(
+        self,
+        bus: Callable[[], BusStats | None] = lambda: None,
+        webhooks: Callable[[], WebhookStats | None] = lambda: None,
+    ) -> None:
         self.registry = r = CollectorRegistry()
         self.moves = Counter(
             "mmk_moves_accepted",
@@ -83,6 +97,7 @@ class Metrics:
         )
         ProcessCollector(registry=r)
         r.register(BusCollector(bus))
+        r.register(WebhookCollector(webhooks))
         self.runtime = RuntimeMetrics(r)
 
     def refusal(self, code: object, kind: str) -> None:
@@ -130,4 +145,35 @@ class BusCollector(Collector):
             "mmk_bus_subscribers",
             "Local bus subscriptions (channel queues) in this process",
             value=bus.subscriber_count(),
+        )
+
+
+class WebhookCollector(Collector):
+    """The webhook deliverer's counts (issue #25), read at scrape time."""
+
+    def __init__(self, webhooks: Callable[[], WebhookStats | None]) -> None:
+        self._webhooks = webhooks
+
+    def collect(self) -> Iterator[Metric]:
+        stats = self._webhooks()
+        if stats is None:
+            return
+        attempts = CounterMetricFamily(
+            "mmk_webhook_attempts",
+            "Webhook attempts finished by this process, by what they left the message: "
+            "DELIVERED, PENDING (a retry is due), FAILED (gave up), SKIPPED (player online)",
+            labels=["status"],
+        )
+        for status in ("DELIVERED", "PENDING", "FAILED", "SKIPPED"):
+            attempts.add_metric([status], stats.outcomes.get(status, 0))
+        yield attempts
+        yield CounterMetricFamily(
+            "mmk_webhook_endpoints_disabled",
+            "Webhook endpoints this process disabled after a message failed for a day",
+            value=stats.outcomes.get("ENDPOINT_DISABLED", 0),
+        )
+        yield GaugeMetricFamily(
+            "mmk_webhook_attempts_in_flight",
+            "Webhook attempts under way in this process",
+            value=stats.in_flight,
         )

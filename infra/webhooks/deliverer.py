@@ -16,6 +16,7 @@ import asyncio
 import logging
 import random
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -78,6 +79,8 @@ class WebhookDeliverer:
         self._deps, self._sender, self._signal, self._t = deps, sender, signal, tuning
         self._jitter = jitter
         self._busy: dict[str, int] = {}  # endpoint id -> attempts in flight here
+        # what this instance's attempts came to (GET /metrics): status -> count
+        self.outcomes: Counter[str] = Counter()
         self._tasks: set[asyncio.Task[None]] = set()
         self._loop_task: asyncio.Task[None] | None = None
 
@@ -189,13 +192,19 @@ class WebhookDeliverer:
                 uow.commit()
                 return off
 
+        self.outcomes[outcome.status.value] += 1
         if await deps.run(write):
+            self.outcomes["ENDPOINT_DISABLED"] += 1
             log.warning(
                 "webhook endpoint %s disabled: message %s failed every try since %s",
                 e.id,
                 m.id,
                 (m.retry_from or m.created_at).isoformat(),
             )
+
+    @property
+    def in_flight(self) -> int:
+        return sum(self._busy.values())
 
     async def idle(self) -> None:
         """Wait for the attempts under way (tests)."""

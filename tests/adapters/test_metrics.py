@@ -30,6 +30,9 @@ NAMES = {
     "mmk_bus_publish_failures",
     "mmk_bus_dropped_subscribers",
     "mmk_bus_subscribers",
+    "mmk_webhook_attempts",
+    "mmk_webhook_endpoints_disabled",
+    "mmk_webhook_attempts_in_flight",
     "process_cpu_seconds",
 }
 
@@ -42,6 +45,7 @@ async def test_metrics_are_served_in_the_prometheus_text_format(tmp_path: Path) 
         names = {f.name for f in text_string_to_metric_families(r.text)}
         assert names >= NAMES, NAMES - names
         assert await metric(client, "mmk_bus_reconnects_total") == 0
+        assert await metric(client, "mmk_webhook_attempts_total", status="DELIVERED") == 0
 
 
 async def test_a_move_counts_by_mutation_and_its_events_are_published(tmp_path: Path) -> None:

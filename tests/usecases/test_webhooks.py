@@ -155,6 +155,7 @@ async def test_a_failing_receiver_is_retried_with_growing_waits_then_disabled(h:
     assert all(len(m.attempts) == m.tries == rounds + 1 for m in failed)
     assert {a.status_code for m in failed for a in m.attempts} == {500}
     assert await _deliver(d) == 0  # disabled: nothing more goes
+    assert d.outcomes == {"PENDING": 2 * rounds, "FAILED": 2, "ENDPOINT_DISABLED": 1}
     # the app mends its receiver, enables the endpoint and replays what failed
     await hooks.set_enabled(h.deps, made.endpoint.id, True)
     since = min(m.created_at for m in failed)
