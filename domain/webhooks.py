@@ -19,7 +19,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any
 from urllib.parse import urlsplit
@@ -54,8 +54,8 @@ PUSHED_ONLY_WHEN_AWAY = frozenset({"YOUR_TURN", "YOUR_DEADLINE_SOON"})
 
 class Status(StrEnum):
     """A message's state: waiting for its next attempt, taken (2xx), given
-    up after its retries, or not sent (the player is online, or does not
-    want that kind pushed)."""
+    up after its retries, or not sent (the player held the game's stream).
+    A kind the player does not want pushed makes no message at all."""
 
     PENDING = "PENDING"
     DELIVERED = "DELIVERED"
@@ -187,13 +187,18 @@ def _camel(name: str) -> str:
     return head + "".join(w.title() for w in rest)
 
 
+def instant(at: datetime) -> str:
+    """As the API writes a ``DateTime``: UTC, milliseconds, ``Z``."""
+    return at.astimezone(UTC).isoformat(timespec="milliseconds").removesuffix("+00:00") + "Z"
+
+
 def notice_fields(notice: Notice) -> dict[str, Any]:
-    """The notice's fields as the API names them (``gameId``, ``deadline``
-    in ISO 8601), with its ``__typename``."""
+    """The notice's fields as the API names and writes them (``gameId``,
+    ``deadline`` as a ``DateTime``), with its ``__typename``."""
     out: dict[str, Any] = {"__typename": type(notice).__name__}
     for f in fields(notice):
         value = getattr(notice, f.name)
-        out[_camel(f.name)] = value.isoformat() if isinstance(value, datetime) else value
+        out[_camel(f.name)] = instant(value) if isinstance(value, datetime) else value
     return out
 
 
@@ -203,12 +208,12 @@ def payload_of(n: Notification, external_id: str | None) -> dict[str, Any]:
     kind = kind_of(type(n.notice))
     return {
         "type": f"notification.{kind.lower()}",
-        "timestamp": n.at.isoformat(),
+        "timestamp": instant(n.at),
         "data": {
             "playerId": n.player_id,
             "externalId": external_id,
             "seq": n.seq,
-            "at": n.at.isoformat(),
+            "at": instant(n.at),
             "kind": kind,
             "notice": notice_fields(n.notice),
         },

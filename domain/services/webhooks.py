@@ -50,13 +50,26 @@ def _sealed(deps: Deps, endpoint_id: str, secret: str) -> str:
     return seal(deps.keys.secret, SEAL, endpoint_id, secret)
 
 
+class SecretUnreadable(Exception):
+    """An endpoint's secret was sealed with another server key
+    (``MMK_SECRET_KEY`` changed): nothing can be signed until the app
+    rotates it."""
+
+
 def signing_secrets(deps: Deps, endpoint_id: str, s: Secrets, now: datetime) -> list[str]:
     """The secrets that sign an attempt now: the current one, and the
-    previous one until its overlap ends."""
-    out = [unseal(deps.keys.secret, SEAL, endpoint_id, s.current)]
+    previous one until its overlap ends (dropped if unreadable)."""
+    current = unseal(deps.keys.secret, SEAL, endpoint_id, s.current)
+    if current is None:
+        raise SecretUnreadable(
+            "the endpoint's secret cannot be read (the server's MMK_SECRET_KEY changed?): "
+            "rotateWebhookSecret"
+        )
+    out = [current]
     if s.previous is not None and s.previous_until is not None and now < s.previous_until:
-        out.append(unseal(deps.keys.secret, SEAL, endpoint_id, s.previous))
-    return [x for x in out if x is not None]
+        previous = unseal(deps.keys.secret, SEAL, endpoint_id, s.previous)
+        out += [] if previous is None else [previous]
+    return out
 
 
 def _fresh_secret(deps: Deps) -> str:

@@ -46,6 +46,8 @@ _DUE = (
         _M.endpoint_id == sa.bindparam("e"),
         _M.status == _PENDING,
         _M.next_at <= sa.bindparam("now"),
+        # the endpoint as it is now, not as a list read earlier said
+        sa.exists().where(_E.id == _M.endpoint_id, _E.disabled_at.is_(None)),
     )
     .order_by(_M.next_at, _M.id)
     .limit(sa.bindparam("n"))
@@ -231,7 +233,10 @@ class SqlWebhookStore:
         if status is not None:
             q = q.where(_M.status == status.value)
         if before is not None:
-            q = q.where(sa.tuple_(_M.created_at, _M.id) < sa.tuple_(*before))
+            at = sa.bindparam("b_at", before[0], type_=_M.created_at.type)  # stored as UTC
+            q = q.where(
+                sa.tuple_(_M.created_at, _M.id) < sa.tuple_(at, sa.bindparam("b_id", before[1]))
+            )
         rows = self._c.execute(q.order_by(_M.created_at.desc(), _M.id.desc()).limit(limit))
         found = [r._mapping for r in rows]
         return self._with_attempts(found)

@@ -24,7 +24,7 @@ from typing import Protocol
 
 from domain.ports import PresenceUnavailable
 from domain.services.deps import Deps
-from domain.services.webhooks import signing_secrets
+from domain.services.webhooks import SecretUnreadable, signing_secrets
 from domain.webhooks import (
     PUSHED_ONLY_WHEN_AWAY,
     Attempt,
@@ -169,7 +169,11 @@ class WebhookDeliverer:
         if m.tries == 1 and await self._online(m):
             return None
         at = self._deps.clock.now()
-        signing = signing_secrets(self._deps, e.id, secrets, at)
+        try:
+            signing = signing_secrets(self._deps, e.id, secrets, at)
+        except SecretUnreadable as x:  # never sent unsigned: logged, retried, in the log
+            log.error("webhook endpoint %s: %s", e.id, x)
+            return Attempt(at, None, 0.0, str(x))
         sent = headers(signing, m.id, int(at.timestamp()), m.payload)
         began = time.perf_counter()
         try:

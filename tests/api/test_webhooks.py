@@ -32,7 +32,7 @@ MESSAGES = (
     " attempts { statusCode latencyMs error } } } } }"
 )
 ME_NOTICES = (
-    "{ me { id notifications(first: 100) { notifications { seq notice { __typename"
+    "{ me { id notifications(first: 100) { notifications { seq at notice { __typename"
     " ... on YourTurn { gameId seat deadline } ... on YourGameStarted { gameId seat } } } } } }"
 )
 
@@ -60,7 +60,7 @@ async def test_an_endpoint_is_made_listed_and_its_messages_carry_the_players_not
     assert (await client.run(LIST, key))["webhookEndpoints"] == [endpoint]
 
     tokens = await players(client, 3)
-    await start(client, tokens)
+    await start(client, tokens, turnSeconds=600)  # a YourTurn has its deadline
     page = (await client.run(MESSAGES, key, id=endpoint["id"], first=50))["r"]
     assert page["__typename"] == "WebhookMessagePage" and not page["hasMore"]
     messages = page["messages"]
@@ -69,13 +69,19 @@ async def test_an_endpoint_is_made_listed_and_its_messages_carry_the_players_not
     for t in tokens:
         me = (await client.run(ME_NOTICES, t))["me"]
         for n in me["notifications"]["notifications"]:
-            told[(me["id"], n["seq"])] = n["notice"]
+            told[(me["id"], n["seq"])] = n
+    deadlines = 0
     for m in messages:
         body = json.loads(m["payload"])
-        assert body["data"]["notice"] == told[(m["playerId"], m["seq"])]  # the same notice
+        n = told[(m["playerId"], m["seq"])]
+        assert body["data"]["notice"] == n["notice"]  # the same notice, times written alike
+        assert body["data"]["at"] == body["timestamp"] == n["at"]
+        deadlines += "deadline" in n["notice"] and n["notice"]["deadline"] is not None
         assert body["type"] == "notification." + m["kind"].lower()
         assert body["data"]["playerId"] == m["playerId"] and body["data"]["externalId"] is None
-    wanted = {k for k, n in told.items() if n["__typename"] in ("YourTurn", "YourGameStarted")}
+    assert deadlines > 0
+    kinds = ("YourTurn", "YourGameStarted")
+    wanted = {k for k, n in told.items() if n["notice"]["__typename"] in kinds}
     assert {(m["playerId"], m["seq"]) for m in messages} == wanted
 
     # delivered: the log shows each attempt; one page at a time, newest first

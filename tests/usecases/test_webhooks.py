@@ -299,3 +299,24 @@ async def test_an_endpoint_is_listed_disabled_enabled_and_deleted(h: Harness) ->
         with pytest.raises(DomainError) as e:
             await call
         assert e.value.code is ErrorCode.NOT_FOUND
+
+
+async def test_a_secret_sealed_under_another_server_key_is_never_sent_unsigned(
+    h: Harness,
+) -> None:
+    """The operator changed ``MMK_SECRET_KEY``: attempts fail with why (in
+    the log, retried), nothing is posted; a rotation mends it."""
+    made = await hooks.create_endpoint(h.deps, URL, ["YOUR_GAME_STARTED"], "")
+    await _game(h)
+    moved = replace(h.deps, keys=replace(h.deps.keys, secret=b"another-secret-0123456789abcdef"))
+    sender = FakeSender()
+    d = WebhookDeliverer(moved, sender, Signal(), jitter=lambda: 0.5)
+    assert await _deliver(d) == 2
+    assert sender.got == []
+    errors = {m.attempts[-1].error for m in h.store.messages.values()}
+    assert len(errors) == 1 and "rotateWebhookSecret" in str(errors.pop())
+    rotated = await hooks.rotate_secret(moved, made.endpoint.id, timedelta(0))
+    h.clock.advance(timedelta(minutes=1))
+    assert await _deliver(d) == 2
+    for _, headers, body in sender.got:
+        Webhook(rotated.secret).verify(body, headers)
