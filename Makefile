@@ -42,7 +42,7 @@ MMK_CORS_ORIGINS ?= http://127.0.0.1:8000,http://localhost:8000
 run: $(STAMP)
 	MMK_CORS_ORIGINS='$(MMK_CORS_ORIGINS)' $(BIN)/mmk serve
 
-# mypy checks the files of [tool.mypy] in pyproject.toml: domain infra api tests tools.
+# mypy checks the files of [tool.mypy] in pyproject.toml: domain infra api tests tools examples.
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
