@@ -58,8 +58,10 @@ imports: $(STAMP)
 check: lint
 	$(BIN)/pytest -q $(FAST_TESTS)
 
+# --timeout: a test that hangs fails after 5 minutes (its own timeout mark
+# wins) rather than holding the whole run until CI's limit.
 test: lint node-deps
-	$(BIN)/pytest $(XDIST)
+	$(BIN)/pytest $(XDIST) --timeout 300
 
 # The Node clients of tests/node (graphql-ws, Apollo Client, graphql-codegen,
 # TypeScript; tests/e2e/test_node_clients.py): npm ci of the pinned
