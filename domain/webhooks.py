@@ -34,7 +34,7 @@ MAX_URL = 2000
 MAX_DESCRIPTION = 200
 MAX_ENDPOINTS = 20
 MAX_ATTEMPTS_SHOWN = 50
-"""A message's log in the API shows its last tries only (a replay adds more)."""
+"""A message's log in the API shows at most its last 50 tries (a replay adds more)."""
 SETTINGS_ENDPOINT = "whk_settings"
 """The id of the endpoint named by the settings (``MMK_WEBHOOK_URL``)."""
 
@@ -173,7 +173,8 @@ class RetryPolicy:
         end = (m.retry_from or m.created_at) + self.give_up_after
         if attempt.at >= end:
             return Outcome(Status.FAILED, None, disable=True)
-        return Outcome(Status.PENDING, min(attempt.at + self.delay(m.tries, jitter), end))
+        over = attempt.at + timedelta(milliseconds=attempt.latency_ms)  # waited from its end
+        return Outcome(Status.PENDING, min(over + self.delay(m.tries, jitter), end))
 
 
 def message_id(endpoint_id: str, player_id: str, seq: int) -> str:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from domain.errors import BadRequest
-from domain.webhooks import KINDS, check_kinds, check_secret, parse_networks
+from domain.webhooks import KINDS, check_kinds, check_secret, check_url, parse_networks
 
 DEFAULT_DATABASE_URL = "sqlite:///var/mmk.sqlite3"
 EVENT_LOOPS = ("asyncio", "uvloop")
@@ -260,6 +260,8 @@ def webhook_settings(env: Mapping[str, str]) -> WebhookSettings:
             raise SettingsError("MMK_WEBHOOK_URL and MMK_WEBHOOK_SECRET go together")
         if secret is not None:
             check_secret(secret)
+        if url is not None:
+            check_url(url, parse_networks(networks))
         check_kinds(kinds or tuple(KINDS))
     except BadRequest as e:
         raise SettingsError(f"MMK_WEBHOOK_*: {e.message}") from e

@@ -51,7 +51,7 @@ from domain.game.options import HAND_SIZE, MAX_SEATS, MIN_SEATS, Format
 from domain.game.setup import MAX_DECK
 from domain.invitations import MAX_INVITED, MAX_INVITEES
 from domain.services.sessions import MAX_SESSIONS
-from domain.webhooks import KINDS, MAX_ATTEMPTS_SHOWN, MAX_ENDPOINTS
+from domain.webhooks import KINDS, MAX_ENDPOINTS
 
 INTROSPECTION = 5_000
 """An introspection root field: a deep ``__schema`` completes ~10,000 values,
@@ -125,7 +125,6 @@ LIST_SIZES: dict[str, int] = {
     "Viewer.choices": CHOICES,
     "Query.webhookEndpoints": MAX_ENDPOINTS,  # (0064)
     "WebhookEndpoint.kinds": len(KINDS),
-    "WebhookMessage.attempts": MAX_ATTEMPTS_SHOWN,
     "NotificationSettings.push": len(KINDS),
 }
 """Every list's most items, by ``Type.field``, from the rules' bounds (issue

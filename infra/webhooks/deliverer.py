@@ -90,10 +90,13 @@ class WebhookDeliverer:
 
     async def _loop(self) -> None:
         while True:
-            try:
-                if self._setup is not None:  # the settings' endpoint, first
+            if self._setup is not None:  # the settings' endpoint, first (never in the way)
+                try:
                     await self._setup()
                     self._setup = None
+                except Exception:
+                    log.exception("the webhook endpoint of the settings: not set up yet")
+            try:
                 await self.round()
             except Exception as e:
                 if is_unavailable(e):

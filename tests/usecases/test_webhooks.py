@@ -8,6 +8,7 @@ pushed, and a player online on the game is not pushed their turn."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -23,6 +24,7 @@ from domain.webhooks import (
     KINDS,
     Attempt,
     Disabled,
+    Message,
     Policy,
     RetryPolicy,
     Status,
@@ -31,7 +33,7 @@ from domain.webhooks import (
     parse_networks,
 )
 from infra.presence.memory import InProcessPresence
-from infra.webhooks.deliverer import ONLINE, Signal, WebhookDeliverer
+from infra.webhooks.deliverer import ONLINE, Signal, Tuning, WebhookDeliverer
 from tests.fakes import FakeSender, Harness, harness
 from tests.usecases.conftest import req
 
@@ -320,3 +322,33 @@ async def test_a_secret_sealed_under_another_server_key_is_never_sent_unsigned(
     assert await _deliver(d) == 2
     for _, headers, body in sender.got:
         Webhook(rotated.secret).verify(body, headers)
+
+
+async def test_a_failing_setup_never_stops_the_deliveries(h: Harness) -> None:
+    """The settings' endpoint cannot be set up (the database refuses, say):
+    the deliverer says so and delivers the others' messages meanwhile."""
+
+    async def broken() -> None:
+        raise RuntimeError("no settings endpoint today")
+
+    await hooks.create_endpoint(h.deps, URL, ["YOUR_GAME_STARTED"], "")
+    await _game(h)
+    sender = FakeSender()
+    d = WebhookDeliverer(h.deps, sender, Signal(), Tuning(poll=0.01), setup=broken)
+    d.start()
+    try:
+        async with asyncio.timeout(10):
+            while len(sender.got) < 2:
+                await asyncio.sleep(0.01)
+    finally:
+        await d.aclose()
+    assert {m.status for m in h.store.messages.values()} == {Status.DELIVERED}
+
+
+def test_a_retry_waits_from_the_end_of_the_attempt() -> None:
+    """A try that timed out after 10 s is not retried the moment it ends."""
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    m = Message("m", "e", "p", 1, "YOUR_TURN", "g", at, "{}", tries=1)
+    slow = Attempt(at, None, 10_000.0, "no answer within 10 s")
+    outcome = RetryPolicy().after(m, slow, 0.5)
+    assert outcome.next_at == at + timedelta(seconds=10 + 5)

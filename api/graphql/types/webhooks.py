@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import Enum
+from typing import Annotated
 
 import strawberry
 
 from api.graphql.types.enums import described
 from domain import webhooks as w
+from domain.errors import BadRequest
 
 _KINDS: type[Enum] = Enum("NoticeKind", {k: k for k in w.KINDS})  # type: ignore[misc]
 NoticeKind = described(
@@ -109,9 +111,19 @@ class WebhookMessage:
     status: WebhookStatus = strawberry.field(description="Where it stands")  # type: ignore[valid-type]
     next_attempt_at: datetime | None = strawberry.field(description="A pending one's next try")
     payload: str = strawberry.field(description="The exact body posted")
-    attempts: list[WebhookAttempt] = strawberry.field(
-        description=f"Its tries, oldest first (the last {w.MAX_ATTEMPTS_SHOWN})"
-    )
+    tries: strawberry.Private[list[WebhookAttempt]]
+
+    @strawberry.field(description="Its last tries, oldest first")
+    def attempts(
+        self,
+        last: Annotated[
+            int,
+            strawberry.argument(description=f"How many, 1 to {w.MAX_ATTEMPTS_SHOWN}"),
+        ] = 10,
+    ) -> list[WebhookAttempt]:
+        if not 1 <= last <= w.MAX_ATTEMPTS_SHOWN:
+            raise BadRequest(f"last is 1 to {w.MAX_ATTEMPTS_SHOWN}")
+        return self.tries[-last:]
 
     @classmethod
     def from_domain(cls, m: w.Message) -> WebhookMessage:
@@ -125,7 +137,7 @@ class WebhookMessage:
             status=m.status,
             next_attempt_at=m.next_at if m.status is w.Status.PENDING else None,
             payload=m.payload,
-            attempts=[
+            tries=[
                 WebhookAttempt(
                     at=a.at, status_code=a.status_code, latency_ms=a.latency_ms, error=a.error
                 )
