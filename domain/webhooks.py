@@ -39,13 +39,20 @@ SETTINGS_ENDPOINT = "whk_settings"
 """The id of the endpoint named by the settings (``MMK_WEBHOOK_URL``)."""
 
 
-def kind_of(cls: type[Notice]) -> str:
-    """``YourTurn`` → ``YOUR_TURN``: a notice kind's name in the API and in
-    a message's ``type``."""
+def _name(cls: type[Notice]) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", cls.__name__).upper()
 
 
-KINDS: dict[str, type[Notice]] = {kind_of(k): k for k in NOTICE_KINDS}
+KINDS: dict[str, type[Notice]] = {_name(k): k for k in NOTICE_KINDS}
+_KIND_OF = {k: name for name, k in KINDS.items()}
+
+
+def kind_of(cls: type[Notice]) -> str:
+    """``YourTurn`` → ``YOUR_TURN``: a notice kind's name in the API and in
+    a message's ``type``."""
+    return _KIND_OF[cls]
+
+
 ALL_KINDS = frozenset(KINDS)
 PUSHED_ONLY_WHEN_AWAY = frozenset({"YOUR_TURN", "YOUR_DEADLINE_SOON"})
 """Kinds not pushed to a player who holds a live stream of the game

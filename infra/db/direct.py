@@ -125,6 +125,22 @@ class DirectStatement:
         found: dict[str, Any] | None = self._execute(conn, [values], fetch)
         return found
 
+    def all(self, conn: sa.Connection, values: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """For a SELECT: every row, as :meth:`first` reads one."""
+
+        def fetch(cursor: Any) -> list[dict[str, Any]]:
+            raw = cursor.fetchall()
+            if not raw:
+                return []
+            keys, processors = self._result_shape(conn.dialect, cursor.description)
+            return [
+                {k: v if p is None else p(v) for k, p, v in zip(keys, processors, r, strict=True)}
+                for r in raw
+            ]
+
+        found: list[dict[str, Any]] = self._execute(conn, [values], fetch)
+        return found
+
     def _result_shape(
         self, dialect: Dialect, description: Sequence[Sequence[Any]]
     ) -> tuple[tuple[str, ...], tuple[Processor, ...]]:

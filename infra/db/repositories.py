@@ -793,11 +793,7 @@ class SqlNotificationStore(_Repo):
         self.added += made
         if made and (endpoints := self._webhooks.live_endpoints()):
             # the outbox (0064): read only when an endpoint is live
-            players = {n.player_id for n in made}
-            push, external = (
-                self._webhooks.push_kinds(players),
-                self._webhooks.external_ids(players),
-            )
+            push, external = self._webhooks.pushed_and_external({n.player_id for n in made})
             self._webhooks.enqueue(outbox(endpoints, made, push, external))
 
     def forget(self) -> None:

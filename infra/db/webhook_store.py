@@ -37,8 +37,27 @@ _INSERT_MESSAGES = DirectStatement(
 _INSERT_ATTEMPT = DirectStatement(
     sa.insert(webhook_attempts), [c.key for c in webhook_attempts.columns]
 )
-_LIVE_ENDPOINTS = sa.select(_E.id, _E.url, _E.kinds, _E.description, _E.created_at).where(
-    _E.disabled_at.is_(None)
+# Read by every commit that notifies someone, so run straight on the cursor
+# (infra/db/direct.py): a live endpoint's kinds; a player's push settings
+# and external id in one statement.
+_LIVE_ENDPOINTS = DirectStatement(
+    sa.select(_E.id, _E.url, _E.kinds, _E.description, _E.created_at).where(
+        _E.disabled_at.is_(None)
+    )
+)
+_PUSHED_AND_EXTERNAL = DirectStatement(
+    sa.select(
+        sa.select(push_settings.c.kinds)
+        .where(push_settings.c.player_id == sa.bindparam("p"))
+        .scalar_subquery()
+        .label("kinds"),
+        sa.select(identities.c.subject)
+        .where(identities.c.issuer == EXTERNAL, identities.c.player_id == sa.bindparam("p"))
+        .limit(1)
+        .scalar_subquery()
+        .label("subject"),
+    ),
+    ["p"],
 )
 _DUE = (
     sa.select(_M.id)
@@ -111,7 +130,22 @@ class SqlWebhookStore:
     # ------------------------------------------------------------ endpoints
     def live_endpoints(self) -> list[Endpoint]:
         """The live ones only (read by every commit that notifies)."""
-        return [_endpoint(r._mapping) for r in self._c.execute(_LIVE_ENDPOINTS)]
+        return [_endpoint(r) for r in _LIVE_ENDPOINTS.all(self._c, {})]
+
+    def pushed_and_external(
+        self, player_ids: Collection[str]
+    ) -> tuple[dict[str, frozenset[str]], dict[str, str]]:
+        """:meth:`push_kinds` and :meth:`external_ids` of a commit's notified
+        players (one or two, mostly), one statement each."""
+        pushed: dict[str, frozenset[str]] = {}
+        external: dict[str, str] = {}
+        for p in player_ids:
+            row = _PUSHED_AND_EXTERNAL.first(self._c, {"p": p})
+            if row is not None and row["kinds"] is not None:
+                pushed[p] = frozenset(row["kinds"])
+            if row is not None and row["subject"] is not None:
+                external[p] = row["subject"]
+        return pushed, external
 
     def endpoints(self) -> list[Endpoint]:
         rows = self._c.execute(sa.select(webhook_endpoints).order_by(_E.created_at, _E.id))

@@ -16,7 +16,7 @@ import asyncio
 import logging
 import random
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -41,7 +41,14 @@ from infra.webhooks.sender import DeliveryError
 from infra.work_meter import detached
 
 log = logging.getLogger(__name__)
+AHEAD = 2
+"""Each endpoint's slots are leased this many times over: a freed slot takes
+the next message without asking the database (the lease lasts as long)."""
 ONLINE = "not pushed: the player holds the game's stream"
+
+
+_Finished = tuple[Endpoint, Message, Attempt, Outcome, "asyncio.Future[None]"]
+"""An attempt's result waiting to be written, and who waits for it."""
 
 
 class Sender(Protocol):
@@ -79,6 +86,12 @@ class WebhookDeliverer:
         self._deps, self._sender, self._signal, self._t = deps, sender, signal, tuning
         self._jitter = jitter
         self._busy: dict[str, int] = {}  # endpoint id -> attempts in flight here
+        self._live: list[str] = []  # the live endpoints as the last round read them
+        # leased messages waiting for a slot, by endpoint (a batch ahead: AHEAD)
+        self._queue: dict[str, deque[tuple[Endpoint, Secrets, Message]]] = {}
+        # attempts ended, their results waiting for the next write
+        self._finished: list[_Finished] = []
+        self._writer: asyncio.Task[None] | None = None
         # what this instance's attempts came to (GET /metrics): status -> count
         self.outcomes: Counter[str] = Counter()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -111,18 +124,27 @@ class WebhookDeliverer:
             self._signal.event.clear()
 
     async def round(self) -> int:
-        """Lease and start what is due now; how many attempts began."""
+        """Lease what is due now, up to each endpoint's free slots and a
+        batch ahead, and start what the slots take; how many attempts began."""
         deps = self._deps
         now = deps.clock.now()
-        until = now + timedelta(seconds=2 * self._t.timeout + 5)
-        busy = dict(self._busy)
+        per = self._t.concurrency
+        until = now + timedelta(seconds=(2 * self._t.timeout + 5) * (1 + AHEAD))
+        if self._live and all(self._queue.get(e) for e in self._live):
+            return 0  # each endpoint has leased work queued: no need to ask the database
+        room = {
+            e: per * (1 + AHEAD) - self._busy.get(e, 0) - len(self._queue.get(e, ()))
+            for e in {*self._busy, *self._queue}
+        }
 
         def lease() -> list[tuple[Endpoint, Secrets, list[Message]]]:
             out = []
             with deps.uow() as uow:
                 store = uow.webhooks
-                for e in store.endpoints():
-                    free = self._t.concurrency - busy.get(e.id, 0)
+                endpoints = store.endpoints()
+                self._live = [e.id for e in endpoints if e.disabled_at is None]
+                for e in endpoints:
+                    free = room.get(e.id, per * (1 + AHEAD))
                     if e.disabled_at is not None or free <= 0:
                         continue
                     taken = store.lease(e.id, now, until, free)
@@ -134,12 +156,20 @@ class WebhookDeliverer:
 
         started = 0
         for e, secrets, taken in await deps.run(lease):
-            for m in taken:
-                self._busy[e.id] = self._busy.get(e.id, 0) + 1
-                task = asyncio.create_task(self._deliver(e, secrets, m))
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
-                started += 1
+            self._queue.setdefault(e.id, deque()).extend((e, secrets, m) for m in taken)
+            started += self._pump(e.id)
+        return started
+
+    def _pump(self, endpoint_id: str) -> int:
+        """Start queued attempts while the endpoint has free slots."""
+        queue, started = self._queue.get(endpoint_id), 0
+        while queue and self._busy.get(endpoint_id, 0) < self._t.concurrency:
+            e, secrets, m = queue.popleft()
+            self._busy[e.id] = self._busy.get(e.id, 0) + 1
+            task = asyncio.create_task(self._deliver(e, secrets, m))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+            started += 1
         return started
 
     async def _deliver(self, e: Endpoint, secrets: Secrets, m: Message) -> None:
@@ -157,7 +187,8 @@ class WebhookDeliverer:
             log.exception("webhook message %s: delivery failed; its lease runs out", m.id)
         finally:
             self._busy[e.id] -= 1
-            self._signal()  # a slot is free: its endpoint may have more due
+            if not self._pump(e.id):
+                self._signal()  # a slot is free and none queued: more may be due
 
     async def _online(self, m: Message) -> bool:
         presence = self._deps.presence
@@ -189,32 +220,60 @@ class WebhookDeliverer:
         return Attempt(at, code, round((time.perf_counter() - began) * 1000, 3), error)
 
     async def _finish(self, e: Endpoint, m: Message, attempt: Attempt, outcome: Outcome) -> None:
+        """Write the attempt and the message's fate; the results of attempts
+        that end while one write runs go together in the next."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._finished.append((e, m, attempt, outcome, done))
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.create_task(self._write_finished())
+        await done
+
+    async def _write_finished(self) -> None:
         deps = self._deps
+        while self._finished:
+            batch, self._finished = self._finished, []
 
-        def write() -> bool:
-            with deps.uow() as uow:
-                done = uow.webhooks.finish(m, attempt, outcome)
-                off = done and outcome.disable
-                off = off and uow.webhooks.disable(e.id, attempt.at, Disabled.FAILING)
-                uow.commit()
-                return off
+            def write(batch: list[_Finished] = batch) -> list[bool]:
+                with deps.uow() as uow:
+                    off: list[bool] = []
+                    gone: set[str] = set()  # endpoints this batch disabled
+                    for e, m, attempt, outcome, _ in batch:
+                        done = uow.webhooks.finish(m, attempt, outcome)
+                        now_off = done and outcome.disable and e.id not in gone
+                        now_off = now_off and uow.webhooks.disable(
+                            e.id, attempt.at, Disabled.FAILING
+                        )
+                        gone |= {e.id} if now_off else set()
+                        off.append(now_off)
+                    uow.commit()
+                    return off
 
-        self.outcomes[outcome.status.value] += 1
-        if await deps.run(write):
-            self.outcomes["ENDPOINT_DISABLED"] += 1
-            log.warning(
-                "webhook endpoint %s disabled: message %s failed every try since %s",
-                e.id,
-                m.id,
-                (m.retry_from or m.created_at).isoformat(),
-            )
+            try:
+                disabled = await deps.run(write)
+            except Exception as x:
+                for *_, fut in batch:
+                    if not fut.done():
+                        fut.set_exception(x)
+                continue
+            for (e, m, _, outcome, fut), off in zip(batch, disabled, strict=True):
+                self.outcomes[outcome.status.value] += 1
+                if off:
+                    self.outcomes["ENDPOINT_DISABLED"] += 1
+                    log.warning(
+                        "webhook endpoint %s disabled: message %s failed every try since %s",
+                        e.id,
+                        m.id,
+                        (m.retry_from or m.created_at).isoformat(),
+                    )
+                if not fut.done():
+                    fut.set_result(None)
 
     @property
     def in_flight(self) -> int:
         return sum(self._busy.values())
 
     async def idle(self) -> None:
-        """Wait for the attempts under way (tests)."""
+        """Wait for the attempts under way and queued (tests)."""
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
@@ -223,6 +282,10 @@ class WebhookDeliverer:
             self._loop_task.cancel()
             await asyncio.gather(self._loop_task, return_exceptions=True)
             self._loop_task = None
+        self._queue.clear()  # their leases run out: due again to any instance
         for t in list(self._tasks):
             t.cancel()
         await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        if self._writer is not None:
+            self._writer.cancel()
+            await asyncio.gather(self._writer, return_exceptions=True)

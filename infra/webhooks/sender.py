@@ -4,7 +4,8 @@ link-local one unless the settings allow its network), then the request
 sent to the checked address itself (the name kept for ``Host`` and TLS), so
 a name cannot resolve to a public address for the check and to a private
 one for the connection. No redirect is followed (a 3xx is a failure), the
-answer's body is never read, and the whole attempt has one deadline."""
+answer's body is read up to 64 KB and dropped (so its connection serves the
+next attempt), and the whole attempt has one deadline."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ import httpx
 from domain.webhooks import Networks, reachable
 
 USER_AGENT = "mmk-webhooks/1"
+MAX_ANSWER = 64 * 1024
+"""Bytes of an answer read (and dropped) to keep its connection open."""
 
 
 class DeliveryError(Exception):
@@ -75,7 +78,14 @@ class HttpSender:
                     "POST", target, headers=sent, content=body, extensions=extensions
                 )
                 response = await self._client.send(request, stream=True)
-                await response.aclose()  # the body is never read
+                try:  # read (a bounded answer) so that its connection is kept for the next
+                    taken = 0
+                    async for chunk in response.aiter_raw():
+                        taken += len(chunk)
+                        if taken > MAX_ANSWER:
+                            break  # not worth keeping: the connection closes
+                finally:
+                    await response.aclose()
                 return response.status_code
         except TimeoutError:
             raise DeliveryError(f"no answer within {timeout:g} s") from None

@@ -180,3 +180,21 @@ def test_a_select_reads_its_first_row_as_core_does(conn: sa.Connection) -> None:
             "command": {"pass": {}},
         }
     assert direct.first(conn, {"g": "g1", "s": 2}) is None
+
+
+def test_a_select_reads_all_its_rows_as_core_does(conn: sa.Connection) -> None:
+    INSERT_PLAYER.run(conn, [PLAYER])
+    DirectStatement(sa.insert(games), [c.key for c in games.columns]).run(conn, [_game()])
+    INSERT_EVENT.run(conn, [_event(s) for s in (1, 2, 3)])
+    conn.commit()
+    of_game = (
+        sa.select(game_events)
+        .where(game_events.c.game_id == sa.bindparam("g"))
+        .order_by(game_events.c.seq)
+    )
+    direct = DirectStatement(of_game)
+    for _ in range(2):
+        rows = direct.all(conn, {"g": "g1"})
+        assert rows == [r._asdict() for r in conn.execute(of_game, {"g": "g1"})]
+        assert [r["seq"] for r in rows] == [1, 2, 3] and rows[0]["created_at"].tzinfo is not None
+    assert direct.all(conn, {"g": "nope"}) == []
