@@ -244,7 +244,7 @@ class WebhookSettings:
     retention: int = 7 * 86_400
     url: str | None = None
     secret: str | None = field(default=None, repr=False)
-    kinds: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = tuple(KINDS)
 
 
 def webhook_settings(env: Mapping[str, str]) -> WebhookSettings:

@@ -53,7 +53,7 @@ from sqlalchemy.engine import make_url
 
 from api.app import create_app
 from api.fast.ws_protocol import PING_INTERVAL
-from infra.settings import ENV_VARS, Settings, jwt_settings
+from infra.settings import ENV_VARS, Settings, jwt_settings, webhook_settings
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DOCKER_DIR = REPO_ROOT / "docker"
@@ -589,6 +589,7 @@ def compose() -> dict[str, Any]:
 
 def test_env_vars_list_every_variable_settings_reads() -> None:
     read = names_read_by(Settings.from_env) | names_read_by(jwt_settings)
+    read |= names_read_by(webhook_settings)
     assert set(ENV_VARS) == read
     assert len(ENV_VARS) == len(set(ENV_VARS))
 
