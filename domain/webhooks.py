@@ -130,6 +130,7 @@ class Message:
     tries: int = 0
     retry_from: datetime | None = None
     attempts: tuple[Attempt, ...] = field(default=())
+    retry_tries: int = 0  # ``tries`` when its retries (re)started: a replay's are fresh
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +182,8 @@ class RetryPolicy:
         if attempt.at >= end:
             return Outcome(Status.FAILED, None, disable=True)
         over = attempt.at + timedelta(milliseconds=attempt.latency_ms)  # waited from its end
-        return Outcome(Status.PENDING, min(over + self.delay(m.tries, jitter), end))
+        wait = self.delay(m.tries - m.retry_tries, jitter)
+        return Outcome(Status.PENDING, min(over + wait, end))
 
 
 def message_id(endpoint_id: str, player_id: str, seq: int) -> str:
@@ -324,9 +326,10 @@ def parse_networks(text: str) -> Networks:
 
 
 def check_url(url: str, allowed: Networks) -> str:
-    """An ``http(s)`` URL with a host, no credentials, no fragment; a literal
+    """An ``http(s)`` URL with a host, no credentials, no fragment, its host
+    written in ASCII (an international name as IDNA: ``xn--...``); a literal
     address must be one :func:`reachable` allows (names are checked again at
-    each delivery, once resolved)."""
+    each delivery, once resolved). The URL as it will be used."""
     if len(url) > MAX_URL:
         raise BadRequest(f"a webhook URL has at most {MAX_URL} characters")
     try:
@@ -334,7 +337,6 @@ def check_url(url: str, allowed: Networks) -> str:
         port = parts.port
     except ValueError as e:
         raise BadRequest(f"not a URL: {e}") from None
-    del port
     if parts.scheme not in ("https", "http") or not parts.hostname:
         raise BadRequest("a webhook URL is https:// (or http://) with a host")
     if parts.username or parts.password or parts.fragment:
@@ -343,7 +345,16 @@ def check_url(url: str, allowed: Networks) -> str:
     try:
         address = ipaddress.ip_address(host)
     except ValueError:
-        if host.lower() == "localhost" or host.lower().endswith(".localhost"):
+        address = None
+    if address is None:
+        try:
+            ascii_host = host.encode("idna").decode("ascii")
+        except UnicodeError:
+            raise BadRequest(f"{host!r} is not a host name") from None
+        if ascii_host != host:
+            netloc = ascii_host if port is None else f"{ascii_host}:{port}"
+            url = parts._replace(netloc=netloc).geturl()
+        if ascii_host.lower() == "localhost" or ascii_host.lower().endswith(".localhost"):
             address = ipaddress.ip_address("127.0.0.1")
         else:
             return url
@@ -352,10 +363,35 @@ def check_url(url: str, allowed: Networks) -> str:
     return url
 
 
+_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+_COMPATIBLE = ipaddress.ip_network("::/96")
+
+
+def _inner(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 one carries to (mapped, 6to4, Teredo's
+    client, NAT64, IPv4-compatible): it is that address the packets reach."""
+    if address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    if address.sixtofour is not None:
+        return address.sixtofour
+    if address.teredo is not None:
+        return address.teredo[1]
+    if any(address in n for n in (*_NAT64, _COMPATIBLE)):
+        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return None
+
+
 def reachable(address: ipaddress.IPv4Address | ipaddress.IPv6Address, allowed: Networks) -> bool:
-    """A public address, or one in the networks the settings allow."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
+    """A public address (and, for an IPv6 address that carries an IPv4 one,
+    that one public too), or one in the networks the settings allow."""
     if any(address in n for n in allowed):
         return True
+    if isinstance(address, ipaddress.IPv6Address):
+        inner = _inner(address)
+        if inner is not None and not reachable(inner, allowed):
+            return False
+        if address.is_site_local:
+            return False
+        if inner is not None and address.ipv4_mapped is not None:
+            return True  # the mapped IPv4 address is the one reached, and it is public
     return address.is_global and not address.is_multicast

@@ -677,7 +677,7 @@ class _Webhooks:
             for i in found:
                 m = self.store.messages[i]
                 self.store.messages[i] = replace(
-                    m, status=Status.PENDING, next_at=at, retry_from=at
+                    m, status=Status.PENDING, next_at=at, retry_from=at, retry_tries=m.tries
                 )
 
         self.uow.stage(apply)

@@ -34,6 +34,8 @@ from domain.webhooks import (
 SEAL = "mmk-webhook-secret"
 MAX_OVERLAP = timedelta(days=7)
 MAX_REPLAY = 1000
+MAX_WAITING = 10_000
+"""Pending messages given a fresh day when their endpoint is enabled again."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,13 +140,16 @@ def _get(tx: Tx, endpoint_id: str) -> Endpoint:
 
 
 async def set_enabled(deps: Deps, endpoint_id: str, enabled: bool) -> Endpoint:
-    """Disable (its messages wait) or enable (they go on; failed ones stay
-    failed until replayed) an endpoint."""
+    """Disable (its messages wait) or enable (they go on, with a fresh day
+    of retries from now; failed ones stay failed until replayed) an endpoint."""
 
     def change(tx: Tx, _: None) -> Endpoint:
         e = _get(tx, endpoint_id)
-        if enabled:
+        if enabled and e.disabled_at is not None:
             e = replace(e, disabled_at=None, disabled_reason=None)
+            # its waiting messages get a fresh day from now, not what is left of theirs
+            waiting = tx.uow.webhooks.messages(endpoint_id, Status.PENDING, None, MAX_WAITING)
+            tx.uow.webhooks.replay([m.id for m in waiting], tx.now())
         elif e.disabled_at is None:
             e = replace(e, disabled_at=tx.now(), disabled_reason=Disabled.BY_APP)
         tx.uow.webhooks.save_endpoint(e)

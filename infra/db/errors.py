@@ -41,6 +41,25 @@ def conflicts_as_write_conflict(what: str) -> Iterator[None]:
         raise
 
 
+_PG_FOREIGN_KEY = "23503"
+_SQLITE_FOREIGN_KEY = 787  # SQLITE_CONSTRAINT_FOREIGNKEY
+
+
+@contextmanager
+def gone_as_write_conflict(what: str) -> Iterator[None]:
+    """Re-raise a foreign key that a concurrent delete broke inside the block
+    as :class:`WriteConflict`: the retry reads the world without the row."""
+    try:
+        yield
+    except IntegrityError as e:
+        orig = e.orig
+        if getattr(orig, "sqlstate", None) == _PG_FOREIGN_KEY or (
+            getattr(orig, "sqlite_errorcode", None) == _SQLITE_FOREIGN_KEY
+        ):
+            raise WriteConflict(f"{what}: {orig}") from e
+        raise
+
+
 # Transient failures: SQLite primary codes BUSY, LOCKED, READONLY, IOERR, FULL,
 # CANTOPEN, PROTOCOL; PostgreSQL SQLSTATE classes 08 (connection exception),
 # 53 (insufficient resources), 57 (operator intervention: shutdown, cancel).

@@ -393,6 +393,7 @@ class WebhookMessageRow(SQLModel, table=True):
     next_at: datetime | None = _col(UtcDateTime(), nullable=True)
     tries: int = _col(sa.Integer())
     retry_from: datetime | None = _col(UtcDateTime(), nullable=True)
+    retry_tries: int = _col(sa.Integer())
 
     # Partial: the pending ones by when due (the deliverers' lease); the
     # endpoint's log newest first; the done ones by age (the sweep).

@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from domain.services.service_keys import EXTERNAL
 from domain.webhooks import Attempt, Disabled, Endpoint, Message, Outcome, Secrets, Status
 from infra.db.direct import DirectStatement
-from infra.db.errors import conflicts_as_write_conflict
+from infra.db.errors import conflicts_as_write_conflict, gone_as_write_conflict
 from infra.db.tables import (
     identities,
     push_settings,
@@ -103,6 +103,7 @@ def _message(r: Any, attempts: Sequence[Attempt] = ()) -> Message:
         r["tries"],
         r["retry_from"],
         tuple(attempts),
+        r["retry_tries"],
     )
 
 
@@ -120,6 +121,7 @@ def _message_row(m: Message) -> dict[str, Any]:
         "next_at": m.next_at,
         "tries": m.tries,
         "retry_from": m.retry_from,
+        "retry_tries": m.retry_tries,
     }
 
 
@@ -198,7 +200,16 @@ class SqlWebhookStore:
             )
         )
 
+    def _lock(self, q: sa.Select[Any]) -> list[Any]:
+        """The rows' ids, locked to the end of the transaction on PostgreSQL
+        (a commit writing to them meanwhile waits, then finds them gone)."""
+        if self._c.dialect.name == "postgresql":
+            q = q.with_for_update()
+        return list(self._c.execute(q).scalars())
+
     def delete_endpoint(self, endpoint_id: str) -> bool:
+        self._lock(sa.select(_E.id).where(_E.id == endpoint_id))
+        self._lock(sa.select(_M.id).where(_M.endpoint_id == endpoint_id))
         mine = sa.select(_M.id).where(_M.endpoint_id == endpoint_id)
         self._c.execute(sa.delete(webhook_attempts).where(_A.message_id.in_(mine)))
         self._c.execute(sa.delete(webhook_messages).where(_M.endpoint_id == endpoint_id))
@@ -218,7 +229,11 @@ class SqlWebhookStore:
     # ------------------------------------------------------------ outbox
     def enqueue(self, messages: Sequence[Message]) -> None:
         if messages:
-            with conflicts_as_write_conflict("webhook messages"):
+            # an endpoint deleted since it was read: the change is tried again
+            with (
+                conflicts_as_write_conflict("webhook messages"),
+                gone_as_write_conflict("a webhook endpoint deleted meanwhile"),
+            ):
                 _INSERT_MESSAGES.run(self._c, [_message_row(m) for m in messages])
 
     def lease(self, endpoint_id: str, now: datetime, until: datetime, limit: int) -> list[Message]:
@@ -294,7 +309,7 @@ class SqlWebhookStore:
         done = self._c.execute(
             sa.update(webhook_messages)
             .where(_M.id.in_(list(message_ids)))
-            .values(status=_PENDING, next_at=at, retry_from=at)
+            .values(status=_PENDING, next_at=at, retry_from=at, retry_tries=_M.tries)
         )
         return done.rowcount
 
@@ -318,7 +333,7 @@ class SqlWebhookStore:
             .order_by(_M.created_at)
             .limit(limit)
         )
-        ids = list(self._c.execute(old).scalars())
+        ids = self._lock(old)  # a replay meanwhile waits, then finds them gone
         if not ids:
             return 0
         self._c.execute(sa.delete(webhook_attempts).where(_A.message_id.in_(ids)))

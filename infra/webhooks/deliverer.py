@@ -19,7 +19,7 @@ import time
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from domain.ports import PresenceUnavailable
@@ -49,6 +49,17 @@ ONLINE = "not pushed: the player holds the game's stream"
 
 _Finished = tuple[Endpoint, Message, Attempt, Outcome, "asyncio.Future[None]"]
 """An attempt's result waiting to be written, and who waits for it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Queued:
+    """A leased message waiting for a slot, with its endpoint as last read
+    and the end of its lease."""
+
+    endpoint: Endpoint
+    secrets: Secrets
+    message: Message
+    until: datetime
 
 
 class Sender(Protocol):
@@ -86,9 +97,8 @@ class WebhookDeliverer:
         self._deps, self._sender, self._signal, self._t = deps, sender, signal, tuning
         self._jitter = jitter
         self._busy: dict[str, int] = {}  # endpoint id -> attempts in flight here
-        self._live: list[str] = []  # the live endpoints as the last round read them
         # leased messages waiting for a slot, by endpoint (a batch ahead: AHEAD)
-        self._queue: dict[str, deque[tuple[Endpoint, Secrets, Message]]] = {}
+        self._queue: dict[str, deque[Queued]] = {}
         # attempts ended, their results waiting for the next write
         self._finished: list[_Finished] = []
         self._writer: asyncio.Task[None] | None = None
@@ -124,14 +134,15 @@ class WebhookDeliverer:
             self._signal.event.clear()
 
     async def round(self) -> int:
-        """Lease what is due now, up to each endpoint's free slots and a
-        batch ahead, and start what the slots take; how many attempts began."""
+        """Read the endpoints as they are now (a queued message goes to its
+        endpoint's current URL with its current secrets; a deleted or
+        disabled endpoint's queue is dropped, its leases left to run out),
+        lease what is due, up to each endpoint's free slots and a batch
+        ahead, and start what the slots take; how many attempts began."""
         deps = self._deps
         now = deps.clock.now()
         per = self._t.concurrency
         until = now + timedelta(seconds=(2 * self._t.timeout + 5) * (1 + AHEAD))
-        if self._live and all(self._queue.get(e) for e in self._live):
-            return 0  # each endpoint has leased work queued: no need to ask the database
         room = {
             e: per * (1 + AHEAD) - self._busy.get(e, 0) - len(self._queue.get(e, ()))
             for e in {*self._busy, *self._queue}
@@ -141,32 +152,41 @@ class WebhookDeliverer:
             out = []
             with deps.uow() as uow:
                 store = uow.webhooks
-                endpoints = store.endpoints()
-                self._live = [e.id for e in endpoints if e.disabled_at is None]
-                for e in endpoints:
-                    free = room.get(e.id, per * (1 + AHEAD))
-                    if e.disabled_at is not None or free <= 0:
+                for e in store.endpoints():
+                    if e.disabled_at is not None:
                         continue
-                    taken = store.lease(e.id, now, until, free)
+                    free = room.get(e.id, per * (1 + AHEAD))
+                    taken = store.lease(e.id, now, until, free) if free > 0 else []
                     secrets = store.secrets(e.id)
-                    if taken and secrets is not None:
+                    if secrets is not None:
                         out.append((e, secrets, taken))
                 uow.commit()
             return out
 
+        found = await deps.run(lease)
+        live = {e.id for e, _, _ in found}
+        for gone in [e for e in self._queue if e not in live]:
+            del self._queue[gone]  # deleted or disabled since: not sent
         started = 0
-        for e, secrets, taken in await deps.run(lease):
-            self._queue.setdefault(e.id, deque()).extend((e, secrets, m) for m in taken)
+        for e, secrets, taken in found:
+            queue = self._queue.setdefault(e.id, deque())
+            fresh = [Queued(e, secrets, q.message, q.until) for q in queue]
+            queue.clear()
+            queue.extend([*fresh, *(Queued(e, secrets, m, until) for m in taken)])
             started += self._pump(e.id)
         return started
 
     def _pump(self, endpoint_id: str) -> int:
-        """Start queued attempts while the endpoint has free slots."""
+        """Start queued attempts while the endpoint has free slots (a message
+        whose lease ran out meanwhile is dropped: another may have it)."""
         queue, started = self._queue.get(endpoint_id), 0
+        now = self._deps.clock.now()
         while queue and self._busy.get(endpoint_id, 0) < self._t.concurrency:
-            e, secrets, m = queue.popleft()
-            self._busy[e.id] = self._busy.get(e.id, 0) + 1
-            task = asyncio.create_task(self._deliver(e, secrets, m))
+            q = queue.popleft()
+            if q.until <= now:
+                continue
+            self._busy[endpoint_id] = self._busy.get(endpoint_id, 0) + 1
+            task = asyncio.create_task(self._deliver(q.endpoint, q.secrets, q.message))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
             started += 1
@@ -217,6 +237,9 @@ class WebhookDeliverer:
             error = None if code is not None and 200 <= code < 300 else f"HTTP {code}"
         except DeliveryError as x:
             code, error = None, str(x)
+        except Exception as x:  # a bug, never a message stuck: logged, tried again later
+            log.exception("webhook message %s: the attempt failed unexpectedly", m.id)
+            code, error = None, f"{type(x).__name__}: {x}"[:300]
         return Attempt(at, code, round((time.perf_counter() - began) * 1000, 3), error)
 
     async def _finish(self, e: Endpoint, m: Message, attempt: Attempt, outcome: Outcome) -> None:

@@ -19,6 +19,8 @@ import httpx
 from domain.webhooks import Networks, reachable
 
 USER_AGENT = "mmk-webhooks/1"
+MAX_POOLS = 64
+"""https host names whose connections are kept, the least recently used dropped."""
 MAX_ANSWER = 64 * 1024
 """Bytes of an answer read (and dropped) to keep its connection open."""
 
@@ -30,10 +32,27 @@ class DeliveryError(Exception):
 class HttpSender:
     def __init__(self, allowed: Networks, max_connections: int = 100) -> None:
         self._allowed = allowed
-        limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=20)
-        self._client = httpx.AsyncClient(
-            follow_redirects=False, limits=limits, trust_env=False, timeout=None
-        )
+        self._limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=20)
+        # One client (pool) per https host name: httpcore pools by address
+        # and port, and a connection whose certificate was checked for one
+        # name must not carry another's requests. Plain http: one pool.
+        self._clients: dict[str, httpx.AsyncClient] = {}
+        self._closing: set[asyncio.Task[None]] = set()
+
+    def _client(self, scheme: str, host: str) -> httpx.AsyncClient:
+        key = host if scheme == "https" else ""
+        client = self._clients.pop(key, None)
+        if client is None:
+            client = httpx.AsyncClient(
+                follow_redirects=False, limits=self._limits, trust_env=False, timeout=None
+            )
+            if len(self._clients) >= MAX_POOLS:  # the least recently used goes
+                oldest = next(iter(self._clients))
+                closing = asyncio.create_task(self._clients.pop(oldest).aclose())
+                self._closing.add(closing)
+                closing.add_done_callback(self._closing.discard)
+        self._clients[key] = client  # the most recently used last
+        return client
 
     async def _address(self, host: str, port: int) -> str:
         try:
@@ -74,10 +93,11 @@ class HttpSender:
                     "user-agent": USER_AGENT,
                 }
                 extensions = {"sni_hostname": host} if parts.scheme == "https" else {}
-                request = self._client.build_request(
+                client = self._client(parts.scheme, host)
+                request = client.build_request(
                     "POST", target, headers=sent, content=body, extensions=extensions
                 )
-                response = await self._client.send(request, stream=True)
+                response = await client.send(request, stream=True)
                 try:  # read (a bounded answer) so that its connection is kept for the next
                     taken = 0
                     async for chunk in response.aiter_raw():
@@ -89,8 +109,9 @@ class HttpSender:
                 return response.status_code
         except TimeoutError:
             raise DeliveryError(f"no answer within {timeout:g} s") from None
-        except httpx.HTTPError as e:
+        except (httpx.HTTPError, httpx.InvalidURL, UnicodeError, ValueError) as e:
             raise DeliveryError(f"{type(e).__name__}: {e}"[:300]) from None
 
     async def aclose(self) -> None:
-        await self._client.aclose()
+        clients, self._clients = list(self._clients.values()), {}
+        await asyncio.gather(*(c.aclose() for c in clients), *self._closing)

@@ -810,3 +810,36 @@ async def test_the_use_cases_on_sql_do_as_on_the_fakes(uow: SqlUnitOfWorkFactory
         await hooks.delete_endpoint(deps, eid)
     assert _count(uow.engine, webhook_messages) == 0
     assert _count(uow.engine, webhook_attempts) == 0
+
+
+def test_a_message_for_an_endpoint_deleted_meanwhile_is_a_write_conflict(
+    uow: SqlUnitOfWorkFactory,
+) -> None:
+    """The commit read the endpoint live, then another deleted it: the
+    foreign key refuses the message, and the change is tried again (the
+    retry reads the endpoints without it), never an INTERNAL error."""
+    with uow() as u, pytest.raises(WriteConflict):
+        u.webhooks.enqueue([_msg("m1", "gone", _s(0))])
+
+
+def test_a_replay_starts_its_backoff_afresh(uow: SqlUnitOfWorkFactory) -> None:
+    _add_endpoints(uow, _endpoint("e1"))
+    _enqueue(uow, [_msg("m1", "e1", _s(0))])
+    for i in range(3):  # three tries failed
+        (m,) = _lease(uow, "e1", _s(100 * (i + 1)))
+        with uow() as u:
+            assert u.webhooks.finish(
+                m,
+                Attempt(_s(100 * (i + 1)), 500, 1.0),
+                Outcome(
+                    Status.FAILED if i == 2 else Status.PENDING,
+                    None if i == 2 else _s(100 * (i + 1) + 1),
+                ),
+            )
+            u.commit()
+    with uow() as u:
+        assert u.webhooks.replay(["m1"], _s(1000)) == 1
+        u.commit()
+    (again,) = _lease(uow, "e1", _s(1000))
+    assert (again.tries, again.retry_tries, again.retry_from) == (4, 3, _s(1000))
+    assert again.status is Status.PENDING

@@ -9,6 +9,7 @@ pushed, and a player online on the game is not pushed their turn."""
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -28,9 +29,11 @@ from domain.webhooks import (
     Policy,
     RetryPolicy,
     Status,
+    check_url,
     kind_of,
     notice_fields,
     parse_networks,
+    reachable,
 )
 from infra.presence.memory import InProcessPresence
 from infra.webhooks.deliverer import ONLINE, Signal, Tuning, WebhookDeliverer
@@ -352,3 +355,120 @@ def test_a_retry_waits_from_the_end_of_the_attempt() -> None:
     slow = Attempt(at, None, 10_000.0, "no answer within 10 s")
     outcome = RetryPolicy().after(m, slow, 0.5)
     assert outcome.next_at == at + timedelta(seconds=10 + 5)
+
+
+async def test_a_replayed_message_gets_a_fresh_day_from_its_first_retry(h: Harness) -> None:
+    """After a day of failures and a replay, the first failure waits
+    seconds again, not the 6 h cap; enabling an endpoint again gives its
+    waiting messages a fresh day too."""
+    made = await hooks.create_endpoint(h.deps, URL, ["YOUR_GAME_STARTED"], "")
+    await _game(h)
+    sender = FakeSender(codes=[500] * 1000)
+    d = _deliverer(h, sender)
+    while not any(m.status is Status.FAILED for m in h.store.messages.values()):
+        await _deliver(d)
+        due = [m.next_at for m in h.store.messages.values() if m.next_at is not None]
+        if due:
+            h.clock.advance(min(due) - h.clock.now())
+    await hooks.set_enabled(h.deps, made.endpoint.id, True)
+    assert await hooks.replay_failed(h.deps, made.endpoint.id, datetime(2000, 1, 1, tzinfo=UTC))
+    start = h.clock.now()
+    await _deliver(d)
+    waits = [(m.next_at - start).total_seconds() for m in h.store.messages.values() if m.next_at]
+    assert waits and max(waits) < 10, waits  # 5 s (±20%), a fresh backoff
+
+    # an endpoint disabled for days: enabled again, its waiting messages have a day from now
+    await hooks.set_enabled(h.deps, made.endpoint.id, False)
+    h.clock.advance(timedelta(days=3))
+    await hooks.set_enabled(h.deps, made.endpoint.id, True)
+    sender.codes[:] = [500, 500]
+    await _deliver(d)
+    assert {m.status for m in h.store.messages.values()} == {Status.PENDING}
+
+
+async def test_queued_messages_follow_their_endpoint_as_it_is_now(h: Harness) -> None:
+    """Leased ahead and waiting for a slot: a new URL or secret is used, and
+    nothing more goes to an endpoint deleted meanwhile."""
+    made = await hooks.create_endpoint(h.deps, URL, ["YOUR_TURN", "YOUR_GAME_STARTED"], "")
+    for _ in range(3):
+        await _game(h)
+    gate = asyncio.Semaphore(0)  # each post waits for a pass
+
+    class Slow(FakeSender):
+        async def post(self, url: str, headers: dict[str, str], body: bytes, timeout: float) -> int:
+            await gate.acquire()
+            return await super().post(url, headers, body, timeout)
+
+    async def posted(n: int) -> None:
+        async with asyncio.timeout(5):
+            while len(sender.got) < n:
+                await asyncio.sleep(0.001)
+
+    sender = Slow()
+    d = WebhookDeliverer(h.deps, sender, Signal(), Tuning(concurrency=1), jitter=lambda: 0.5)
+    assert await d.round() == 1  # one slot; two more leased ahead, queued
+    assert sum(len(q) for q in d._queue.values()) == 2
+    await hooks.update_endpoint(h.deps, made.endpoint.id, URL + "/v2", None, None)
+    rotated = await hooks.rotate_secret(h.deps, made.endpoint.id, timedelta(0))
+    await d.round()  # reads the endpoint as it is now
+    gate.release()
+    gate.release()
+    await posted(2)  # the one in flight (old URL), then a queued one (new URL)
+    assert [u for u, _, _ in sender.got] == [URL, URL + "/v2"]
+    Webhook(rotated.secret).verify(sender.got[1][2], sender.got[1][1])
+    await d.round()  # more leased ahead behind the third, in flight
+    assert sum(len(q) for q in d._queue.values()) == 2
+    await hooks.delete_endpoint(h.deps, made.endpoint.id)
+    await d.round()  # gone: its queue is dropped
+    assert not d._queue
+    for _ in range(10):
+        gate.release()
+    await d.idle()
+    assert len(sender.got) == 3  # only the one already in flight
+
+
+async def test_an_unexpected_failure_is_an_attempt_not_a_stuck_message(h: Harness) -> None:
+    class Broken(FakeSender):
+        async def post(self, url: str, headers: dict[str, str], body: bytes, timeout: float) -> int:
+            raise UnicodeError("label empty or too long")
+
+    await hooks.create_endpoint(h.deps, URL, ["YOUR_GAME_STARTED"], "")
+    await _game(h)
+    await _deliver(_deliverer(h, Broken()))
+    for m in h.store.messages.values():
+        assert m.status is Status.PENDING and m.next_at is not None  # tried again later
+        assert "UnicodeError" in str(m.attempts[-1].error)
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "64:ff9b::a00:1",  # NAT64 of 10.0.0.1
+        "64:ff9b:1::7f00:1",
+        "2002:7f00:1::",  # 6to4 of 127.0.0.1
+        "2001:0:4136:e378:8000:63bf:3fff:fdd2",  # Teredo, client 192.0.2.45
+        "::127.0.0.1",  # IPv4-compatible
+        "::ffff:10.1.2.3",  # IPv4-mapped
+        "fec0::1",  # site-local
+        "fe80::1",
+        "::1",
+        "0.0.0.0",
+        "169.254.169.254",
+        "100.64.0.1",  # shared address space
+        "224.0.0.1",
+    ],
+)
+def test_no_address_that_reaches_inside_is_a_target(address: str) -> None:
+    assert not reachable(ipaddress.ip_address(address), ())
+    with pytest.raises(DomainError):
+        check_url(f"https://[{address}]/" if ":" in address else f"https://{address}/", ())
+
+
+def test_public_targets_and_names() -> None:
+    for address in ("8.8.8.8", "2606:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808"):
+        assert reachable(ipaddress.ip_address(address), ()), address
+    assert check_url("https://bücher.example/x", ()) == "https://xn--bcher-kva.example/x"
+    for bad in ("https://a..example/", "https://" + "a" * 64 + ".example/"):
+        with pytest.raises(DomainError):
+            check_url(bad, ())
+    assert reachable(ipaddress.ip_address("::ffff:127.0.0.1"), parse_networks("127.0.0.0/8"))

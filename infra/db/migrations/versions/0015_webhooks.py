@@ -61,6 +61,7 @@ def upgrade() -> None:
         sa.Column("next_at", TIMESTAMP, nullable=True),
         sa.Column("tries", sa.Integer(), nullable=False),
         sa.Column("retry_from", TIMESTAMP, nullable=True),
+        sa.Column("retry_tries", sa.Integer(), nullable=False),
     )
     op.create_index(
         "ix_webhook_messages_due",
