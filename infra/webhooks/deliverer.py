@@ -99,6 +99,8 @@ class WebhookDeliverer:
         self._busy: dict[str, int] = {}  # endpoint id -> attempts in flight here
         # leased messages waiting for a slot, by endpoint (a batch ahead: AHEAD)
         self._queue: dict[str, deque[Queued]] = {}
+        self._live: list[str] = []  # the live endpoints as last read,
+        self._read_at = float("-inf")  # when (time.monotonic())
         # attempts ended, their results waiting for the next write
         self._finished: list[_Finished] = []
         self._writer: asyncio.Task[None] | None = None
@@ -138,11 +140,16 @@ class WebhookDeliverer:
         endpoint's current URL with its current secrets; a deleted or
         disabled endpoint's queue is dropped, its leases left to run out),
         lease what is due, up to each endpoint's free slots and a batch
-        ahead, and start what the slots take; how many attempts began."""
+        ahead, and start what the slots take; how many attempts began. While
+        every endpoint has work queued, the database is asked at most once
+        a ``poll``: a change of an endpoint reaches its queue that late."""
         deps = self._deps
         now = deps.clock.now()
         per = self._t.concurrency
         until = now + timedelta(seconds=(2 * self._t.timeout + 5) * (1 + AHEAD))
+        fresh = time.monotonic() - self._read_at < self._t.poll
+        if fresh and self._live and all(self._queue.get(e) for e in self._live):
+            return 0  # each endpoint has work queued, its state read under a poll ago
         room = {
             e: per * (1 + AHEAD) - self._busy.get(e, 0) - len(self._queue.get(e, ()))
             for e in {*self._busy, *self._queue}
@@ -164,15 +171,17 @@ class WebhookDeliverer:
             return out
 
         found = await deps.run(lease)
+        self._read_at = time.monotonic()
         live = {e.id for e, _, _ in found}
+        self._live = sorted(live)
         for gone in [e for e in self._queue if e not in live]:
             del self._queue[gone]  # deleted or disabled since: not sent
         started = 0
         for e, secrets, taken in found:
             queue = self._queue.setdefault(e.id, deque())
-            fresh = [Queued(e, secrets, q.message, q.until) for q in queue]
+            now_read = [Queued(e, secrets, q.message, q.until) for q in queue]
             queue.clear()
-            queue.extend([*fresh, *(Queued(e, secrets, m, until) for m in taken)])
+            queue.extend([*now_read, *(Queued(e, secrets, m, until) for m in taken)])
             started += self._pump(e.id)
         return started
 

@@ -405,7 +405,10 @@ async def test_queued_messages_follow_their_endpoint_as_it_is_now(h: Harness) ->
                 await asyncio.sleep(0.001)
 
     sender = Slow()
-    d = WebhookDeliverer(h.deps, sender, Signal(), Tuning(concurrency=1), jitter=lambda: 0.5)
+    # poll=0: every round reads the endpoints (else at most once a poll while work is queued)
+    d = WebhookDeliverer(
+        h.deps, sender, Signal(), Tuning(concurrency=1, poll=0), jitter=lambda: 0.5
+    )
     assert await d.round() == 1  # one slot; two more leased ahead, queued
     assert sum(len(q) for q in d._queue.values()) == 2
     await hooks.update_endpoint(h.deps, made.endpoint.id, URL + "/v2", None, None)
