@@ -6,7 +6,8 @@ Out of descriptors, asyncio's ``_accept_connection`` reports each failed
 system resource"), which logs it as an error with a traceback: ~80,000 lines
 in 20 s. Here those become one warning an interval
 (``MMK_CONNECTION_LOG_INTERVAL``) with a count and no traceback; anything
-else goes to the loop's default handler, as before.
+else goes to the loop's default handler, as before, but asyncio's retry of
+such an accept running after the server closed at shutdown (a debug line).
 """
 
 from __future__ import annotations
@@ -30,6 +31,18 @@ def is_accept_failure(context: dict[str, Any]) -> bool:
     )
 
 
+def is_accept_after_close(context: dict[str, Any]) -> bool:
+    """asyncio's retry of a failed accept (it waits a second) that ran after
+    the server closed its socket at shutdown: harmless, nothing to accept."""
+    exc = context.get("exception")
+    message = str(context.get("message", ""))
+    retried = "._start_serving(" in message or "._accept_connection(" in message
+    closed_socket = isinstance(exc, ValueError) or (
+        isinstance(exc, OSError) and exc.errno in (errno.EBADF, errno.ENOTSOCK)
+    )
+    return retried and "<Server sockets=()>" in message and closed_socket
+
+
 class AcceptFailures:
     """A loop exception handler: accept failures throttled, the rest as usual."""
 
@@ -37,6 +50,9 @@ class AcceptFailures:
         self.line = ThrottledLog(log, logging.WARNING, interval)
 
     def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        if is_accept_after_close(context):
+            log.debug("an accept retried after the server closed: %s", context.get("exception"))
+            return
         if not is_accept_failure(context):
             loop.default_exception_handler(context)
             return

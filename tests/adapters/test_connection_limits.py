@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from api.accept_errors import install, is_accept_failure
+from api.accept_errors import install, is_accept_after_close, is_accept_failure
 from api.connections import (
     DESCRIPTOR_RESERVE,
     MIN_CEILING,
@@ -200,6 +200,27 @@ def accept_failure(code: int = errno.EMFILE) -> dict[str, Any]:
         "exception": OSError(code, "Too many open files"),
         "socket": object(),
     }
+
+
+def test_an_accept_retried_after_shutdown_is_not_an_error() -> None:
+    """asyncio retries a failed accept a second later; at shutdown the retry
+    may run on the closed socket (EBADF): seen once in CI as an ERROR."""
+    message = (
+        "Exception in callback BaseSelectorEventLoop._start_serving(<function Server>, "
+        "<socket.socket fd=-1>, None, <Server sockets=()>, 2048, None, None)"
+    )
+    retry = {"message": message, "exception": ValueError("Invalid file descriptor: -1")}
+    assert is_accept_after_close(retry)
+    assert is_accept_after_close(
+        {
+            "message": message.replace("_start_serving", "_accept_connection"),
+            "exception": OSError(errno.EBADF, "Bad file descriptor"),
+        }
+    )
+    open_server = message.replace("<Server sockets=()>", "<Server sockets=(<s>,)>")
+    assert not is_accept_after_close({**retry, "message": open_server})
+    assert not is_accept_after_close({**retry, "message": "Exception in callback other()"})
+    assert not is_accept_after_close({**retry, "exception": OSError(errno.EMFILE, "x")})
 
 
 def test_failed_accepts_are_recognised_and_nothing_else() -> None:
