@@ -13,6 +13,7 @@ from domain.errors import BadRequest
 from domain.notifications import Notification
 from domain.ports import Resync
 from domain.services.deps import Deps
+from domain.services.paging import in_pages
 from domain.services.queries import check_limit
 from domain.services.transaction import Tx, no_load, transact, unkeyed
 
@@ -98,22 +99,16 @@ async def notification_events(
     check_after(await deps.run(last), after_seq)
     at = after_seq
 
+    def read(after: int, size: int) -> list[Notification]:
+        with deps.uow() as uow:
+            return uow.notifications.page(player_id, after, size, False)
+
     async def stored(upto: int | None = None) -> AsyncGenerator[Notification, None]:
         nonlocal at
-        while True:
-
-            def page(after: int = at) -> list[Notification]:
-                with deps.uow() as uow:
-                    return uow.notifications.page(player_id, after, REPLAY_PAGE, False)
-
-            rows = await deps.run(page)
-            for n in rows:
-                if upto is not None and n.seq > upto:
-                    return
+        async with aclosing(in_pages(deps, read, at, REPLAY_PAGE, upto)) as rows:
+            async for n in rows:
                 at = n.seq
                 yield n
-            if len(rows) < REPLAY_PAGE:
-                return
 
     async with deps.bus.subscribe(notice_channel(player_id)) as sub:
         async with aclosing(stored()) as backlog:

@@ -41,6 +41,7 @@ from domain.records import GameStatus, LobbyUpdate
 from domain.rematch import RematchOffered
 from domain.services import seat_presence
 from domain.services.deps import Deps
+from domain.services.paging import in_pages
 from domain.services.queries import load_seen, seat_in
 
 Heard = tuple[str, LoggedEvent]
@@ -108,27 +109,17 @@ REPLAY_PAGE = 20
 embedded SQLite reads on the event loop), as the caller takes them."""
 
 
-async def _backlog(
+def _backlog(
     deps: Deps, game_id: str, seat: int | None, after: int, upto: int | None = None
 ) -> AsyncGenerator[LoggedEvent, None]:
-    """The log after ``after`` (through ``upto``), read a page at a time as
-    the caller takes it: a long replay never reads the whole log at once
-    (seqs are dense and only appended, so each page goes on from the last)."""
-    last = after
-    while True:
+    """The log after ``after`` (through ``upto``), a page at a time as the
+    caller takes it (:func:`~domain.services.paging.in_pages`)."""
 
-        def page(after: int = last) -> list[LoggedEvent]:
-            with deps.uow() as uow:
-                return uow.events.read(game_id, after, REPLAY_PAGE, seat)
+    def read(after: int, size: int) -> list[LoggedEvent]:
+        with deps.uow() as uow:
+            return uow.events.read(game_id, after, size, seat)
 
-        rows = await deps.run(page)
-        for e in rows:
-            if upto is not None and e.seq > upto:
-                return
-            yield e
-            last = e.seq
-        if len(rows) < REPLAY_PAGE:
-            return
+    return in_pages(deps, read, after, REPLAY_PAGE, upto)
 
 
 @overload

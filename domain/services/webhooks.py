@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from domain.errors import BadRequest, NotFound
+from domain.ports import WebhookStore
 from domain.services.deps import Deps
 from domain.services.sealing import seal, unseal
 from domain.services.transaction import Tx, no_load, transact, unkeyed
@@ -110,7 +111,7 @@ async def ensure_settings_endpoint(
     check_secret(secret)
 
     def put(tx: Tx, _: None) -> Endpoint:
-        found = next((e for e in tx.uow.webhooks.endpoints() if e.id == endpoint_id), None)
+        found = _find(tx.uow.webhooks, endpoint_id)
         sealed = Secrets(_sealed(deps, endpoint_id, secret))
         if found is None:
             e = Endpoint(endpoint_id, target, allowed, "from the settings", tx.now())
@@ -132,8 +133,12 @@ async def list_endpoints(deps: Deps) -> list[Endpoint]:
     return await deps.run(read)
 
 
-def _get(tx: Tx, endpoint_id: str) -> Endpoint:
-    found = next((e for e in tx.uow.webhooks.endpoints() if e.id == endpoint_id), None)
+def _find(store: WebhookStore, endpoint_id: str) -> Endpoint | None:
+    return next((e for e in store.endpoints() if e.id == endpoint_id), None)
+
+
+def _get(store: WebhookStore, endpoint_id: str) -> Endpoint:
+    found = _find(store, endpoint_id)
     if found is None:
         raise NotFound(f"no webhook endpoint {endpoint_id!r}")
     return found
@@ -144,7 +149,7 @@ async def set_enabled(deps: Deps, endpoint_id: str, enabled: bool) -> Endpoint:
     of retries from now; failed ones stay failed until replayed) an endpoint."""
 
     def change(tx: Tx, _: None) -> Endpoint:
-        e = _get(tx, endpoint_id)
+        e = _get(tx.uow.webhooks, endpoint_id)
         if enabled and e.disabled_at is not None:
             e = replace(e, disabled_at=None, disabled_reason=None)
             # its waiting messages get a fresh day from now, not what is left of theirs
@@ -167,7 +172,7 @@ async def update_endpoint(
     text = None if description is None else check_description(description)
 
     def change(tx: Tx, _: None) -> Endpoint:
-        e = _get(tx, endpoint_id)
+        e = _get(tx.uow.webhooks, endpoint_id)
         e = replace(
             e,
             url=target or e.url,
@@ -190,7 +195,7 @@ async def rotate_secret(deps: Deps, endpoint_id: str, overlap: timedelta | None)
     secret = _fresh_secret(deps)
 
     def change(tx: Tx, _: None) -> Endpoint:
-        e = _get(tx, endpoint_id)
+        e = _get(tx.uow.webhooks, endpoint_id)
         old = tx.uow.webhooks.secrets(endpoint_id)
         assert old is not None
         until = tx.now() + keep if keep else None
@@ -226,8 +231,7 @@ async def deliveries(
 
     def read() -> list[Message]:
         with deps.uow() as uow:
-            if not any(e.id == endpoint_id for e in uow.webhooks.endpoints()):
-                raise NotFound(f"no webhook endpoint {endpoint_id!r}")
+            _get(uow.webhooks, endpoint_id)
             return uow.webhooks.messages(endpoint_id, status, before, limit)
 
     return await deps.run(read)
@@ -254,7 +258,7 @@ async def replay_failed(deps: Deps, endpoint_id: str, since: datetime) -> int:
     ``since`` (at most 1,000 a call); how many."""
 
     def change(tx: Tx, _: None) -> int:
-        _get(tx, endpoint_id)
+        _get(tx.uow.webhooks, endpoint_id)
         ids = tx.uow.webhooks.failed_since(endpoint_id, since, MAX_REPLAY)
         return tx.uow.webhooks.replay(ids, tx.now())
 

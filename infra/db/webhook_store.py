@@ -341,10 +341,7 @@ class SqlWebhookStore:
 
     # ------------------------------------------------------------ players
     def push_kinds(self, player_ids: Collection[str]) -> dict[str, frozenset[str]]:
-        if not player_ids:
-            return {}
-        q = sa.select(push_settings).where(push_settings.c.player_id.in_(list(player_ids)))
-        return {r.player_id: frozenset(r.kinds) for r in self._c.execute(q)}
+        return self.pushed_and_external(player_ids)[0]
 
     def set_push_kinds(self, player_id: str, kinds: frozenset[str]) -> None:
         self._c.execute(sa.delete(push_settings).where(push_settings.c.player_id == player_id))
@@ -354,10 +351,4 @@ class SqlWebhookStore:
             )
 
     def external_ids(self, player_ids: Collection[str]) -> dict[str, str]:
-        if not player_ids:
-            return {}
-        i = identities.c
-        q = sa.select(i.player_id, i.subject).where(
-            i.issuer == EXTERNAL, i.player_id.in_(list(player_ids))
-        )
-        return {r.player_id: r.subject for r in self._c.execute(q)}
+        return self.pushed_and_external(player_ids)[1]
