@@ -155,17 +155,11 @@ async def rotate_webhook_secret(
 ) -> SecretResult:
     await info.context.service(SCOPE)
     try:
-        overlap = None if overlap_seconds is None else _seconds(overlap_seconds)
+        overlap = None if overlap_seconds is None else timedelta(seconds=overlap_seconds)
         made = await hooks.rotate_secret(info.context.deps, str(id), overlap)
     except DomainError as e:
         return Refusal.of(e)
     return _secret(made)
-
-
-def _seconds(n: int) -> timedelta:
-    if not 0 <= n <= 604_800:
-        raise BadRequest("overlapSeconds is 0 to 604800 (7 days)")
-    return timedelta(seconds=n)
 
 
 async def delete_webhook_endpoint(info: Info, id: EndpointId) -> DeletedResult:
