@@ -250,6 +250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_verify.set_defaults(run=verify_export)
     cli_admin.add_parser(sub)
     cli_admin.add_games_parser(sub)
+    cli_admin.add_ratings_parser(sub)
     args = parser.parse_args(argv)
     result: int = args.run(args)
     return result

@@ -1,6 +1,7 @@
 """An operator's commands against the server's database (issue #24):
 ``mmk service-key create|list|revoke`` (the app's backend's keys: a new key
-is printed once, only its hash is stored) and ``mmk games reindex``."""
+is printed once, only its hash is stored), ``mmk games reindex`` and
+``mmk ratings rebuild`` (issue #26)."""
 
 from __future__ import annotations
 
@@ -120,3 +121,34 @@ def add_games_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     p_reindex.add_argument("--database", help=DATABASE_HELP)
     p_reindex.set_defaults(run=reindex)
+
+
+def rebuild_ratings(args: argparse.Namespace) -> int:
+    """``mmk ratings rebuild``: every rating recomputed from the game log;
+    ``--check``: compared with the live ones only (exit 1 if any differs)."""
+    from domain.services.rating_rebuild import rebuild
+
+    done = _run(args, lambda deps: rebuild(deps, write=not args.check))
+    differences = done.differences
+    for mine, live in differences:
+        print(f"differs: from the log {mine}; live {live}")
+    verb = "checked" if args.check else "rebuilt"
+    print(
+        f"{verb} {len(done.ratings)} rating(s) from {done.games} rated game(s); "
+        f"{len(differences)} differed from the live ones",
+        file=sys.stderr,
+    )
+    return 1 if args.check and differences else 0
+
+
+def add_ratings_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("ratings", help="maintenance of the ratings of rated games")
+    cmds = p.add_subparsers(dest="ratings_command", required=True)
+    p_rebuild = cmds.add_parser(
+        "rebuild", help="recompute every rating from the game log and write it over the live one"
+    )
+    p_rebuild.add_argument(
+        "--check", action="store_true", help="only compare with the live ratings (exit 1: differ)"
+    )
+    p_rebuild.add_argument("--database", help=DATABASE_HELP)
+    p_rebuild.set_defaults(run=rebuild_ratings)

@@ -96,6 +96,19 @@ def check_seed(seed: str | None, practice: bool) -> None:
         raise BadRequest("a seed is not empty")
 
 
+def check_rated(rated: bool, practice: bool, rates: bool) -> None:
+    """A rated game's deal is the server's secret (issue #26): never a
+    practice game, whose host chose the seed."""
+    if rated and practice:
+        raise BadRequest("a rated game is dealt by the server: it cannot be a practice game")
+    if rated and not rates:
+        raise BadRequest("this server rates no games")
+
+
+MIN_RATED_PEOPLE = 2
+"""People a rated game starts with at least (issue #26): bots alone rate nothing."""
+
+
 def _in_lobby(game: GameRecord) -> None:
     _not_abandoned(game)
     if game.status is not GameStatus.LOBBY:
@@ -189,6 +202,11 @@ def start(
     empty = game.seat_count - game.seats_taken
     if empty:
         raise IllegalAction(f"{empty} seat(s) still empty: join or add bots first")
+    people = sum(o is not None and o.player_id is not None for o in game.seats)
+    if game.rated and people < MIN_RATED_PEOPLE:
+        raise IllegalAction(
+            f"a rated game starts with at least {MIN_RATED_PEOPLE} people seated, not {people}"
+        )
     setup = new_game(game.seat_count, game.seed, game.options, game.rat_choice, collections)
     game.state, game.status = setup.state, GameStatus.RUNNING
     game.reserved, game.fill_bots_at = [], None  # kept only until the start (0048)

@@ -18,6 +18,8 @@ from domain.log import LoggedEvent
 from domain.my_games import SeatEntry, StatLine
 from domain.notifications import Notice, Notification
 from domain.presence import Mark, PresenceChange
+from domain.rating_pools import RatingPool
+from domain.ratings import Rating, Skill
 from domain.records import (
     BoosterRecord,
     GameRecord,
@@ -229,6 +231,10 @@ class GameRepository(Protocol):
         """Games whose ``abandon_at`` is ``now`` or earlier, oldest first (0051)."""
         ...
 
+    def rated_games(self, after: str | None, limit: int) -> list[str]:
+        """Finished rated games, by id, after ``after`` (issue #26's rebuild)."""
+        ...
+
     def by_invite_code(self, code: str) -> str | None:
         """The id of the game whose invite code is ``code`` (0062)."""
         ...
@@ -407,6 +413,66 @@ class WebhookStore(Protocol):
         ...
 
 
+class RatingModel(Protocol):
+    """A multiplayer rating model (issue #26): OpenSkill's Plackett-Luce
+    in infra; the domain writes no rating maths."""
+
+    def initial(self) -> Skill:
+        """A new subject's skill."""
+        ...
+
+    def rate(self, skills: Sequence[Skill], places: Sequence[int]) -> list[Skill]:
+        """Each seat's new skill after a game it finished at ``places``
+        (1 the best; equal places tie)."""
+        ...
+
+
+class RatingStore(Protocol):
+    """Ratings per subject and pool (docs/decisions/0065)."""
+
+    def get(self, pool: RatingPool, subjects: Collection[str]) -> dict[str, Rating]:
+        """These subjects' ratings in ``pool`` (the unrated left out), locked
+        until the transaction ends where the database locks rows."""
+        ...
+
+    def put(self, ratings: Sequence[Rating]) -> None:
+        """Store each rating if its subject's stored games count is still
+        ``games - 1`` (none stored: a first game), else raise
+        :class:`WriteConflict` (a game ended meanwhile that changed it)."""
+        ...
+
+    def of_subject(self, subject: str) -> list[Rating]:
+        """A subject's ratings, one per pool it was rated in."""
+        ...
+
+    def leaderboard(
+        self,
+        pool: RatingPool,
+        min_games: int,
+        active_since: datetime,
+        after: tuple[float, str] | None,
+        limit: int,
+    ) -> list[Rating]:
+        """Ratings of ``min_games`` games or more, the last since
+        ``active_since``, best first (mu down, then subject up), strictly
+        after the ``(mu, subject)`` cursor; at most ``limit``."""
+        ...
+
+    def ahead_of(
+        self, pool: RatingPool, rating: Rating, min_games: int, active_since: datetime
+    ) -> int:
+        """How many of the leaderboard's ratings come before ``rating``."""
+        ...
+
+    def all(self) -> list[Rating]:
+        """Every rating (``mmk ratings rebuild``)."""
+        ...
+
+    def replace_all(self, ratings: Sequence[Rating]) -> None:
+        """Every rating, replaced by ``ratings`` (a rebuild's)."""
+        ...
+
+
 class UnitOfWork(Protocol):
     """One transaction over every repository; rolls back unless committed.
     Only :mod:`domain.services.transaction` writes through it."""
@@ -419,6 +485,7 @@ class UnitOfWork(Protocol):
     boosters: BoosterRepository
     notifications: NotificationStore
     webhooks: WebhookStore
+    ratings: RatingStore
 
     def __enter__(self) -> UnitOfWork: ...
     def __exit__(

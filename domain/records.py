@@ -150,6 +150,8 @@ class GameRecord:
     visibility: Visibility = Visibility.PUBLIC
     invite_code: str | None = None
     invitations: list[Invitation] = field(default_factory=list)
+    # A rated game (issue #26, docs/decisions/0065): its end rates its seats.
+    rated: bool = False
 
     @property
     def deadline(self) -> datetime | None:
@@ -224,6 +226,7 @@ class GameRecord:
             self.visibility,
             self.invite_code,
             list(self.invitations),
+            self.rated,
         )
 
 
@@ -307,6 +310,7 @@ class GameSummary:
     created_at: datetime
     practice: bool = False
     visibility: Visibility = Visibility.PUBLIC
+    rated: bool = False
 
     @classmethod
     def of(cls, game: GameRecord) -> GameSummary:
@@ -321,6 +325,7 @@ class GameSummary:
             game.created_at,
             game.practice,
             game.visibility,
+            game.rated,
         )
 
 

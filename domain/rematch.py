@@ -74,6 +74,7 @@ def new_game(
         salt=ids.salt,
         reserved=[None] * old.seat_count,
         visibility=old.visibility,
+        rated=old.rated,
         invite_code=None if old.visibility is Visibility.PUBLIC else ids.invite_code,
     )
     events: list[Event] = [GameCreated.of(game)]

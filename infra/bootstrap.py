@@ -15,6 +15,7 @@ from domain.abandonment import AbandonPolicy
 from domain.caps import Caps
 from domain.clocks import WarnPolicy
 from domain.ports import BlockingRunner
+from domain.ratings import RatingPolicy
 from domain.services.abandonment import abandon_round
 from domain.services.bots import drive_bots, resume_stalled_bots
 from domain.services.deps import Deps, KeyPolicy
@@ -46,6 +47,7 @@ from infra.presence.keeper import PresenceKeeper
 from infra.presence.memory import InProcessPresence
 from infra.presence.redis import RedisPresence
 from infra.rate_limit import Limits, RateLimiter, build_limiter
+from infra.rating_model import OpenSkillModel
 from infra.record_sweeper import RecordSweeper
 from infra.revocations.memory import InProcessRevocations
 from infra.revocations.redis import RedisRevocations
@@ -204,6 +206,10 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         ),
         webhooks=webhook_policy(settings.webhooks),
         wake_webhooks=signal,
+        rating_model=OpenSkillModel(),
+        ratings=RatingPolicy(
+            settings.rating_provisional_games, timedelta(days=settings.rating_active_days)
+        ),
     )
     bots.bind(lambda game_id: drive_bots(deps, game_id))
     sweeper = StalledBotSweeper(lambda idle: due_work(deps, idle))

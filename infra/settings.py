@@ -451,6 +451,10 @@ class Settings:
     # seconds before its deadline, whichever is later (none under a minute).
     deadline_soon_percent: int = 10
     deadline_soon_lead: int = 3600
+    # Ratings (#26, docs/decisions/0065): rated games until a rating is
+    # settled (not provisional); days since a rated game to stay listed.
+    rating_provisional_games: int = 10
+    rating_active_days: int = 30
     # Webhooks (#25, docs/decisions/0064): see WebhookSettings.
     webhooks: WebhookSettings = field(default_factory=lambda: WebhookSettings())
     # Abandoned games (docs/decisions/0051): seconds a lobby or an untimed
@@ -541,6 +545,8 @@ class Settings:
             ),
             deadline_soon_percent=_int(e, "MMK_DEADLINE_SOON_PERCENT", 10, 0, 100),
             deadline_soon_lead=_int(e, "MMK_DEADLINE_SOON_LEAD", 3600, 0, 14 * 86_400),
+            rating_provisional_games=_int(e, "MMK_RATING_PROVISIONAL_GAMES", 10, 0, 1000),
+            rating_active_days=_int(e, "MMK_RATING_ACTIVE_DAYS", 30, 1, 3650),
             webhooks=webhook_settings(e),
             abandon_idle=_int(e, "MMK_ABANDON_IDLE", 7 * 86_400, 1, 365 * 86_400),
             abandon_empty=_int(e, "MMK_ABANDON_EMPTY", 3600, 0, 30 * 86_400),

@@ -23,10 +23,13 @@ from domain.ports import (
     Ids,
     NotificationStore,
     PlayerRepository,
+    RatingStore,
     ServiceKeyRepository,
     WebhookStore,
     WriteConflict,
 )
+from domain.rating_pools import RatingPool
+from domain.ratings import Rating
 from domain.records import (
     BoosterRecord,
     GameRecord,
@@ -47,6 +50,7 @@ from domain.services.deps import Deps, KeyPolicy
 from domain.services.service_keys import EXTERNAL
 from domain.webhooks import Attempt, Disabled, Endpoint, Message, Outcome, Secrets, Status, outbox
 from infra.bus.memory import InProcessBus
+from infra.rating_model import OpenSkillModel
 from infra.revocations.memory import InProcessRevocations
 from infra.webhooks.sender import DeliveryError
 
@@ -76,6 +80,8 @@ class Store:
     endpoints: dict[str, tuple[Endpoint, Secrets]] = field(default_factory=dict)
     messages: dict[str, Message] = field(default_factory=dict)
     push_kinds: dict[str, frozenset[str]] = field(default_factory=dict)
+    # ratings (0065): (pool, subject) -> rating
+    ratings: dict[tuple[RatingPool, str], Rating] = field(default_factory=dict)
     fail_before_commit: Callable[[], None] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)  # commits are atomic
 
@@ -107,6 +113,7 @@ class FakeUnitOfWork:
         self.boosters: BoosterRepository = _Boosters(self)
         self.notifications: NotificationStore = _Notifications(self)
         self.webhooks: WebhookStore = _Webhooks(self)
+        self.ratings: RatingStore = _Ratings(self)
 
     def __enter__(self) -> FakeUnitOfWork:
         return self
@@ -427,6 +434,15 @@ class _Games:
             key=lambda g: (g.abandon_at, g.id),
         )
         return [g.id for g in due[:limit]]
+
+    def rated_games(self, after: str | None, limit: int) -> list[str]:
+        done = GameStatus.FINISHED
+        found = sorted(
+            g.id
+            for g in self.uow.store.games.values()
+            if g.rated and g.status is done and (after is None or g.id > after)
+        )
+        return found[:limit]
 
     def by_invite_code(self, code: str) -> str | None:
         for g in self.uow.store.games.values():
@@ -964,5 +980,81 @@ def harness(
         schedule_bots=schedule,
         keys=keys,
         revocations=InProcessRevocations(),
+        rating_model=OpenSkillModel(),
     )
     return Harness(store, bus, deps, scheduled)
+
+
+class _Ratings:
+    """``RatingStore``: a rating is written only over the one read (its
+    games count), as the SQL store's conditional update."""
+
+    def __init__(self, uow: FakeUnitOfWork) -> None:
+        self.uow = uow
+
+    def get(self, pool: RatingPool, subjects: Collection[str]) -> dict[str, Rating]:
+        kept = self.uow.store.ratings
+        return {s: kept[(pool, s)] for s in subjects if (pool, s) in kept}
+
+    def put(self, ratings: Sequence[Rating]) -> None:
+        kept = self.uow.store.ratings
+
+        def check() -> None:
+            for r in ratings:
+                old = kept.get((r.pool, r.subject))
+                if (0 if old is None else old.games) != r.games - 1:
+                    raise WriteConflict(f"the rating of {r.subject} changed meanwhile")
+
+        def write() -> None:
+            for r in ratings:
+                kept[(r.pool, r.subject)] = r
+
+        self.uow.stage(write, check)
+
+    def of_subject(self, subject: str) -> list[Rating]:
+        kept = self.uow.store.ratings.values()
+        return sorted((r for r in kept if r.subject == subject), key=lambda r: r.pool.value)
+
+    def _listed(self, pool: RatingPool, min_games: int, since: datetime) -> list[Rating]:
+        return sorted(
+            (
+                r
+                for r in self.uow.store.ratings.values()
+                if r.pool is pool and r.games >= min_games and r.last_at >= since
+            ),
+            key=lambda r: (r.skill.mu, r.subject),
+            reverse=True,
+        )
+
+    def leaderboard(
+        self,
+        pool: RatingPool,
+        min_games: int,
+        active_since: datetime,
+        after: tuple[float, str] | None,
+        limit: int,
+    ) -> list[Rating]:
+        listed = self._listed(pool, min_games, active_since)
+        if after is not None:
+            listed = [r for r in listed if (r.skill.mu, r.subject) < after]
+        return listed[:limit]
+
+    def ahead_of(
+        self, pool: RatingPool, rating: Rating, min_games: int, active_since: datetime
+    ) -> int:
+        me = (rating.skill.mu, rating.subject)
+        return sum(
+            (r.skill.mu, r.subject) > me for r in self._listed(pool, min_games, active_since)
+        )
+
+    def all(self) -> list[Rating]:
+        kept = self.uow.store.ratings.values()
+        return sorted(kept, key=lambda r: (r.pool.value, r.subject))
+
+    def replace_all(self, ratings: Sequence[Rating]) -> None:
+        def write() -> None:
+            self.uow.store.ratings.clear()
+            for r in ratings:
+                self.uow.store.ratings[(r.pool, r.subject)] = r
+
+        self.uow.stage(write)

@@ -50,6 +50,7 @@ from domain.game.messaging import MAX_PENDING, MAX_SENT
 from domain.game.options import HAND_SIZE, MAX_SEATS, MIN_SEATS, Format
 from domain.game.setup import MAX_DECK
 from domain.invitations import MAX_INVITED, MAX_INVITEES
+from domain.rating_pools import RatingPool
 from domain.services.sessions import MAX_SESSIONS
 from domain.webhooks import KINDS, MAX_ENDPOINTS
 
@@ -95,6 +96,8 @@ LIST_SIZES: dict[str, int] = {
     "GameEnded.winners": SEATS,
     "GameEnded.disqualified": SEATS,
     "GameEnded.scores": SEATS,
+    "GameEnded.ratings": SEATS,
+    "Player.ratings": len(RatingPool),
     "GameStarted.seats": SEATS,
     "GameStarted.handSizes": SEATS,
     "GameStarted.hand": HAND_SIZE,
@@ -140,6 +143,7 @@ ROWS: dict[str, int] = {
     "InvitationConnection.edges": 40,  # the same, from an invitation's row (0062)
     "NotificationPage.notifications": 30,  # one row by its key, its JSON decoded (#25)
     "WebhookMessagePage.messages": 40,  # a row and its attempts' rows (0064)
+    "Leaderboard.standings": 20,  # a row of the board's index and a player's name (#26)
 }
 """What each item of a page read from the database costs besides its values
 (reading and decoding its row), by ``Type.field``, in values: measured
@@ -152,6 +156,12 @@ CALLS: dict[str, int] = {
     "Query.games": 1_000,
     "Query.me": 200,
     "Me.collection": 1_500,
+    # issue #26: a short transaction each (a primary key's rows, the board's index)
+    "Query.player": 200,
+    "Query.leaderboard": 1_000,
+    "Player.rating": 200,
+    "Player.ratings": 200,
+    "Me.rank": 400,
 }
 """What a call of a field that reads the database costs besides its values
 (its transaction and reads), by ``Type.field``, in values: measured

@@ -67,6 +67,12 @@ class CreateGameInput:
         default=2, description="Timeouts in a row (1 to 10) after which a bot plays the seat"
     )
 
+    rated: bool = strawberry.field(
+        default=False,
+        description='A rated game (README "Ratings"): its end changes its seats\' ratings '
+        "(`GameEnded.ratings`); the server deals it (no seed, not practice) and it starts with "
+        "at least two people seated",
+    )
     visibility: Visibility = strawberry.field(
         default=Visibility.PUBLIC,
         description="PUBLIC: listed, anyone sits; UNLISTED and PRIVATE: in no listing, seats "
@@ -92,6 +98,7 @@ class CreateGameInput:
             self.take_seat,
             self.practice,
             self.visibility,
+            self.rated,
         )
 
 

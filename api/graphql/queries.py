@@ -14,11 +14,13 @@ from api.graphql.types.cards import CardDesign, catalogue_designs
 from api.graphql.types.events import GameEventPage, typed
 from api.graphql.types.game import Game, GameSummary
 from api.graphql.types.pages import PageInfo
-from api.graphql.types.players import Me
+from api.graphql.types.players import Me, Player
+from api.graphql.types.ratings import Leaderboard, decode_board_cursor
 from api.graphql.types.refusal import Refusal
 from domain.errors import DomainError
+from domain.rating_pools import RatingPool
 from domain.records import GameStatus
-from domain.services import queries
+from domain.services import leaderboards, players, queries
 
 GameResult = Annotated[
     Game | Refusal,
@@ -112,6 +114,36 @@ class Query:
     async def server_time(self, info: Info) -> datetime:
         await info.context.player()  # a bad token is refused on every operation
         return info.context.deps.clock.now()
+
+    @strawberry.field(description="A player's public facts and ratings; null: no such player.")
+    async def player(
+        self, info: Info, id: Annotated[strawberry.ID, strawberry.argument(description="Its id")]
+    ) -> Player | None:
+        await info.context.player()  # a bad token is refused on every operation
+        found = await players.public_player(info.context.deps, str(id))
+        return None if found is None else Player.from_domain(found)
+
+    @strawberry.field(
+        description='A pool\'s leaderboard, best first (README "Ratings"): settled ratings '
+        "(not provisional) of players rated lately, bots' strategies among them"
+    )
+    async def leaderboard(
+        self,
+        info: Info,
+        pool: Annotated[RatingPool, strawberry.argument(description="The pool")],
+        first: Annotated[
+            int, strawberry.argument(description=f"Page size, 1 to {queries.MAX_PAGE}")
+        ] = 20,
+        after: Annotated[
+            str | None,
+            strawberry.argument(description="A cursor (`endCursor`): the lines after it"),
+        ] = None,
+    ) -> Leaderboard:
+        await info.context.player()  # a bad token is refused on every operation
+        deps = info.context.deps
+        start = decode_board_cursor(after) if after else None
+        board = await leaderboards.leaderboard(deps, pool, first, start)
+        return Leaderboard.from_domain(board, deps.ratings)
 
     @strawberry.field(description="Every numbered design with house, value, rarity (R1.2).")
     async def card_catalog(self, info: Info) -> list[CardDesign]:

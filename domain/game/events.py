@@ -22,6 +22,7 @@ from domain.game.choice import OFFERS, Choice, Takeover
 from domain.game.fastinit import fast_init
 from domain.game.options import GameOptions
 from domain.game.state import DecisionKind, MessageStatus, Phase, Termination
+from domain.rating_pools import RatingPool
 
 SEAT = "A seat (0 is the first)"
 TRICK = "The trick's number (1 is the first)"
@@ -389,6 +390,21 @@ class ActionRequired(_SeatsOwn):
 
 
 @dataclass(frozen=True, slots=True)
+class SeatRating:
+    """A seat's rating change in a rated game (issue #26): the rating of the
+    player it counts for (a bot's own, for a bot's seat) before and after."""
+
+    seat: Annotated[int, SEAT]
+    pool: Annotated[RatingPool, "The pool the game counts in"]
+    before: Annotated[int, "The rating shown before the game"]
+    after: Annotated[int, "The rating shown after it"]
+    change: Annotated[int, "after - before"]
+    deviation: Annotated[int, "The rating's uncertainty after it, on the same scale"]
+    games: Annotated[int, "Rated games in the pool, this one included"]
+    provisional: Annotated[bool, "Too few rated games yet for a settled rating"]
+
+
+@dataclass(frozen=True, slots=True)
 class GameEnded(Event):
     """R9: how the game ended, who won, who is out of the ranking, the
     scores; and, for everyone, the seed and salt that ``GameStarted``
@@ -416,6 +432,11 @@ class GameEnded(Event):
         str | None,
         'The commitment\'s salt, revealed ("" for a game created before fair deals); null for'
         " a game that ended before fair deals, or was abandoned in the lobby",
+    ] = field(default=None, metadata=SET_ONLY)
+    ratings: Annotated[
+        tuple[SeatRating, ...] | None,
+        'A rated game\'s rating changes, seat by seat (README "Ratings"); null for an'
+        " unrated game and an abandoned one",
     ] = field(default=None, metadata=SET_ONLY)
 
 

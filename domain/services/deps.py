@@ -17,9 +17,11 @@ from domain.ports import (
     IdentityVerifier,
     Ids,
     PresenceStore,
+    RatingModel,
     Revocations,
     UnitOfWorkFactory,
 )
+from domain.ratings import RatingPolicy
 from domain.session_use import SessionUse
 from domain.webhooks import Policy as WebhookPolicy
 
@@ -77,3 +79,7 @@ class Deps:
     # Told after a commit that made notifications: the webhook deliverer
     # of this instance starts at once (0064).
     wake_webhooks: Callable[[], None] = _nothing
+    # Rated games (issue #26): the model (OpenSkill's, infra/ratings.py;
+    # None: no game is rated) and when a rating is settled and listed.
+    rating_model: RatingModel | None = None
+    ratings: RatingPolicy = field(default_factory=RatingPolicy)

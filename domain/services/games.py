@@ -32,6 +32,7 @@ class NewGame:
     take_seat: bool = True
     practice: bool = False
     visibility: Visibility = Visibility.PUBLIC
+    rated: bool = False
 
 
 async def create_game(deps: Deps, req: Request, spec: NewGame) -> MutationResult:
@@ -43,6 +44,7 @@ async def create_game(deps: Deps, req: Request, spec: NewGame) -> MutationResult
     lobby.check_new_game(spec.seat_count, spec.rat_seat)
     check_time_control(spec.options)
     lobby.check_seed(spec.seed, spec.practice)
+    lobby.check_rated(spec.rated, spec.practice, deps.rating_model is not None)
 
     def make(tx: Tx) -> tuple[GameRecord, Change]:
         host = tx.player(req.player_id)
@@ -61,6 +63,7 @@ async def create_game(deps: Deps, req: Request, spec: NewGame) -> MutationResult
             salt=deps.ids.new_salt(),
             practice=spec.practice,
             visibility=spec.visibility,
+            rated=spec.rated,
         )
         if spec.visibility is not Visibility.PUBLIC:
             game.invite_code = deps.ids.new_invite_code()

@@ -290,3 +290,13 @@ async def collection(
             return uow.boosters.page_of_player(player_id, after, limit)
 
     return await deps.run(tx)
+
+
+async def public_player(deps: Deps, player_id: str) -> Player | None:
+    """A player's public facts (API ``player``); None: no such player."""
+
+    def read() -> Player | None:
+        with deps.uow() as uow:
+            return uow.players.get(player_id)
+
+    return await deps.run(read)

@@ -54,6 +54,7 @@ from domain.invitations import check_may_see
 from domain.log import Cause
 from domain.notifications import notices, waiting_person
 from domain.ports import UnitOfWork, WriteConflict
+from domain.ratings import Rating
 from domain.records import (
     BoosterRecord,
     GameRecord,
@@ -70,6 +71,7 @@ from domain.services.auth import session_id
 from domain.services.clocked import clocked
 from domain.services.deps import Deps
 from domain.services.publisher import after_commit
+from domain.services.ratings import rated_end
 
 ATTEMPTS = 3
 NOT_KEPT = frozenset(
@@ -166,6 +168,8 @@ class Tx:
         result shows the events as the caller sees them (R11)."""
         now = self.now()
         events = clocked(game, change.events, change.cause, now, self._deps.warn)  # the wait last
+        deps = self._deps
+        events = rated_end(self.uow.ratings, deps.rating_model, deps.ratings, game, events, now)
         logged = game.record(events, change.cause, now, change.cause_at)
         game.abandon_at = abandon_at(game, self._deps.abandon)
         if game.id in self._loaded:
@@ -222,6 +226,10 @@ class Tx:
     def expire_records(self, limit: int) -> int:
         """Delete up to ``limit`` idempotency records expired now (the sweep)."""
         return self.uow.idempotency.delete_expired(self.now(), limit)
+
+    def replace_ratings(self, ratings: Sequence[Rating]) -> None:
+        """Every rating, replaced by ``ratings`` (``mmk ratings rebuild``)."""
+        self.uow.ratings.replace_all(ratings)
 
     def add_booster(self, record: BoosterRecord) -> None:
         self.uow.boosters.add(record)

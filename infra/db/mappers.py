@@ -240,6 +240,7 @@ def game_to_row(game: GameRecord) -> dict[str, Any]:
         "visibility": game.visibility.value,
         "invite_code": game.invite_code,
         "invitations": [_invitation_to_json(i) for i in game.invitations] or None,
+        "rated": game.rated,
     }
 
 
@@ -291,6 +292,7 @@ def _game(r: Row) -> GameRecord:
         visibility=Visibility(r["visibility"]),
         invite_code=r["invite_code"],
         invitations=_invitations(r["invitations"]),
+        rated=r["rated"],
     )
 
 
@@ -318,6 +320,7 @@ def _summary(r: Row) -> GameSummary:
         r["created_at"],
         r["practice"],
         Visibility(r["visibility"]),
+        r["rated"],
     )
 
 
@@ -337,6 +340,7 @@ SUMMARY_COLUMNS = (
     "created_at",
     "practice",
     "visibility",
+    "rated",
 )
 
 

@@ -125,6 +125,7 @@ _IMMUTABLE_GAME_COLUMNS = frozenset(
         "practice",
         "quick_play",
         "visibility",
+        "rated",
     }
 )
 _MOVE_COLUMNS = [c.key for c in games.columns if c.key not in _IMMUTABLE_GAME_COLUMNS]
@@ -626,6 +627,12 @@ class SqlGameRepository(_Repo):
 
     def due_abandonments(self, now: datetime, limit: int) -> list[str]:
         return [r[0] for r in self._c.execute(_DUE_ABANDONMENTS, {"now": now, "n": limit})]
+
+    def rated_games(self, after: str | None, limit: int) -> list[str]:
+        q = sa.select(_G.id).where(_G.rated, _G.status == GameStatus.FINISHED.value)
+        if after is not None:
+            q = q.where(_G.id > after)
+        return list(self._c.execute(q.order_by(_G.id).limit(limit)).scalars())
 
     def page(
         self, status: GameStatus | None, before: tuple[datetime, str] | None, limit: int

@@ -147,6 +147,8 @@ class GameRow(SQLModel, table=True):
     visibility: str = _col(sa.String(16), server_default="public")
     invite_code: str | None = _col(sa.String(), nullable=True)
     invitations: list[Any] | None = _col(json_type(nullable=True), nullable=True)
+    # A rated game (migration 0016, docs/decisions/0065).
+    rated: bool = _col(sa.Boolean(), server_default=sa.false())
 
     # Newest-first paging of the public games, with and without a status
     # filter (partial: unlisted and private games are never listed).
@@ -175,6 +177,13 @@ class GameRow(SQLModel, table=True):
             unique=True,
             sqlite_where=sa.text("invite_code IS NOT NULL"),
             postgresql_where=sa.text("invite_code IS NOT NULL"),
+        ),
+        # Partial: the rated games (``mmk ratings rebuild``).
+        sa.Index(
+            "ix_games_rated",
+            "status",
+            sqlite_where=sa.text("rated"),
+            postgresql_where=sa.text("rated"),
         ),
         # Partial: only games waiting on a bot are in it (few; stalled-bot sweeps).
         sa.Index(
@@ -443,6 +452,27 @@ class PushSettingsRow(SQLModel, table=True):
     kinds: list[str] = _col(json_type())
 
 
+class RatingRow(SQLModel, table=True):
+    """A subject's rating in a pool (migration 0016, docs/decisions/0065):
+    a player's id, or ``bot:<STRATEGY>``. The leaderboard reads the index
+    backwards (mu down, then subject down); games and last_at are in it so
+    that its filter reads no row."""
+
+    __tablename__ = "ratings"
+
+    pool: str = _col(sa.String(16), primary_key=True)
+    subject: str = _col(sa.String(), primary_key=True)
+    mu: float = _col(sa.Float())
+    sigma: float = _col(sa.Float())
+    games: int = _col(sa.Integer())
+    last_at: datetime = _col(UtcDateTime())
+
+    __table_args__ = (
+        sa.Index("ix_ratings_board", "pool", "mu", "subject", "games", "last_at"),
+        sa.Index("ix_ratings_subject", "subject"),
+    )
+
+
 class ServerSecretRow(SQLModel, table=True):
     """Secrets the server generated for itself (migration 0004): used only
     when no ``MMK_SECRET_KEY`` is set (docs/decisions/0041)."""
@@ -471,3 +501,4 @@ webhook_endpoints: sa.Table = metadata.tables["webhook_endpoints"]
 webhook_messages: sa.Table = metadata.tables["webhook_messages"]
 webhook_attempts: sa.Table = metadata.tables["webhook_attempts"]
 push_settings: sa.Table = metadata.tables["push_settings"]
+ratings: sa.Table = metadata.tables["ratings"]

@@ -19,6 +19,7 @@ from domain.ports import (
     IdempotencyStore,
     NotificationStore,
     PlayerRepository,
+    RatingStore,
     ServiceKeyRepository,
     UnitOfWork,
     UnitOfWorkFactory,
@@ -27,6 +28,7 @@ from domain.ports import (
 from domain.records import NewEvents
 from infra.db.errors import conflicts_as_write_conflict
 from infra.db.game_cache import GameCache
+from infra.db.rating_store import SqlRatingStore
 from infra.db.repositories import (
     SqlBoosterRepository,
     SqlEventLog,
@@ -52,6 +54,7 @@ class SqlUnitOfWork:
     boosters: BoosterRepository
     notifications: NotificationStore
     webhooks: WebhookStore
+    ratings: RatingStore
 
     def __init__(self, engine: Engine, cache: GameCache | None = None) -> None:
         self._engine = engine
@@ -74,6 +77,7 @@ class SqlUnitOfWork:
         self.boosters = SqlBoosterRepository(c)
         self.webhooks = webhooks = SqlWebhookStore(c)
         self.notifications = self._notices = SqlNotificationStore(c, webhooks)
+        self.ratings = SqlRatingStore(c)
         return self
 
     def __exit__(

@@ -290,6 +290,15 @@ OPS: dict[tuple[str, str], Op] = {
     ),
     ("query", "cardCatalog"): Op("{ r: cardCatalog { id } }", lambda t: {}, True, EVERYONE),
     ("query", "serverTime"): Op("{ r: serverTime }", lambda t: {}, True, EVERYONE),
+    ("query", "player"): Op(
+        '{ r: player(id: "p") { id ratings { rating } } }', lambda t: {}, True, EVERYONE
+    ),
+    ("query", "leaderboard"): Op(
+        "{ r: leaderboard(pool: SINGLETON_3_4) { standings { rank } } }",
+        lambda t: {},
+        True,
+        EVERYONE,
+    ),
     ("query", "playerGames"): Op(
         '{ r: playerGames(playerId: "p") { __typename } }',
         lambda t: {},

@@ -187,6 +187,7 @@ PAGE_LISTS = {
     "InvitationConnection.edges",
     "NotificationPage.notifications",
     "WebhookMessagePage.messages",
+    "Leaderboard.standings",
 }
 """Lists inside a page: the paged field hands them its page size."""
 

@@ -38,11 +38,11 @@ def _tables(url: str) -> set[str]:
 def test_upgrade_reaches_head_and_twice_is_a_no_op(empty_db_url: str) -> None:
     assert migrate.current(empty_db_url) is None
     migrate.upgrade(empty_db_url)
-    assert migrate.current(empty_db_url) == migrate.head() == "0015"
+    assert migrate.current(empty_db_url) == migrate.head() == "0016"
     tables = _tables(empty_db_url)
     assert tables == {*metadata.tables, "alembic_version"}
     migrate.upgrade(empty_db_url)
-    assert migrate.current(empty_db_url) == "0015"
+    assert migrate.current(empty_db_url) == "0016"
     assert _tables(empty_db_url) == tables
 
 

@@ -21,6 +21,7 @@ from domain.game.cards import CardKind, House
 from domain.game.choice import ChoiceKind, Takeover
 from domain.game.options import AbilityTrigger, Format, Pace
 from domain.game.state import DecisionKind, MessageStatus, Phase, Termination
+from domain.rating_pools import RatingPool
 from domain.records import GameStatus, Visibility
 
 E = TypeVar("E", bound=Enum)
@@ -120,6 +121,20 @@ StrategyEnum = described(
     {
         Strategy.RANDOM: "Any legal action, uniformly at random.",
         Strategy.GREEDY: "Wins a trick cheaply when the prize helps, dumps low cards otherwise.",
+    },
+)
+RatingPoolEnum = described(
+    RatingPool,
+    "RatingPool",
+    'Where a rated game counts (README "Ratings"): its deck kind (Singleton, or the '
+    "sealed formats) by its seat-count band; a rating is per pool.",
+    {
+        RatingPool.SINGLETON_3_4: "Singleton games of 3 or 4 seats.",
+        RatingPool.SINGLETON_5_6: "Singleton games of 5 or 6 seats.",
+        RatingPool.SINGLETON_7_8: "Singleton games of 7 or 8 seats.",
+        RatingPool.SEALED_3_4: "Sealed and Former Sealed games of 3 or 4 seats.",
+        RatingPool.SEALED_5_6: "Sealed and Former Sealed games of 5 or 6 seats.",
+        RatingPool.SEALED_7_8: "Sealed and Former Sealed games of 7 or 8 seats.",
     },
 )
 PhaseEnum = described(

@@ -19,6 +19,7 @@ from domain.records import GameSummary as DomainSummary
 from domain.services import queries
 from domain.services.queries import GameSnapshot, SeatInfo
 
+RATED = 'A rated game: its end changes its seats\' ratings (README "Ratings")'
 PRACTICE = (
     "A practice (reproducible) game: the host chose its seed, so its deal is not secret "
     'from them (README "Fair deals")'
@@ -132,6 +133,7 @@ class GameSummary:
     version: int = strawberry.field(description="Counts the game's accepted changes")
     created_at: datetime = strawberry.field(description="When it was created")
     practice: bool = strawberry.field(description=PRACTICE)
+    rated: bool = strawberry.field(description=RATED)
     visibility: Visibility = strawberry.field(
         description="Who may find, watch and join it (docs/decisions/0062): always PUBLIC in "
         "the lobby listing"
@@ -149,6 +151,7 @@ class GameSummary:
             version=g.version,
             created_at=g.created_at,
             practice=g.practice,
+            rated=g.rated,
             visibility=g.visibility,
         )
 
@@ -180,6 +183,7 @@ class Game:
     last_seq: int = strawberry.field(description="The newest event's seq")
     created_at: datetime = strawberry.field(description="When it was created")
     practice: bool = strawberry.field(description=PRACTICE)
+    rated: bool = strawberry.field(description=RATED)
     seed_commitment: str = strawberry.field(
         description="SHA-256 (hex) of the game's secret seed and salt, fixed at creation; "
         "`GameStarted` carries it and `GameEnded` reveals seed and salt (README "
@@ -251,6 +255,7 @@ class Game:
             last_seq=s.last_seq,
             created_at=g.created_at,
             practice=g.practice,
+            rated=g.rated,
             seed_commitment=s.seed_commitment,
             rematch_id=strawberry.ID(s.rematch_id) if s.rematch_id else None,
             visibility=s.visibility,

@@ -14,12 +14,14 @@ from api.graphql.types.invitations import InvitationConnection, invitations_page
 from api.graphql.types.my_games import MyGameConnection, MyGamesFilter, PlayerStats, games_page
 from api.graphql.types.notifications import NotificationPage
 from api.graphql.types.pages import PageInfo
+from api.graphql.types.ratings import Rating
 from api.graphql.types.sessions import Session
 from api.graphql.types.webhooks import NotificationSettings, kinds_of
 from domain.game.cards import House
+from domain.rating_pools import RatingPool
 from domain.records import BoosterRecord, PackPage
 from domain.records import Player as DomainPlayer
-from domain.services import my_games, notifications, players, sessions, webhooks
+from domain.services import leaderboards, my_games, notifications, players, sessions, webhooks
 from domain.services.queries import MAX_PAGE
 
 
@@ -28,6 +30,22 @@ class Player:
     id: strawberry.ID = strawberry.field(description="The player's id, stable for good")
     name: str = strawberry.field(description="The name given at `createPlayer`")
     created_at: datetime = strawberry.field(description="When the account was created")
+
+    @strawberry.field(description="The player's rating in `pool`; null until rated there")
+    async def rating(
+        self,
+        info: strawberry.Info,
+        pool: Annotated[RatingPool, strawberry.argument(description="The pool")],
+    ) -> Rating | None:
+        deps = info.context.deps
+        found = await leaderboards.ratings_of(deps, str(self.id))
+        return next((Rating.from_domain(r, deps.ratings) for r in found if r.pool is pool), None)
+
+    @strawberry.field(description="The player's ratings, one per pool they played rated games in")
+    async def ratings(self, info: strawberry.Info) -> list[Rating]:
+        deps = info.context.deps
+        found = await leaderboards.ratings_of(deps, str(self.id))
+        return [Rating.from_domain(r, deps.ratings) for r in found]
 
     @classmethod
     def from_domain(cls, p: DomainPlayer) -> Player:
@@ -122,6 +140,17 @@ class Me:
         start = decode_cursor(after) if after else None
         page = await players.collection(info.context.deps, str(self.id), start, first)
         return BoosterPackConnection.from_domain(page)
+
+    @strawberry.field(
+        description="Your rank on `pool`'s leaderboard (1 the best); null while you are not on "
+        "it: unrated there, provisional, or not rated lately"
+    )
+    async def rank(
+        self,
+        info: strawberry.Info,
+        pool: Annotated[RatingPool, strawberry.argument(description="The pool")],
+    ) -> int | None:
+        return await leaderboards.rank_of(info.context.deps, str(self.id), pool)
 
     @strawberry.field(
         description="Your live MMK tokens, the most recently used first (a provider's JWT is "
