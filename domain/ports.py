@@ -430,9 +430,12 @@ class RatingModel(Protocol):
 class RatingStore(Protocol):
     """Ratings per subject and pool (docs/decisions/0065)."""
 
-    def get(self, pool: RatingPool, subjects: Collection[str]) -> dict[str, Rating]:
-        """These subjects' ratings in ``pool`` (the unrated left out), locked
-        until the transaction ends where the database locks rows."""
+    def get(
+        self, pool: RatingPool, subjects: Collection[str], *, lock: bool = False
+    ) -> dict[str, Rating]:
+        """These subjects' ratings in ``pool`` (the unrated left out); with
+        ``lock``, locked until the transaction ends where the database locks
+        rows."""
         ...
 
     def put(self, ratings: Sequence[Rating]) -> None:

@@ -992,7 +992,9 @@ class _Ratings:
     def __init__(self, uow: FakeUnitOfWork) -> None:
         self.uow = uow
 
-    def get(self, pool: RatingPool, subjects: Collection[str]) -> dict[str, Rating]:
+    def get(
+        self, pool: RatingPool, subjects: Collection[str], *, lock: bool = False
+    ) -> dict[str, Rating]:
         kept = self.uow.store.ratings
         return {s: kept[(pool, s)] for s in subjects if (pool, s) in kept}
 

@@ -181,9 +181,17 @@ def quick_play(
             "matched only with correspondence players"
         ),
     ] = Pace.LIVE,
+    rated: Annotated[
+        bool,
+        strawberry.argument(
+            description='A rated game (README "Ratings"): matched with players rated near '
+            "you, the range widening the longer a game waits; its bots are of the strategy "
+            "rated nearest its people, seated once two people wait"
+        ),
+    ] = False,
 ) -> Run:
     return lambda deps, req: quick_plays.quick_play(
-        deps, req, seat_count, format, fill_with_bots_after, pace
+        deps, req, seat_count, format, fill_with_bots_after, pace, rated
     )
 
 

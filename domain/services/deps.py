@@ -21,6 +21,7 @@ from domain.ports import (
     Revocations,
     UnitOfWorkFactory,
 )
+from domain.quick_play import RatingWindow
 from domain.ratings import RatingPolicy
 from domain.session_use import SessionUse
 from domain.webhooks import Policy as WebhookPolicy
@@ -83,3 +84,5 @@ class Deps:
     # None: no game is rated) and when a rating is settled and listed.
     rating_model: RatingModel | None = None
     ratings: RatingPolicy = field(default_factory=RatingPolicy)
+    # Rated quick play: how far apart in rating a waiting game takes a newcomer.
+    rating_window: RatingWindow = field(default_factory=RatingWindow)

@@ -48,7 +48,7 @@ def rated_end(
     assert game.state is not None and game.state.outcome is not None
     pool = pool_of(game.seat_count, game.options.format)
     subjects = seat_subjects(game)
-    stored = store.get(pool, set(subjects))
+    stored = store.get(pool, set(subjects), lock=True)
     before = [stored[s].skill if s in stored else model.initial() for s in subjects]
     after = rated_seats(subjects, before, model.rate(before, finishing_ranks(game.state.outcome)))
     games = {s: (stored[s].games if s in stored else 0) + 1 for s in after}

@@ -48,7 +48,9 @@ class SqlRatingStore:
     def __init__(self, conn: sa.Connection) -> None:
         self._c = conn
 
-    def get(self, pool: RatingPool, subjects: Collection[str]) -> dict[str, Rating]:
+    def get(
+        self, pool: RatingPool, subjects: Collection[str], *, lock: bool = False
+    ) -> dict[str, Rating]:
         if not subjects:
             return {}
         q = (
@@ -56,7 +58,7 @@ class SqlRatingStore:
             .where(_R.pool == pool.value, _R.subject.in_(sorted(subjects)))
             .order_by(_R.subject)
         )
-        if self._c.dialect.name == "postgresql":
+        if lock and self._c.dialect.name == "postgresql":
             q = q.with_for_update()
         return {r.subject: _rating(r) for r in self._c.execute(q)}
 
