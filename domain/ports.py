@@ -467,12 +467,29 @@ class RatingStore(Protocol):
         """How many of the leaderboard's ratings come before ``rating``."""
         ...
 
+    def listed(
+        self, pool: RatingPool, min_games: int, active_since: datetime
+    ) -> list[tuple[float, str]]:
+        """The leaderboard's ``(mu, subject)`` keys, lowest first."""
+        ...
+
     def all(self) -> list[Rating]:
         """Every rating (``mmk ratings rebuild``)."""
         ...
 
     def replace_all(self, ratings: Sequence[Rating]) -> None:
         """Every rating, replaced by ``ratings`` (a rebuild's)."""
+        ...
+
+
+class Standings(Protocol):
+    """Each leaderboard as of a recent snapshot (infra/standings.py), for
+    ranks in memory: counting the board in the database takes ~10 ms at
+    100,000 players (docs/decisions/0065)."""
+
+    def ahead_of(self, pool: RatingPool, subject: str, mu: float) -> int | None:
+        """How many of the snapshot's other subjects rank before ``(mu,
+        subject)``; None: no snapshot yet."""
         ...
 
 

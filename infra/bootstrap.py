@@ -20,6 +20,7 @@ from domain.services.abandonment import abandon_round
 from domain.services.bots import drive_bots, resume_stalled_bots
 from domain.services.deps import Deps, KeyPolicy
 from domain.services.idempotency import expire_idempotency_records
+from domain.services.leaderboards import listed_keys
 from domain.services.notifications import expire_read
 from domain.services.quick_play import fill_due_games
 from domain.services.seat_presence import review
@@ -55,6 +56,7 @@ from infra.secret_key import server_secret
 from infra.session_use import SessionUseWriter
 from infra.settings import Settings, SettingsError, WebhookSettings
 from infra.settlement import Settler
+from infra.standings import RankSnapshot
 from infra.webhooks.deliverer import Signal, Tuning, WebhookDeliverer
 from infra.webhooks.sender import HttpSender
 from infra.work_meter import in_thread
@@ -109,6 +111,7 @@ class Container:
     uses: SessionUseWriter | None = None  # the sessions' lastUsedAt (issue #24)
     webhooks: WebhookDeliverer | None = None  # the outbox's deliverer (issue #25)
     sender: HttpSender | None = None
+    standings: RankSnapshot | None = None  # the leaderboards for ranks (issue #26)
 
     def start(self) -> None:
         """Background work of a running server (call inside its event loop)."""
@@ -126,6 +129,8 @@ class Container:
             self.uses.start()
         if self.webhooks is not None:
             self.webhooks.start()
+        if self.standings is not None:
+            self.standings.start()
 
     async def aclose(self) -> None:
         await self.sweeper.aclose()
@@ -146,6 +151,8 @@ class Container:
             await self.webhooks.aclose()
         if self.sender is not None:
             await self.sender.aclose()
+        if self.standings is not None:
+            await self.standings.aclose()
         await self.bots.aclose()
         if self.settler is not None:
             await self.settler.aclose()
@@ -183,6 +190,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         revocations = InProcessRevocations()
     bots = BotScheduler()
     signal = Signal()
+    standings = RankSnapshot(lambda: listed_keys(deps), settings.rating_rank_refresh)
     deps = Deps(
         uow=SqlUnitOfWorkFactory(engine, GameCache()),
         run=runner_for(engine, settings.workers),
@@ -210,6 +218,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         ratings=RatingPolicy(
             settings.rating_provisional_games, timedelta(days=settings.rating_active_days)
         ),
+        standings=standings,
     )
     bots.bind(lambda game_id: drive_bots(deps, game_id))
     sweeper = StalledBotSweeper(lambda idle: due_work(deps, idle))
@@ -258,6 +267,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         SessionUseWriter(lambda: record_use(deps), settings.session_use_interval),
         deliverer,
         sender,
+        standings,
     )
 
 

@@ -455,6 +455,8 @@ class Settings:
     # settled (not provisional); days since a rated game to stay listed.
     rating_provisional_games: int = 10
     rating_active_days: int = 30
+    # Seconds between two reads of the leaderboards for ranks (each instance).
+    rating_rank_refresh: int = 60
     # Webhooks (#25, docs/decisions/0064): see WebhookSettings.
     webhooks: WebhookSettings = field(default_factory=lambda: WebhookSettings())
     # Abandoned games (docs/decisions/0051): seconds a lobby or an untimed
@@ -547,6 +549,7 @@ class Settings:
             deadline_soon_lead=_int(e, "MMK_DEADLINE_SOON_LEAD", 3600, 0, 14 * 86_400),
             rating_provisional_games=_int(e, "MMK_RATING_PROVISIONAL_GAMES", 10, 0, 1000),
             rating_active_days=_int(e, "MMK_RATING_ACTIVE_DAYS", 30, 1, 3650),
+            rating_rank_refresh=_int(e, "MMK_RATING_RANK_REFRESH", 60, 1, 86_400),
             webhooks=webhook_settings(e),
             abandon_idle=_int(e, "MMK_ABANDON_IDLE", 7 * 86_400, 1, 365 * 86_400),
             abandon_empty=_int(e, "MMK_ABANDON_EMPTY", 3600, 0, 30 * 86_400),

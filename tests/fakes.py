@@ -1049,6 +1049,11 @@ class _Ratings:
             (r.skill.mu, r.subject) > me for r in self._listed(pool, min_games, active_since)
         )
 
+    def listed(
+        self, pool: RatingPool, min_games: int, active_since: datetime
+    ) -> list[tuple[float, str]]:
+        return [(r.skill.mu, r.subject) for r in self._listed(pool, min_games, active_since)][::-1]
+
     def all(self) -> list[Rating]:
         kept = self.uow.store.ratings.values()
         return sorted(kept, key=lambda r: (r.pool.value, r.subject))

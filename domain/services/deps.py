@@ -19,6 +19,7 @@ from domain.ports import (
     PresenceStore,
     RatingModel,
     Revocations,
+    Standings,
     UnitOfWorkFactory,
 )
 from domain.quick_play import RatingWindow
@@ -84,5 +85,8 @@ class Deps:
     # None: no game is rated) and when a rating is settled and listed.
     rating_model: RatingModel | None = None
     ratings: RatingPolicy = field(default_factory=RatingPolicy)
+    # Leaderboards as of a recent snapshot, for ranks (None: counted in the
+    # database at each ask).
+    standings: Standings | None = None
     # Rated quick play: how far apart in rating a waiting game takes a newcomer.
     rating_window: RatingWindow = field(default_factory=RatingWindow)

@@ -8,6 +8,7 @@ positions in that order."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from domain.bots.strategy import Strategy
@@ -87,9 +88,12 @@ async def leaderboard(deps: Deps, pool: RatingPool, first: int, after: Cursor | 
 
 async def rank_of(deps: Deps, subject: str, pool: RatingPool) -> int | None:
     """``subject``'s rank on ``pool``'s leaderboard; None while it is not
-    listed (unrated, provisional, or not rated lately)."""
+    listed (unrated, provisional, or not rated lately). Its own rating is
+    read now; the others are the :class:`~domain.ports.Standings`' snapshot
+    when there is one (counted in the database otherwise)."""
     policy = deps.ratings
     since = deps.clock.now() - policy.active_for
+    standings = deps.standings
 
     def read() -> int | None:
         with deps.uow() as uow:
@@ -97,6 +101,27 @@ async def rank_of(deps: Deps, subject: str, pool: RatingPool) -> int | None:
             rating = next((r for r in mine if r.pool is pool), None)
             if rating is None or policy.provisional(rating.games) or rating.last_at < since:
                 return None
-            return 1 + uow.ratings.ahead_of(pool, rating, policy.provisional_games, since)
+            ahead = (
+                None if standings is None else standings.ahead_of(pool, subject, rating.skill.mu)
+            )
+            if ahead is None:
+                ahead = uow.ratings.ahead_of(pool, rating, policy.provisional_games, since)
+            return 1 + ahead
 
     return await deps.run(read)
+
+
+async def listed_keys(deps: Deps) -> dict[RatingPool, list[tuple[float, str]]]:
+    """Every leaderboard's ``(mu, subject)`` keys, lowest first: a snapshot
+    for :class:`~domain.ports.Standings` (a short transaction a pool)."""
+    policy = deps.ratings
+    since = deps.clock.now() - policy.active_for
+
+    def reader(pool: RatingPool) -> Callable[[], list[tuple[float, str]]]:
+        def read() -> list[tuple[float, str]]:
+            with deps.uow() as uow:
+                return uow.ratings.listed(pool, policy.provisional_games, since)
+
+        return read
+
+    return {pool: await deps.run(reader(pool)) for pool in RatingPool}

@@ -114,6 +114,16 @@ class SqlRatingStore:
         )
         return int(self._c.execute(q).scalar_one())
 
+    def listed(
+        self, pool: RatingPool, min_games: int, active_since: datetime
+    ) -> list[tuple[float, str]]:
+        q = (
+            sa.select(_R.mu, _R.subject)
+            .where(*_listed(pool, min_games, active_since))
+            .order_by(_R.mu, _R.subject)
+        )
+        return [(r.mu, r.subject) for r in self._c.execute(q)]
+
     def all(self) -> list[Rating]:
         q = sa.select(*_COLUMNS).order_by(_R.pool, _R.subject)
         return [_rating(r) for r in self._c.execute(q)]

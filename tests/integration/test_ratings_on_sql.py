@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import sqlalchemy as sa
@@ -23,7 +24,7 @@ from domain.records import GameStatus
 from domain.services.bots import choose, drive_bots
 from domain.services.deps import Deps
 from domain.services.games import NewGame, add_bot, create_game, join_game, start_game
-from domain.services.leaderboards import leaderboard, rank_of
+from domain.services.leaderboards import leaderboard, listed_keys, rank_of
 from domain.services.play import act
 from domain.services.players import create_player
 from domain.services.rating_rebuild import rebuild
@@ -34,6 +35,7 @@ from infra.db.engine import make_engine
 from infra.db.rating_store import SqlRatingStore
 from infra.db.uow import SqlUnitOfWorkFactory
 from infra.rating_model import OpenSkillModel
+from infra.standings import RankSnapshot
 from tests.fakes import FakeClock, FakeIds
 
 POOL = RatingPool.SINGLETON_3_4
@@ -160,10 +162,15 @@ async def test_the_leaderboard_and_ranks_read_the_board_index(uow: SqlUnitOfWork
         last = page.standings[-1]
         cursor = (last.rating.skill.mu, last.rating.subject, last.rank)
     assert seen == [r.subject for r in listed]
+    snapshot = RankSnapshot(lambda: listed_keys(deps))
+    await snapshot.refresh()
+    from_snapshot = replace(deps, standings=snapshot)
     for rank in (1, 37, 120):
-        assert await rank_of(deps, listed[rank - 1].subject, POOL) == rank
-    assert await rank_of(deps, "new", POOL) is None
-    assert await rank_of(deps, "gone", POOL) is None
+        assert await rank_of(deps, listed[rank - 1].subject, POOL) == rank  # counted
+        assert await rank_of(from_snapshot, listed[rank - 1].subject, POOL) == rank
+    for d in (deps, from_snapshot):
+        assert await rank_of(d, "new", POOL) is None
+        assert await rank_of(d, "gone", POOL) is None
 
 
 def test_0016_down_and_up_with_ratings_in_place(empty_db_url: str) -> None:
