@@ -72,6 +72,14 @@ ENV_VARS: tuple[str, ...] = (
     "MMK_NOTIFICATION_RETENTION",
     "MMK_DEADLINE_SOON_PERCENT",
     "MMK_DEADLINE_SOON_LEAD",
+    "MMK_RATING_PROVISIONAL_GAMES",
+    "MMK_RATING_ACTIVE_DAYS",
+    "MMK_RATING_RANK_REFRESH",
+    "MMK_BOT_WORKERS",
+    "MMK_EXPERT_ITERATIONS",
+    "MMK_EXPERT_CPU_MS",
+    "MMK_TAKEOVER_BOT",
+    "MMK_QUICK_PLAY_BOT",
     "MMK_WEBHOOK_ALLOWED_NETWORKS",
     "MMK_WEBHOOK_TIMEOUT",
     "MMK_WEBHOOK_CONCURRENCY",
@@ -118,6 +126,19 @@ def _int(env: Mapping[str, str], name: str, default: int, low: int, high: int) -
     if not low <= value <= high:
         raise SettingsError(f"{name} must be {low} to {high}, not {value}")
     return value
+
+
+def _strategy(env: Mapping[str, str], name: str, default: str) -> str:
+    """A bot strategy's name (``BotStrategy``: RANDOM, GREEDY, EXPERT)."""
+    raw = (env.get(name) or default).strip().upper()
+    if raw not in {"RANDOM", "GREEDY", "EXPERT"}:
+        raise SettingsError(f"{name} must be RANDOM, GREEDY or EXPERT, not {raw!r}")
+    return raw
+
+
+def default_workers() -> int:
+    """EXPERT's worker processes: half the CPUs, at least one."""
+    return max(1, (os.cpu_count() or 2) // 2)
 
 
 def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
@@ -457,6 +478,14 @@ class Settings:
     rating_active_days: int = 30
     # Seconds between two reads of the leaderboards for ranks (each instance).
     rating_rank_refresh: int = 60
+    # Bots (#26): worker processes of EXPERT's search (0: inline, on the
+    # event loop: tests only), its budget a decision (iterations, a CPU cap
+    # in ms), the strategy of a seat taken over, and of a quick-play fill.
+    bot_workers: int = 1
+    expert_iterations: int = 80
+    expert_cpu_ms: int = 50
+    takeover_bot: str = "EXPERT"
+    quick_play_bot: str = "GREEDY"
     # Webhooks (#25, docs/decisions/0064): see WebhookSettings.
     webhooks: WebhookSettings = field(default_factory=lambda: WebhookSettings())
     # Abandoned games (docs/decisions/0051): seconds a lobby or an untimed
@@ -550,6 +579,11 @@ class Settings:
             rating_provisional_games=_int(e, "MMK_RATING_PROVISIONAL_GAMES", 10, 0, 1000),
             rating_active_days=_int(e, "MMK_RATING_ACTIVE_DAYS", 30, 1, 3650),
             rating_rank_refresh=_int(e, "MMK_RATING_RANK_REFRESH", 60, 1, 86_400),
+            bot_workers=_int(e, "MMK_BOT_WORKERS", default_workers(), 0, 256),
+            expert_iterations=_int(e, "MMK_EXPERT_ITERATIONS", 80, 1, 100_000),
+            expert_cpu_ms=_int(e, "MMK_EXPERT_CPU_MS", 50, 1, 60_000),
+            takeover_bot=_strategy(e, "MMK_TAKEOVER_BOT", "EXPERT"),
+            quick_play_bot=_strategy(e, "MMK_QUICK_PLAY_BOT", "GREEDY"),
             webhooks=webhook_settings(e),
             abandon_idle=_int(e, "MMK_ABANDON_IDLE", 7 * 86_400, 1, 365 * 86_400),
             abandon_empty=_int(e, "MMK_ABANDON_EMPTY", 3600, 0, 30 * 86_400),

@@ -99,7 +99,7 @@ def fuzz(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fuzz]:
 def test_every_operation_is_fuzzed(fuzz: Fuzz) -> None:
     live = {r.ok().label for r in fuzz.schema.get_all_operations() if isinstance(r, Ok)}
     assert set(OPERATIONS) == live
-    assert len(OPERATIONS) == 50  # the webhooks and push settings (#25)
+    assert len(OPERATIONS) == 52  # player and leaderboard (#26)
 
 
 @pytest.mark.parametrize("label", OPERATIONS)

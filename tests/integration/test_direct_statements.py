@@ -68,6 +68,7 @@ def _game() -> dict[str, Any]:
         "visibility": "public",
         "invite_code": None,
         "invitations": None,
+        "rated": False,
     }
 
 
