@@ -33,8 +33,10 @@ MAX_TURN_SECONDS = 14 * 86_400  # correspondence play: a turn may last days (#25
 MAX_BANK_SECONDS = 14 * 86_400
 MAX_TIMEOUTS_TO_TAKEOVER = 10
 MESSAGE_COMMANDS = (SendMessage, DeliverMessage, DeclineMessage)
-TAKEOVER_BOT = Strategy.GREEDY
-"""The strategy of the fallback move and of a seat taken over (issue #15)."""
+FALLBACK_BOT = Strategy.GREEDY
+"""The strategy of a timed-out seat's fallback move (issue #15): at once,
+in the timeout's transaction. A seat taken over is then played by
+``Deps.takeover_bot`` (EXPERT by default, issue #26)."""
 
 
 def fallback_moves(state: GameState, seat: int) -> list[Command]:

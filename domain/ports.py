@@ -13,6 +13,8 @@ from datetime import datetime
 from types import TracebackType
 from typing import Protocol, TypeVar
 
+from domain.bots.thinking import ThinkJob
+from domain.game.commands import Command
 from domain.identity import VerifiedIdentity
 from domain.log import LoggedEvent
 from domain.my_games import SeatEntry, StatLine
@@ -490,6 +492,15 @@ class Standings(Protocol):
     def ahead_of(self, pool: RatingPool, subject: str, mu: float) -> int | None:
         """How many of the snapshot's other subjects rank before ``(mu,
         subject)``; None: no snapshot yet."""
+        ...
+
+
+class Thinker(Protocol):
+    """Runs bots' decisions off the event loop (infra/bot_pool.py: worker
+    processes), so a server full of EXPERT seats keeps serving."""
+
+    async def think(self, job: ThinkJob) -> Command:
+        """The move :func:`domain.bots.thinking.think` makes for ``job``."""
         ...
 
 

@@ -18,7 +18,7 @@ MAX_FILL_AFTER = 3600
 """The longest ``fillWithBotsAfter``, in seconds (an hour)."""
 FILL_STRATEGY = Strategy.GREEDY
 """How the bots that fill a quick-play game play."""
-RATED_FILL: tuple[Strategy, ...] = (Strategy.GREEDY, Strategy.RANDOM)
+RATED_FILL: tuple[Strategy, ...] = (Strategy.GREEDY, Strategy.EXPERT, Strategy.RANDOM)
 """The strategies a rated quick-play game is filled with: the one rated
 nearest its people (issue #26)."""
 

@@ -12,6 +12,8 @@ from typing import TypeVar
 from sqlalchemy import Engine
 
 from domain.abandonment import AbandonPolicy
+from domain.bots.expert import Budget
+from domain.bots.strategy import Strategy
 from domain.caps import Caps
 from domain.clocks import WarnPolicy
 from domain.ports import BlockingRunner
@@ -30,6 +32,7 @@ from domain.services.webhooks import ensure_settings_endpoint, expire_done
 from domain.webhooks import SETTINGS_ENDPOINT, RetryPolicy, parse_networks
 from domain.webhooks import Policy as WebhookPolicy
 from infra.abandon_sweeper import AbandonSweeper
+from infra.bot_pool import ProcessThinker
 from infra.bot_scheduler import BotScheduler, StalledBotSweeper
 from infra.bus.memory import InProcessBus
 from infra.bus.redis import RedisBus
@@ -112,6 +115,7 @@ class Container:
     webhooks: WebhookDeliverer | None = None  # the outbox's deliverer (issue #25)
     sender: HttpSender | None = None
     standings: RankSnapshot | None = None  # the leaderboards for ranks (issue #26)
+    thinker: ProcessThinker | None = None  # EXPERT's worker processes (issue #26)
 
     def start(self) -> None:
         """Background work of a running server (call inside its event loop)."""
@@ -153,6 +157,8 @@ class Container:
             await self.sender.aclose()
         if self.standings is not None:
             await self.standings.aclose()
+        if self.thinker is not None:
+            await self.thinker.aclose()
         await self.bots.aclose()
         if self.settler is not None:
             await self.settler.aclose()
@@ -191,6 +197,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
     bots = BotScheduler()
     signal = Signal()
     standings = RankSnapshot(lambda: listed_keys(deps), settings.rating_rank_refresh)
+    thinker = ProcessThinker(settings.bot_workers) if settings.bot_workers else None
     deps = Deps(
         uow=SqlUnitOfWorkFactory(engine, GameCache()),
         run=runner_for(engine, settings.workers),
@@ -219,6 +226,10 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
             settings.rating_provisional_games, timedelta(days=settings.rating_active_days)
         ),
         standings=standings,
+        thinker=thinker,
+        expert_budget=Budget(settings.expert_iterations, settings.expert_cpu_ms / 1000),
+        takeover_bot=Strategy[settings.takeover_bot],
+        quick_play_bot=Strategy[settings.quick_play_bot],
     )
     bots.bind(lambda game_id: drive_bots(deps, game_id))
     sweeper = StalledBotSweeper(lambda idle: due_work(deps, idle))
@@ -268,6 +279,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         deliverer,
         sender,
         standings,
+        thinker,
     )
 
 

@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from types import TracebackType
 from typing import Any, TypeVar
 
+from domain.bots.expert import Budget
 from domain.log import LoggedEvent
 from domain.my_games import SeatEntry, StatLine, changed_entries, entries_of
 from domain.notifications import Notice, Notification
@@ -55,6 +56,10 @@ from infra.revocations.memory import InProcessRevocations
 from infra.webhooks.sender import DeliveryError
 
 T = TypeVar("T")
+
+
+TEST_BUDGET = Budget(iterations=8)
+"""EXPERT's budget on the fakes: a few iterations, no CPU cap (deterministic)."""
 
 
 @dataclass
@@ -981,6 +986,7 @@ def harness(
         keys=keys,
         revocations=InProcessRevocations(),
         rating_model=OpenSkillModel(),
+        expert_budget=TEST_BUDGET,
     )
     return Harness(store, bus, deps, scheduled)
 

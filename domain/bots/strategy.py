@@ -16,6 +16,7 @@ class Strategy(Enum):
 
     RANDOM = "random"
     GREEDY = "greedy"
+    EXPERT = "expert"  # information-set MCTS (domain/bots/expert.py, issue #26)
 
 
 class Bot(Protocol):
@@ -30,6 +31,14 @@ def random_bot(view: PlayerView, legal: Sequence[Command], rng: Rng) -> Command:
 
 
 def bot_for(strategy: Strategy) -> Bot:
+    """The strategy's bot (EXPERT with its default budget and no memory of
+    the past events: the server gives it those, domain/services/bots.py)."""
+    from domain.bots.expert import expert_bot
     from domain.bots.greedy import greedy_bot
 
-    return random_bot if strategy is Strategy.RANDOM else greedy_bot
+    bots: dict[Strategy, Bot] = {
+        Strategy.RANDOM: random_bot,
+        Strategy.GREEDY: greedy_bot,
+        Strategy.EXPERT: expert_bot,
+    }
+    return bots[strategy]

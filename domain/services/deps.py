@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from domain.abandonment import AbandonPolicy
+from domain.bots.expert import DEFAULT_BUDGET, Budget
+from domain.bots.strategy import Strategy
 from domain.caps import Caps
 from domain.clocks import WarnPolicy
 from domain.ports import (
@@ -20,6 +22,7 @@ from domain.ports import (
     RatingModel,
     Revocations,
     Standings,
+    Thinker,
     UnitOfWorkFactory,
 )
 from domain.quick_play import RatingWindow
@@ -88,5 +91,11 @@ class Deps:
     # Leaderboards as of a recent snapshot, for ranks (None: counted in the
     # database at each ask).
     standings: Standings | None = None
+    # Bots (issue #26): where EXPERT thinks (None: inline, in tests), its
+    # budget a decision, and the strategy that plays a seat taken over.
+    thinker: Thinker | None = None
+    expert_budget: Budget = DEFAULT_BUDGET
+    takeover_bot: Strategy = Strategy.EXPERT
+    quick_play_bot: Strategy = Strategy.GREEDY  # an unrated quick-play game's fill
     # Rated quick play: how far apart in rating a waiting game takes a newcomer.
     rating_window: RatingWindow = field(default_factory=RatingWindow)

@@ -111,7 +111,7 @@ async def leave_game(deps: Deps, req: Request, game_id: str) -> MutationResult:
     def leave(tx: Tx, game: GameRecord) -> Change:
         player_id = req.player_id
         if game.status is GameStatus.RUNNING:
-            events = leave_running(game, player_id)
+            events = leave_running(game, player_id, deps.takeover_bot)
         elif player_id == game.host and game.seat_of(player_id) is None and deserted(game):
             events = []  # the host closes an empty lobby
         else:

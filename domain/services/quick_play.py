@@ -118,7 +118,7 @@ async def fill_due_games(deps: Deps, limit: int = 100) -> int:
         (a rated game: the strategy rated nearest its people)."""
         if not qp.fill_due(game, tx.now()):
             return Change([])
-        strategy = _rated_fill(tx, deps, game) if game.rated else qp.FILL_STRATEGY
+        strategy = _rated_fill(tx, deps, game) if game.rated else deps.quick_play_bot
         return starting(tx, game, qp.fill_with_bots(game, strategy))
 
     return await change_each(deps, await deps.run(due), fill)

@@ -6,12 +6,13 @@ reclaims it; a player who leaves a running game hands the seat over."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from domain.bots.strategy import bot_for
+from domain.bots.strategy import Strategy, bot_for
 from domain.clocks import (
-    TAKEOVER_BOT,
+    FALLBACK_BOT,
     DeadlineNear,
     SeatReclaimed,
     TurnTimedOut,
@@ -35,12 +36,17 @@ def _with(values: tuple[int, ...], i: int, value: int) -> tuple[int, ...]:
     return (*values[:i], value, *values[i + 1 :])
 
 
-def time_out(tx: Tx, game: GameRecord) -> Change:
+def timing_out(bot: Strategy) -> Callable[[Tx, GameRecord], Change]:
+    """:func:`time_out`, a seat taken over played by ``bot`` from then on."""
+    return lambda tx, game: time_out(tx, game, bot)
+
+
+def time_out(tx: Tx, game: GameRecord, bot: Strategy) -> Change:
     """If the game's deadline has passed: ``TurnTimedOut``, the fallback move
     (GREEDY from the seat's view only, R11, among :func:`fallback_moves`)
-    and, at the N-th timeout in a row, ``SeatTakenOver``. Before it, once
-    the wait's warning time has come: ``DeadlineNear``, once (#25). Nothing
-    when not due (fired already)."""
+    and, at the N-th timeout in a row, ``SeatTakenOver`` (by ``bot``).
+    Before it, once the wait's warning time has come: ``DeadlineNear``, once
+    (#25). Nothing when not due (fired already)."""
     clock = game.clock
     if game.status is not GameStatus.RUNNING or game.state is None or clock is None:
         return Change(())
@@ -54,12 +60,12 @@ def time_out(tx: Tx, game: GameRecord) -> Change:
         return Change([DeadlineNear(seat, clock.deadline)])
     rng = Rng(bot_rng_state(game.seed, game.salt, game.practice, game.version))
     moves = fallback_moves(game.state, seat)
-    cmd = bot_for(TAKEOVER_BOT)(player_view(game.state, seat), moves, rng)
+    cmd = bot_for(FALLBACK_BOT)(player_view(game.state, seat), moves, rng)
     events: list[Event] = [TurnTimedOut(seat)]
     timeouts = clock.timeouts[seat] + 1
     game.clock = replace(clock, timeouts=_with(clock.timeouts, seat, timeouts))
     if timeouts >= game.options.timeouts_to_takeover:
-        events.append(take_over(game, seat))
+        events.append(take_over(game, seat, bot))
     moved = engine_change(game, seat, cmd)
     return Change([*events, *moved.events], moved.cause)
 
@@ -67,7 +73,7 @@ def time_out(tx: Tx, game: GameRecord) -> Change:
 async def fire_deadline(deps: Deps, game_id: str) -> MutationResult:
     """Fire the game's deadline if it is due (again after a lost race, when
     the winner's change shows it is not due any more)."""
-    return await change_game(deps, None, game_id, time_out)
+    return await change_game(deps, None, game_id, timing_out(deps.takeover_bot))
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +99,7 @@ async def deadline_round(deps: Deps, limit: int = 100) -> DeadlineRound:
             return uow.games.due_deadlines(now, limit), uow.games.next_deadline(now)
 
     game_ids, next_due = await deps.run(due)
-    fired = await change_each(deps, game_ids, time_out)
+    fired = await change_each(deps, game_ids, timing_out(deps.takeover_bot))
     return DeadlineRound(fired, len(game_ids) == limit and fired > 0, next_due)
 
 

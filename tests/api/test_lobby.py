@@ -253,5 +253,5 @@ async def test_leaving_a_running_game_hands_the_seat_to_a_bot(client: Client) ->
     data = await client.run(query, tokens[0], id=game_id)
     seat = data["game"]["seats"][2]
     assert seat["bankSeconds"] == 0
-    assert (seat["bot"], seat["left"], seat["playerId"] is not None) == ("GREEDY", True, True)
+    assert (seat["bot"], seat["left"], seat["playerId"] is not None) == ("EXPERT", True, True)
     assert data["game"]["options"] == {"turnSeconds": 30, "timeoutsToTakeover": 2}

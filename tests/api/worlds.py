@@ -62,6 +62,7 @@ import domain.services.bots
 import domain.services.timeouts
 from api.graphql.types.actions import mutation_and_arguments
 from domain.bots.strategy import Bot, Strategy, bot_for
+from domain.bots.thinking import ThinkJob, think
 from domain.errors import DomainError
 from domain.fairness import commitment, seal
 from domain.game.cards import PRIZE_CARDS, Card
@@ -837,11 +838,20 @@ class ScriptedBots:
 
         return bot
 
+    def think(self, job: ThinkJob) -> Command:
+        """EXPERT's planned move (domain/services/bots.py): the same rule."""
+        if job.view.seat == self.observer:
+            return think(job)
+        if not self.expected or self.expected[0].seat != job.view.seat:
+            raise Diverged(f"seat {job.view.seat} moves, world 1 expected {list(self.expected)}")
+        return self.expected.popleft().cmd
+
     @contextlib.contextmanager
     def installed(self) -> Iterator[None]:
         with pytest.MonkeyPatch.context() as mp:
             for module in (domain.services.timeouts, domain.services.bots):
                 mp.setattr(module, "bot_for", self.bot_for)
+            mp.setattr(domain.services.bots, "think", self.think)
             yield
 
 

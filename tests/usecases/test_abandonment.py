@@ -163,7 +163,7 @@ async def test_the_last_person_out_of_a_running_game_ends_it_at_once(h: Harness)
     assert h.store.games[gid].status is GameStatus.RUNNING  # a person still plays
     last = await leave_game(h.deps, req(ids[0]), gid)
     taken, ended = (e.event for e in last.events)
-    assert taken == SeatTakenOver(0, Strategy.GREEDY, left=True) and isinstance(ended, GameEnded)
+    assert taken == SeatTakenOver(0, Strategy.EXPERT, left=True) and isinstance(ended, GameEnded)
     _abandoned(h, gid)
     assert await h.drain() == 0  # no bot plays on for nobody
 

@@ -170,7 +170,7 @@ async def test_n_timeouts_in_a_row_hand_the_seat_to_a_bot_and_its_player_reclaim
     assert await _timeouts_until_takeover(h, gid, seat) == 2
     game = _game(h, gid)
     assert game.seats[seat] is not None
-    assert (game.seats[seat].player_id, game.seats[seat].bot) == (pid, Strategy.GREEDY)  # type: ignore[union-attr]
+    assert (game.seats[seat].player_id, game.seats[seat].bot) == (pid, Strategy.EXPERT)  # type: ignore[union-attr]
     kinds = [type(e.event) for e in h.store.log(gid)]
     at = kinds.index(SeatTakenOver)
     assert kinds[at - 1] is TurnTimedOut  # in the change of the 2nd timeout
@@ -195,7 +195,7 @@ async def test_a_seat_taken_over_is_played_by_its_bot(h: Harness) -> None:
     gid, _ = await _timed(h, takeover=1)
     seat, _ = _waiting(h, gid)
     assert await expire(h, gid) == 1
-    assert _game(h, gid).seats[seat].bot is Strategy.GREEDY  # type: ignore[union-attr]
+    assert _game(h, gid).seats[seat].bot is Strategy.EXPERT  # type: ignore[union-attr]
     while _game(h, gid).status is GameStatus.RUNNING:
         if _waiting_or_none(h, gid) == seat:
             await h.drain()
@@ -218,7 +218,7 @@ def _waiting_or_none(h: Harness, gid: str) -> int | None:
 async def test_leaving_a_running_game_hands_the_seat_to_a_bot_for_good(h: Harness) -> None:
     gid, ids = await _timed(h)
     result = await leave_game(h.deps, req(ids[2]), gid)
-    assert result.events[0].event == SeatTakenOver(2, Strategy.GREEDY, left=True)
+    assert result.events[0].event == SeatTakenOver(2, Strategy.EXPERT, left=True)
     assert [type(e.event) for e in result.events[1:]] == [ActionRequired]  # the wait, restated
     game = _game(h, gid)
     assert game.seats[2].player_id == ids[2] and game.clock.left == (2,)  # type: ignore[union-attr]
@@ -247,7 +247,7 @@ async def test_two_sweeps_racing_log_one_timeout(h: Harness) -> None:
         with FakeUnitOfWork(h.store) as uow:
             tx = Tx(h.deps, uow, None)
             game = tx.game(gid)
-            tx.record(game, time_out(tx, game))
+            tx.record(game, time_out(tx, game, h.deps.takeover_bot))
             tx.commit()
 
     h.store.fail_before_commit = rival

@@ -1,0 +1,169 @@
+"""EXPERT's playouts: a fast GREEDY on a determinized state, and the value
+of a position where a playout stops.
+
+:func:`policy` plays as :mod:`domain.bots.greedy` does, but reads the
+sampled state directly (no view, no legal-action list): a playout only ever
+runs inside one of EXPERT's own determinizations. It looks at a seat's own
+hand and the trick as that seat sees it (a face-down play counts as a strong
+lead-suit play, R7.3), as GREEDY does.
+
+:func:`value` is in [0, 1]: a finished game pays 1/k to each of k winners
+(R9.2); otherwise each seat's final score is estimated (R10: its score now, plus,
+at what a won card is worth to it given its prize row, the tricks left and
+the tricks its hand may still win) and the seat's share of a softmax over
+the estimates is its value. A house player holding all 7 houses is out of
+the ranking (R9.2) once the game ends; the playout policy avoids the 7th.
+"""
+
+from __future__ import annotations
+
+import math
+
+from domain.game.cards import HOUSES, PRIZES_PER_HOUSE, Card, House
+from domain.game.commands import (
+    ChooseNeighbour,
+    Command,
+    DiscardAndPlay,
+    Gift,
+    GiveCard,
+    GiveCards,
+    HungryDiscard,
+    HungryTake,
+    Pass,
+    PlayCard,
+    PlaySecondCard,
+    ReorderTop,
+)
+from domain.game.follow import playable
+from domain.game.resolution import play_value
+from domain.game.scoring import pile_score
+from domain.game.state import DecisionKind, GameState, Trick
+
+_HOUSES = len(HOUSES)
+_SASSY = House.SASSY
+_FACE_DOWN = (0, 29)  # GREEDY's guess at a face-down play: a strong lead-suit card
+_STRENGTH = [(v / 32) ** 3 for v in range(64)]  # a card's chance to win a trick, roughly
+
+
+def _value(card: Card) -> int:
+    return card.value
+
+
+def prize_helps(state: GameState, seat: int) -> bool:
+    """GREEDY's test: every prize helps but a house player's 7th house (R9.2)."""
+    trick = state.trick
+    if trick is None or seat == state.rat:
+        return True
+    held = {p.house_index for p in state.seats[seat].prizes}
+    return not (len(held) == _HOUSES - 1 and trick.prize.house_index not in held)
+
+
+def _best(trick: Trick, seat: int) -> tuple[int, int]:
+    """(rank, value) of the strongest play ``seat`` can see (R8.1)."""
+    best = (-1, -1)
+    trump = trick.prize.house
+    lead = trick.plays[0].card.house
+    for p in trick.plays:
+        if p.face_down and p.seat != seat:
+            best = max(best, _FACE_DOWN)
+            continue
+        house = p.card.house
+        rank = 1 if house is trump else 0 if house is lead else -1
+        if rank >= 0:
+            best = max(best, (rank, play_value(p)))
+    return best
+
+
+def _beats(card: Card, trick: Trick, best: tuple[int, int]) -> bool:
+    house = card.house
+    lead = trick.plays[0].card.house if trick.plays else house
+    rank = 1 if house is trick.prize.house else 0 if house is lead else -1
+    return rank >= 0 and (rank, card.value) > best
+
+
+def _play(state: GameState, seat: int, trick: Trick, cards: list[Card]) -> Card:
+    by_value = sorted(cards, key=_value)
+    if prize_helps(state, seat):
+        if not trick.plays:  # leading: the strongest trump, else the strongest card
+            trumps = [c for c in by_value if c.house is trick.prize.house]
+            return (trumps or by_value)[-1]
+        best = _best(trick, seat)
+        for c in by_value:
+            if _beats(c, trick, best):
+                return c  # the cheapest winning card
+    return by_value[0]
+
+
+def policy(state: GameState, seat: int) -> Command:
+    """GREEDY's move for ``seat`` (the seat to act) in ``state``."""
+    d = state.pending
+    hand = state.seats[seat].hand
+    if d is None:
+        trick = state.trick
+        assert trick is not None
+        cards = playable(hand, trick)
+        if cards:
+            return PlayCard(_play(state, seat, trick, cards))
+        if len(hand) >= 2 and prize_helps(state, seat):  # R7.7: stuck under Sassy
+            best = _best(trick, seat)
+            wins = sorted((c for c in hand if _beats(c, trick, best)), key=_value)
+            if wins:
+                discard = min((c for c in hand if c != wins[0]), key=_value)
+                return DiscardAndPlay(discard, wins[0])
+        return Pass()
+    return _decide(state, seat, d.kind, hand)
+
+
+def _decide(state: GameState, seat: int, kind: DecisionKind, hand: list[Card]) -> Command:
+    if kind is DecisionKind.CRAZY_SECOND_CARD:
+        pick = max if prize_helps(state, seat) else min
+        return PlaySecondCard(pick(hand, key=_value))
+    if kind is DecisionKind.HUNGRY_DISCARD:
+        return HungryDiscard(min(hand, key=_value))
+    if kind is DecisionKind.HUNGRY_TAKE:
+        return HungryTake(max(state.rat_deck, key=_value))
+    if kind is DecisionKind.NEEDY_GIFT:
+        return GiveCard(min(hand, key=_value))
+    if kind is DecisionKind.NEEDY_NEIGHBOUR:
+        seats = sorted(set(state.neighbours(seat)))
+        return ChooseNeighbour(max(seats, key=lambda s: len(state.seats[s].hand)))
+    if kind is DecisionKind.STINKY_GIFTS:
+        low = sorted(hand, key=_value)
+        to = sorted(set(state.neighbours(seat)))
+        if len(low) == 1:
+            return GiveCards((Gift(to[0], low[0]),))
+        return GiveCards((Gift(to[0], low[0]), Gift(to[1], low[1])))
+    assert state.pending is not None
+    return ReorderTop(tuple(sorted(state.pending.cards)))  # Curious: keep the order
+
+
+def estimates(state: GameState, per_trick: float, hand: float) -> list[float]:
+    """Each seat's estimated final score (R10): now, plus the mean worth of
+    a won card given its prize row times ``per_trick`` x the tricks left
+    and ``hand`` x the tricks its hand may win (a card of value v: (v/32)^3)
+    x the cards a trick brings."""
+    left = len(state.prize_pool) + (state.trick is not None)
+    n = len(state.seats)
+    out = []
+    for s in state.seats:
+        held = [0] * _HOUSES
+        for p in s.prizes:
+            held[p.house_index] += 1
+        worth = sum(10 if k >= PRIZES_PER_HOUSE else 5 if k else 1 for k in held) / _HOUSES
+        strength = sum([_STRENGTH[c.value] for c in s.hand]) * n if hand else 0.0
+        future = per_trick * left + hand * strength
+        out.append(pile_score(tuple(s.won), tuple(s.prizes)) + future * worth)
+    return out
+
+
+def value(
+    state: GameState, seat: int, per_trick: float, temperature: float, hand: float = 0.0
+) -> float:
+    """``seat``'s value of ``state`` in [0, 1] (module docstring)."""
+    o = state.outcome
+    if o is not None:
+        return 1 / len(o.winners) if seat in o.winners else 0.0
+    est = estimates(state, per_trick, hand)
+    top = max(est)
+    weights = [math.exp((e - top) / temperature) for e in est]
+    return weights[seat] / sum(weights)
