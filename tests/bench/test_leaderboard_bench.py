@@ -16,12 +16,9 @@ import asyncio
 import random
 import statistics
 import time
-from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
-import pytest
 import sqlalchemy as sa
 
 from domain.rating_pools import RatingPool
@@ -30,15 +27,13 @@ from domain.services.leaderboards import leaderboard, listed_keys, rank_of
 from domain.services.queries import list_games
 from infra.bootstrap import run_inline
 from infra.bus.memory import InProcessBus
-from infra.db.engine import make_engine
-from infra.db.migrate import upgrade
 from infra.db.tables import players, ratings
 from infra.db.uow import SqlUnitOfWorkFactory
 from infra.ids import RandomIds
 from infra.standings import RankSnapshot
 from tests.bench.test_my_games_bench import _line, _timed
+from tests.bench.test_my_games_bench import engine as engine  # the same databases
 from tests.fakes import FakeClock
-from tests.integration.databases import fresh_postgres, sqlite_url
 
 PLAYERS = 100_000
 SAMPLES = 2_000
@@ -73,22 +68,6 @@ def _fill(engine: sa.Engine, rng: random.Random) -> list[str]:
     with engine.begin() as c:
         c.exec_driver_sql("ANALYZE")
     return ids
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[sa.Engine]:
-    if request.param == "sqlite":
-        url = sqlite_url(tmp_path)
-        upgrade(url)
-        e = make_engine(url)
-        yield e
-        e.dispose()
-        return
-    with fresh_postgres(request.getfixturevalue("database_url")) as url:
-        upgrade(url)
-        e = make_engine(url)
-        yield e
-        e.dispose()
 
 
 def test_leaderboard_and_rank_at_100k_rated_players(engine: sa.Engine) -> None:
