@@ -50,8 +50,8 @@ async def _away_then_back(server: Server, api: Api, cat: Person, game_id: str, s
     assert [e["seq"] for e in missed] == list(range(left_at + 1, missed[-1]["seq"] + 1))
     timeouts = [e for e in missed if e["type"] == "TurnTimedOut"]
     assert [e["data"]["seat"] for e in timeouts] == [seat, seat]  # 2 in a row, then the bot
-    taken = missed[-1]
-    assert taken["data"]["seat"] == seat and taken["data"]["strategy"] == "greedy"
+    taken = missed[-1]  # played by MMK_TAKEOVER_BOT from now on
+    assert taken["data"]["seat"] == seat and taken["data"]["strategy"] == "expert"
     assert taken["seq"] > timeouts[-1]["seq"]
     waits = [e for e in missed if e["type"] == "ActionRequired" and e["data"]["seat"] == seat]
     assert all("deadline" in e["data"] for e in waits[:2])  # her waits carried deadlines
