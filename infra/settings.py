@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from domain.bots.expert import DEFAULT_BUDGET
 from domain.errors import BadRequest
 from domain.webhooks import KINDS, check_kinds, check_secret, check_url, parse_networks
 
@@ -16,6 +17,9 @@ EVENT_LOOPS = ("asyncio", "uvloop")
 ACCESS_LOGS = ("all", "errors", "off")
 # Every variable ``Settings.from_env`` reads; tests/test_docker_files.py keeps
 # this list and the deployment files (docker/) in step with it.
+EXPERT_CPU_MS = round((DEFAULT_BUDGET.cpu_seconds or 0.05) * 1000)
+"""EXPERT's default CPU cap a decision, in ms (domain/bots/expert.py)."""
+
 ENV_VARS: tuple[str, ...] = (
     "DATABASE_URL",
     "REDIS_URL",
@@ -482,8 +486,8 @@ class Settings:
     # event loop: tests only), its budget a decision (iterations, a CPU cap
     # in ms), the strategy of a seat taken over, and of a quick-play fill.
     bot_workers: int = 1
-    expert_iterations: int = 80
-    expert_cpu_ms: int = 50
+    expert_iterations: int = DEFAULT_BUDGET.iterations
+    expert_cpu_ms: int = EXPERT_CPU_MS
     takeover_bot: str = "EXPERT"
     quick_play_bot: str = "GREEDY"
     # Webhooks (#25, docs/decisions/0064): see WebhookSettings.
@@ -580,8 +584,10 @@ class Settings:
             rating_active_days=_int(e, "MMK_RATING_ACTIVE_DAYS", 30, 1, 3650),
             rating_rank_refresh=_int(e, "MMK_RATING_RANK_REFRESH", 60, 1, 86_400),
             bot_workers=_int(e, "MMK_BOT_WORKERS", default_workers(), 0, 256),
-            expert_iterations=_int(e, "MMK_EXPERT_ITERATIONS", 80, 1, 100_000),
-            expert_cpu_ms=_int(e, "MMK_EXPERT_CPU_MS", 50, 1, 60_000),
+            expert_iterations=_int(
+                e, "MMK_EXPERT_ITERATIONS", DEFAULT_BUDGET.iterations, 1, 100_000
+            ),
+            expert_cpu_ms=_int(e, "MMK_EXPERT_CPU_MS", EXPERT_CPU_MS, 1, 60_000),
             takeover_bot=_strategy(e, "MMK_TAKEOVER_BOT", "EXPERT"),
             quick_play_bot=_strategy(e, "MMK_QUICK_PLAY_BOT", "GREEDY"),
             webhooks=webhook_settings(e),

@@ -1,5 +1,6 @@
-"""EXPERT: information-set Monte Carlo tree search (:mod:`domain.bots.ismcts`)
-over determinizations of what its seat knows (R11).
+"""EXPERT: Monte Carlo search (:mod:`domain.bots.ismcts`: flat, common
+random numbers, by default; or information-set MCTS) over determinizations
+of what its seat knows (R11).
 
 It reads only its seat's :class:`PlayerView`, the legal commands, its
 seat's projection of the past events (``seen``, each ``e.seen_by(seat)``)
@@ -18,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from domain.bots.determinize import Sampler
-from domain.bots.ismcts import Params, Search, candidates
+from domain.bots.ismcts import Flat, Params, Search, candidates
 from domain.bots.knowledge import knowledge
 from domain.game.commands import Command, DeclineMessage, DeliverMessage
 from domain.game.events import Event
@@ -35,8 +36,10 @@ class Budget:
     cpu_seconds: float | None = None
 
 
-DEFAULT_BUDGET = Budget(iterations=80, cpu_seconds=0.05)
-"""~50 ms a decision at p99 on the reference machine (tests/bench)."""
+DEFAULT_BUDGET = Budget(iterations=180, cpu_seconds=0.05)
+"""~50 ms a decision at p99 on the reference machine at 4 seats (tests/bench);
+an iteration is one playout (:class:`~domain.bots.ismcts.Flat`). Larger
+tables cost more a playout: there the CPU cap ends the search."""
 PARAMS = Params()
 
 
@@ -61,5 +64,5 @@ def expert_bot(
     if len(moves) == 1:
         return moves[0]
     sampler = Sampler(view, knowledge(view, seen))
-    search = Search(sampler, view.seat, moves, params)
+    search = (Flat if params.flat else Search)(sampler, view.seat, moves, params)
     return search.run(rng, budget.iterations, budget.cpu_seconds, start)

@@ -16,7 +16,7 @@ class Strategy(Enum):
 
     RANDOM = "random"
     GREEDY = "greedy"
-    EXPERT = "expert"  # information-set MCTS (domain/bots/expert.py, issue #26)
+    EXPERT = "expert"  # Monte Carlo search (domain/bots/expert.py, issue #26)
 
 
 class Bot(Protocol):

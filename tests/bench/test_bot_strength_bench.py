@@ -47,9 +47,9 @@ from domain.game.views import PlayerView, player_view
 GAMES = int(os.environ.get("MMK_BENCH_STRENGTH_GAMES", "400"))
 WORKERS = 2
 BUDGETS: dict[str, Budget] = {
-    "10ms": Budget(iterations=20, cpu_seconds=0.01),
+    "10ms": Budget(iterations=36, cpu_seconds=0.01),
     "50ms": DEFAULT_BUDGET,
-    "200ms": Budget(iterations=400, cpu_seconds=0.2),
+    "200ms": Budget(iterations=720, cpu_seconds=0.2),
 }
 CHOSEN = [
     b for b in os.environ.get("MMK_BENCH_STRENGTH_BUDGETS", ",".join(BUDGETS)).split(",") if b

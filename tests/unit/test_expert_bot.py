@@ -11,6 +11,8 @@ from domain.bots.determinize import Sampler
 from domain.bots.expert import Budget, expert_bot
 from domain.bots.greedy import greedy_bot
 from domain.bots.knowledge import knowledge
+from domain.bots.playout import policy
+from domain.bots.sim import step
 from domain.bots.strategy import random_bot
 from domain.game.commands import COMMAND_KINDS, Command, DeclineMessage, DeliverMessage, SendMessage
 from domain.game.engine import apply, to_act
@@ -256,3 +258,51 @@ def test_a_sealed_game_with_expert_seats_finishes() -> None:
         assert cmd in legal
         events += apply(state, seat, cmd)
     assert state.outcome is not None
+
+
+@pytest.mark.parametrize(
+    "options",
+    [*OPTIONS, GameOptions(ability_trigger=AbilityTrigger.LEAD_ONLY)],
+    ids=["singleton", "every", "sealed", "no-refill", "lead-only"],
+)
+def test_lean_step_matches_the_engine(options: GameOptions) -> None:
+    """domain/bots/sim.step changes a state exactly as engine.apply does (R6-R9),
+    on every legal command of many random positions, 3 to 8 seats."""
+    checked = 0
+    for seed in range(12):
+        seats = 3 + seed % 6
+        setup = new_game(seats, 7000 + seed, options)
+        state = setup.state
+        rng = Rng(seed)
+        while (seat := to_act(state)) is not None:
+            legal = [c for c in legal_actions(state, seat) if not _messenger(c)]
+            for cmd in legal[:: max(1, len(legal) // 4)]:  # a few of each position's moves
+                ours, theirs = state.clone(), state.clone()
+                step(ours, seat, cmd)
+                apply(theirs, seat, cmd)
+                assert ours == theirs, cmd
+                checked += 1
+            bot = greedy_bot if rng.below(2) else random_bot
+            cmd = bot(player_view(state, seat), legal_actions(state, seat), rng)
+            apply(state, seat, cmd)
+    assert checked > 1000
+
+
+def test_playout_policy_is_greedy() -> None:
+    """The playout policy (domain/bots/playout.policy, on the state) makes
+    GREEDY's exact move (domain/bots/greedy, on the view and legal list)."""
+    checked = 0
+    for seed in range(24):
+        seats = 3 + seed % 6
+        state = new_game(seats, 900 + seed, OPTIONS[seed % len(OPTIONS)]).state
+        rng = Rng(seed)
+        while (seat := to_act(state)) is not None:
+            legal = legal_actions(state, seat)
+            view = player_view(state, seat)
+            if not any(isinstance(c, DeliverMessage | DeclineMessage) for c in legal):
+                moves = [c for c in legal if not isinstance(c, SendMessage)]
+                assert policy(state, seat) == greedy_bot(view, moves, rng)
+                checked += 1
+            bot = greedy_bot if rng.below(3) else random_bot
+            apply(state, seat, bot(view, legal, rng))
+    assert checked > 2000

@@ -121,8 +121,8 @@ StrategyEnum = described(
     {
         Strategy.RANDOM: "Any legal action, uniformly at random.",
         Strategy.GREEDY: "Wins a trick cheaply when the prize helps, dumps low cards otherwise.",
-        Strategy.EXPERT: "Searches ahead (information-set Monte Carlo tree search) over deals "
-        "consistent with what its seat has seen; plays seats taken over by default.",
+        Strategy.EXPERT: "Searches ahead (Monte Carlo) over deals consistent with what its "
+        "seat has seen; plays seats taken over by default.",
     },
 )
 RatingPoolEnum = described(
