@@ -1,7 +1,7 @@
 """Rated games on two instances (PostgreSQL + Redis, issue #26): two people
-play four rated games at once, each through both instances (one person on
+play three rated games at once, each through both instances (one person on
 each); each game is rated exactly once as it ends, each player's and the
-GREEDY bot's games chain 1 to 4 in the games' ``GameEnded`` (none lost, none
+GREEDY bot's games chain 1 to 3 in the games' ``GameEnded`` (none lost, none
 counted twice), the players' ratings read on either instance agree, and
 ``mmk ratings rebuild --check`` finds the live ratings equal to the log's."""
 
@@ -24,7 +24,7 @@ from tests.e2e.play import autoplay, together
 
 pytestmark = [pytest.mark.e2e, pytest.mark.services, pytest.mark.timeout(240)]
 
-GAMES = 4
+GAMES = 3
 ENDED = "seq type ... on GameEnded { ratings { seat games after } }"
 RATINGS = """query($p: ID!) { player(id: $p) { ratings { pool rating games } } }"""
 
@@ -57,7 +57,7 @@ async def test_rated_games_ending_at_once_on_two_instances_are_rated_once(
 
 
 async def _play(url_a: str, url_b: str) -> tuple[dict[int, list[int]], list[dict[str, Any]]]:
-    """The four games, played at once; each seat's games counts, and both
+    """The games, played at once; each seat's games counts, and both
     players' ratings as each instance reads them."""
     async with (
         httpx.AsyncClient(base_url=url_a, timeout=15, trust_env=False) as ha,

@@ -39,6 +39,7 @@ from infra.standings import RankSnapshot
 from tests.fakes import FakeClock, FakeIds
 
 POOL = RatingPool.SINGLETON_3_4
+GAMES = 4  # rated games ending at once, two instances in turn
 
 
 def _deps(uow: SqlUnitOfWorkFactory, clock: FakeClock, ids: FakeIds) -> Deps:
@@ -102,7 +103,7 @@ async def test_two_instances_ending_rated_games_at_once_rate_each_once(
         two = _deps(SqlUnitOfWorkFactory(other_engine), clock, ids)
         people = [(await create_player(one, n)).player.id for n in ("ann", "bob", "cy")]
         games = []
-        for k in range(6):  # every game: the three of them and a GREEDY bot
+        for k in range(GAMES):  # every game: the three of them and a GREEDY bot
             gid = (await create_game(one, _req(people[0]), NewGame(4, rated=True))).game_id
             for pid in people[1:]:
                 await join_game(one, _req(pid), gid, None)
@@ -129,10 +130,10 @@ async def test_two_instances_ending_rated_games_at_once_rate_each_once(
                     counts[subject].append(r.games)
             stored = {r.subject: r for r in u.ratings.all()}
         for subject, chain in counts.items():  # none lost, none counted twice
-            assert sorted(chain) == list(range(1, 7)), subject
-            assert stored[subject].games == 6
+            assert sorted(chain) == list(range(1, GAMES + 1)), subject
+            assert stored[subject].games == GAMES
         checked = await rebuild(one, write=False)
-        assert checked.games == 6 and checked.differences == []
+        assert checked.games == GAMES and checked.differences == []
     finally:
         other_engine.dispose()
 
