@@ -16,8 +16,6 @@ from domain.records import GameRecord, GameStatus, Occupant
 
 MAX_FILL_AFTER = 3600
 """The longest ``fillWithBotsAfter``, in seconds (an hour)."""
-FILL_STRATEGY = Strategy.GREEDY
-"""How the bots that fill a quick-play game play."""
 RATED_FILL: tuple[Strategy, ...] = (Strategy.GREEDY, Strategy.EXPERT, Strategy.RANDOM)
 """The strategies a rated quick-play game is filled with: the one rated
 nearest its people (issue #26)."""
@@ -118,7 +116,7 @@ def fill_due(game: GameRecord, now: datetime) -> bool:
     )
 
 
-def fill_with_bots(game: GameRecord, strategy: Strategy = FILL_STRATEGY) -> list[Event]:
+def fill_with_bots(game: GameRecord, strategy: Strategy) -> list[Event]:
     """Seat a ``strategy`` bot in every empty seat."""
     events: list[Event] = []
     for i, o in enumerate(game.seats):

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from domain.bots.expert import DEFAULT_BUDGET
+from domain.bots.strategy import Strategy
 from domain.errors import BadRequest
 from domain.webhooks import KINDS, check_kinds, check_secret, check_url, parse_networks
 
@@ -135,8 +136,8 @@ def _int(env: Mapping[str, str], name: str, default: int, low: int, high: int) -
 def _strategy(env: Mapping[str, str], name: str, default: str) -> str:
     """A bot strategy's name (``BotStrategy``: RANDOM, GREEDY, EXPERT)."""
     raw = (env.get(name) or default).strip().upper()
-    if raw not in {"RANDOM", "GREEDY", "EXPERT"}:
-        raise SettingsError(f"{name} must be RANDOM, GREEDY or EXPERT, not {raw!r}")
+    if raw not in Strategy.__members__:
+        raise SettingsError(f"{name} must be one of {', '.join(Strategy.__members__)}, not {raw!r}")
     return raw
 
 

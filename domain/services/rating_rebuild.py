@@ -18,9 +18,9 @@ from datetime import datetime
 from domain.game.events import GameEnded
 from domain.ports import RatingModel, UnitOfWork
 from domain.rating_pools import RatingPool, pool_of
-from domain.ratings import Rating, Skill, finishing_ranks, rated_seats
+from domain.ratings import Rating, finishing_ranks
 from domain.services.deps import Deps
-from domain.services.ratings import seat_subjects
+from domain.services.ratings import rate, seat_subjects
 from domain.services.transaction import Tx, transact, unkeyed
 
 PAGE = 500
@@ -110,11 +110,8 @@ def recompute(games: Sequence[RatedGame], model: RatingModel) -> list[Rating]:
             if any(n != done[s] + 1 for s, n in zip(g.subjects, g.counts, strict=True)):
                 held.append(g)
                 continue
-            before: list[Skill] = [
-                kept[(g.pool, s)].skill if (g.pool, s) in kept else model.initial()
-                for s in g.subjects
-            ]
-            after = rated_seats(g.subjects, before, model.rate(before, g.places))
+            known = {s: kept[(g.pool, s)].skill for s in g.subjects if (g.pool, s) in kept}
+            _, after = rate(model, g.subjects, known, g.places)
             for s, skill in after.items():
                 kept[(g.pool, s)] = Rating(s, g.pool, skill, done[s] + 1, g.at)
         if len(held) == len(waiting):

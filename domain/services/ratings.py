@@ -5,7 +5,7 @@ rating's on its games count: a lost race runs again on fresh ratings)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 
@@ -14,7 +14,15 @@ from domain.game.events import Event, GameEnded, SeatRating
 from domain.game.state import Termination
 from domain.ports import RatingModel, RatingStore
 from domain.rating_pools import pool_of
-from domain.ratings import Rating, RatingPolicy, display, finishing_ranks, rated_seats, subject_of
+from domain.ratings import (
+    Rating,
+    RatingPolicy,
+    Skill,
+    display,
+    finishing_ranks,
+    rated_seats,
+    subject_of,
+)
 from domain.records import GameRecord
 
 
@@ -25,6 +33,16 @@ def seat_subjects(game: GameRecord) -> list[str]:
         assert o is not None, "a started game has every seat taken"
         out.append(subject_of(o.player_id, o.bot))
     return out
+
+
+def rate(
+    model: RatingModel, subjects: Sequence[str], known: Mapping[str, Skill], places: Sequence[int]
+) -> tuple[list[Skill], dict[str, Skill]]:
+    """Each seat's skill before a game (``known``, or a new subject's) and
+    each subject's after it: the one step of a game's ending and of the
+    rebuild (domain/services/rating_rebuild.py), so the two agree."""
+    before = [known[s] if s in known else model.initial() for s in subjects]
+    return before, rated_seats(subjects, before, model.rate(before, places))
 
 
 def rated_end(
@@ -49,8 +67,8 @@ def rated_end(
     pool = pool_of(game.seat_count, game.options.format)
     subjects = seat_subjects(game)
     stored = store.get(pool, set(subjects), lock=True)
-    before = [stored[s].skill if s in stored else model.initial() for s in subjects]
-    after = rated_seats(subjects, before, model.rate(before, finishing_ranks(game.state.outcome)))
+    known = {s: r.skill for s, r in stored.items()}
+    before, after = rate(model, subjects, known, finishing_ranks(game.state.outcome))
     games = {s: (stored[s].games if s in stored else 0) + 1 for s in after}
     store.put([Rating(s, pool, skill, games[s], now) for s, skill in after.items()])
     seats = tuple(

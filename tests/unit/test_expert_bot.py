@@ -10,6 +10,7 @@ import pytest
 from domain.bots.determinize import Sampler
 from domain.bots.expert import Budget, expert_bot
 from domain.bots.greedy import greedy_bot
+from domain.bots.ismcts import Params
 from domain.bots.knowledge import knowledge
 from domain.bots.playout import policy
 from domain.bots.sim import step
@@ -59,17 +60,18 @@ OPTIONS = [
 ]
 
 
+@pytest.mark.parametrize("params", [Params(), Params(flat=False)], ids=["flat", "tree"])
 @pytest.mark.parametrize("options", OPTIONS, ids=["singleton", "every", "sealed", "no-refill"])
-def test_expert_move_is_legal_on_assorted_states(options: GameOptions) -> None:
-    """R6.5, R7.0b: every move EXPERT picks is one of the legal commands."""
+def test_expert_move_is_legal_on_assorted_states(options: GameOptions, params: Params) -> None:
+    """R6.5, R7.0b: every move EXPERT picks is one of the legal commands, by
+    either search (the flat default and the ISMCTS tree)."""
     for seats, seed in ((3, 1), (5, 2), (8, 3)):
         for state, events in _positions(seats, seed, options, every=7):
             seat = to_act(state)
             assert seat is not None
             legal = legal_actions(state, seat)
-            cmd = expert_bot(
-                player_view(state, seat), legal, Rng(seed), seen=_seen(events, seat), budget=TINY
-            )
+            view, seen = player_view(state, seat), _seen(events, seat)
+            cmd = expert_bot(view, legal, Rng(seed), seen=seen, budget=TINY, params=params)
             assert cmd in legal
 
 
