@@ -104,10 +104,12 @@ async def plan(deps: Deps, game_id: str) -> Planned | None:
     return Planned(version, seat, command)
 
 
-def bot_move(tx: Tx, game: GameRecord, planned: Planned | None = None) -> Change:
+def bot_move(
+    tx: Tx, game: GameRecord, planned: Planned | None = None, unplanned: list[int] | None = None
+) -> Change:
     """The move of the bot that must act, if one must: an EXPERT's as
-    ``planned`` for this very version (nothing if the game moved on since:
-    plan again)."""
+    ``planned`` for this very version; without such a plan, nothing, and
+    the EXPERT's seat noted in ``unplanned`` (plan it, then try again)."""
     seat = bot_to_act(game)
     if seat is None:
         return Change(())
@@ -115,6 +117,8 @@ def bot_move(tx: Tx, game: GameRecord, planned: Planned | None = None) -> Change
     assert occupant is not None
     if occupant.bot is Strategy.EXPERT:
         if planned is None or (planned.version, planned.seat) != (game.version, seat):
+            if unplanned is not None:
+                unplanned.append(seat)
             return Change(())
         return engine_change(game, seat, planned.command)
     return engine_change(game, seat, choose(game, seat))
@@ -122,24 +126,28 @@ def bot_move(tx: Tx, game: GameRecord, planned: Planned | None = None) -> Change
 
 async def drive_bots(deps: Deps, game_id: str, max_moves: int = MAX_MOVES_PER_RUN) -> int:
     """Let the game's bots move until a person must act; returns the moves made.
-    A lost race (another instance moved first) just means: look again."""
-    moves = misses = 0
-    while moves < max_moves and misses < max_moves:
-        planned = await plan(deps, game_id)
+    RANDOM and GREEDY move in their transaction; an EXPERT that must act is
+    planned first (:func:`plan`), then its move is tried (again, should the
+    game have moved on meanwhile). A lost race (another instance moved
+    first) just means: look again."""
+    moves = tries = 0
+    planned: Planned | None = None
+    while moves < max_moves and tries < max_moves:
+        unplanned: list[int] = []
+        decide = partial(bot_move, planned=planned, unplanned=unplanned)
         try:
-            moved = await change_game(
-                deps, None, game_id, partial(bot_move, planned=planned), wakes_bots=False
-            )
+            moved = await change_game(deps, None, game_id, decide, wakes_bots=False)
         except Conflict:
-            misses += 1
+            tries += 1
             continue
-        if not moved.events:
-            if planned is None:
-                break
-            misses += 1  # the game moved on while EXPERT thought: think again
+        if moved.events:
+            moves += 1
+            await asyncio.sleep(0)  # let the caller's response and others go first
             continue
-        moves += 1
-        await asyncio.sleep(0)  # let the caller's response and others go first
+        if not unplanned:
+            break  # no bot has anything to do now
+        tries += 1
+        planned = await plan(deps, game_id)
     return moves
 
 
