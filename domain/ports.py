@@ -14,6 +14,7 @@ from types import TracebackType
 from typing import Protocol, TypeVar
 
 from domain.bots.thinking import ThinkJob
+from domain.featured import LiveGame
 from domain.game.commands import Command
 from domain.identity import VerifiedIdentity
 from domain.log import LoggedEvent
@@ -258,6 +259,11 @@ class GameRepository(Protocol):
     ) -> Page:
         """Public games newest first, strictly older than the ``(created_at,
         id)`` cursor (unlisted and private games are never listed, 0062)."""
+        ...
+
+    def live(self, limit: int) -> list[LiveGame]:
+        """The newest ``limit`` running public games, with their people and
+        last change (domain/featured.py)."""
         ...
 
 

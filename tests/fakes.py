@@ -13,6 +13,7 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from domain.bots.expert import Budget
+from domain.featured import LiveGame
 from domain.log import LoggedEvent
 from domain.my_games import SeatEntry, StatLine, changed_entries, entries_of
 from domain.notifications import Notice, Notification
@@ -495,6 +496,22 @@ class _Games:
         if before is not None:
             games = [g for g in games if (g.created_at, g.id) < before]
         return Page([GameSummary.of(g) for g in games[:limit]], len(games) > limit)
+
+    def live(self, limit: int) -> list[LiveGame]:
+        games = sorted(
+            self.uow.store.games.values(), key=lambda g: (g.created_at, g.id), reverse=True
+        )
+        running = [
+            g for g in games if g.status is GameStatus.RUNNING and g.visibility is Visibility.PUBLIC
+        ]
+        return [
+            LiveGame(
+                GameSummary.of(g),
+                sum(o is not None and not o.is_bot for o in g.seats),
+                g.updated_at,
+            )
+            for g in running[:limit]
+        ]
 
 
 class _Notifications:

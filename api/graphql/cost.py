@@ -97,6 +97,7 @@ LIST_SIZES: dict[str, int] = {
     "GameEnded.disqualified": SEATS,
     "GameEnded.scores": SEATS,
     "GameEnded.ratings": SEATS,
+    "ReplayStep.seats": SEATS,  # one projection a seat (0067)
     "Player.ratings": len(RatingPool),
     "GameStarted.seats": SEATS,
     "GameStarted.handSizes": SEATS,
@@ -137,6 +138,7 @@ every list of the schema is one or the other."""
 
 ROWS: dict[str, int] = {
     "GameEventPage.events": 60,
+    "ReplayPage.steps": 60 * (SEATS + 1),  # an event read once a seat and once public (0067)
     "BoosterPackConnection.edges": 300,
     "GameConnection.edges": 40,
     "MyGameConnection.edges": 40,  # the lobby's columns, one join on a primary key (#24)
@@ -152,6 +154,8 @@ ROWS: dict[str, int] = {
 
 CALLS: dict[str, int] = {
     "Query.gameEvents": 1_500,
+    "Query.gameReplay": 1_500 + 300 * SEATS,  # a read of the log for each audience (0067)
+    "Query.featuredGames": 1_500,  # the newest 200 running games' listing rows (0067)
     "Query.game": 800,
     "Query.games": 1_000,
     "Query.me": 200,

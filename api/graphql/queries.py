@@ -17,10 +17,11 @@ from api.graphql.types.pages import PageInfo
 from api.graphql.types.players import Me, Player
 from api.graphql.types.ratings import Leaderboard, decode_board_cursor
 from api.graphql.types.refusal import Refusal
+from api.graphql.types.replay import ReplayPage
 from domain.errors import DomainError
 from domain.rating_pools import RatingPool
 from domain.records import GameStatus
-from domain.services import leaderboards, players, queries
+from domain.services import featured_games, game_replay, leaderboards, players, queries
 
 GameResult = Annotated[
     Game | Refusal,
@@ -53,6 +54,11 @@ class GameConnection:
 GamesResult = Annotated[
     GameConnection | Refusal,
     strawberry.union("GamesResult", description="A page of the listing, or why not."),
+]
+
+ReplayResult = Annotated[
+    ReplayPage | Refusal,
+    strawberry.union("ReplayResult", description="A page of a finished game's replay, or why not."),
 ]
 
 GameId = Annotated[strawberry.ID, strawberry.argument(description="The game's id")]
@@ -172,6 +178,42 @@ class Query:
             has_more=more,
             last_seq=events[-1].seq if events else after_seq,
         )
+
+    @strawberry.field(
+        description="A finished game step by step, every seat's view shown (R11): once the "
+        "rules ended it (and only then), what each seat saw is revealed, practice and fair "
+        "games alike. A private game only to those who may see it."
+    )
+    async def game_replay(
+        self,
+        info: Info,
+        game_id: GameId,
+        after_seq: Annotated[
+            int, strawberry.argument(description="Start after this seq (0: from the first)")
+        ] = 0,
+        first: First = 50,
+    ) -> ReplayResult:
+        player = await info.context.player()
+        try:
+            page = await game_replay.read_replay(
+                info.context.deps, game_id, player.id if player else None, after_seq, first
+            )
+        except DomainError as e:
+            return Refusal.of(e)
+        return ReplayPage.from_domain(page, after_seq)
+
+    @strawberry.field(
+        description="Live public games worth watching, busiest first: most people seated, "
+        "then rated games, then the latest move; only games that moved in the last 5 minutes."
+    )
+    async def featured_games(
+        self,
+        info: Info,
+        first: Annotated[int, strawberry.argument(description="How many, 1 to 20")] = 10,
+    ) -> list[GameSummary]:
+        await info.context.player()  # a bad token is refused on every operation
+        found = await featured_games.featured_games(info.context.deps, first)
+        return [GameSummary.from_domain(g) for g in found]
 
     player_by_external_id = service_ops.PLAYER_BY_EXTERNAL_ID
     player_games = service_ops.PLAYER_GAMES

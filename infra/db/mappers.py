@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from domain.bots.strategy import Strategy
 from domain.clocks import TurnClock
+from domain.featured import LiveGame
 from domain.game.boosters import BoosterPack
 from domain.game.options import AbilityTrigger, Format, GameOptions
 from domain.log import LoggedEvent
@@ -327,6 +328,17 @@ def _summary(r: Row) -> GameSummary:
 def summary_from_row(row: Row) -> GameSummary:
     """A listing's row: no state is read (SUMMARY_COLUMNS)."""
     return _read("games", row, _summary)
+
+
+def live_from_row(row: Row) -> LiveGame:
+    """A running game's listing row with its ``updated_at``: its people
+    seated (not bots) and its last change (domain/featured.py)."""
+
+    def build(r: Row) -> LiveGame:
+        people = sum(o is not None and not o.is_bot for o in map(seat_from_json, r["seats"]))
+        return LiveGame(_summary(r), people, r["updated_at"])
+
+    return _read("games", row, build)
 
 
 SUMMARY_COLUMNS = (

@@ -16,6 +16,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
+from domain.featured import LiveGame
 from domain.log import LoggedEvent
 from domain.my_games import OTHERS, SeatEntry, StatLine, changed_entries, entries_of
 from domain.notifications import Notice, Notification
@@ -199,6 +200,11 @@ _GAME_NEWEST = (
     sa.select(*(games.c[n] for n in m.SUMMARY_COLUMNS))
     .where(_G.visibility == sa.literal_column("'public'"))
     .order_by(_G.created_at.desc(), _G.id.desc())
+)
+_LIVE = (
+    _GAME_NEWEST.add_columns(_G.updated_at)
+    .where(_G.status == GameStatus.RUNNING.value)
+    .limit(sa.bindparam("n"))
 )
 _V = invitations.c
 _BY_INVITE_CODE = sa.select(_G.id).where(_G.invite_code == sa.bindparam("c"))
@@ -647,6 +653,10 @@ class SqlGameRepository(_Repo):
             stmt = stmt.where(sa.tuple_(_G.created_at, _G.id) < sa.tuple_(at, game_id))
         rows = self._c.execute(stmt.limit(limit + 1)).all()
         return Page([m.summary_from_row(r._mapping) for r in rows[:limit]], len(rows) > limit)
+
+    def live(self, limit: int) -> list[LiveGame]:
+        rows = self._c.execute(_LIVE, {"n": limit}).mappings().all()
+        return [m.live_from_row(r) for r in rows]
 
 
 class SqlEventLog(_Repo):

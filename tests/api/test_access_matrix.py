@@ -330,6 +330,15 @@ OPS: dict[tuple[str, str], Op] = {
         True,
         EVERYONE,
     ),
+    # Nobody, seated or not, replays a running game (0067): its hands are secret.
+    ("query", "gameReplay"): Op(
+        "query($gameId: ID!) { r: gameReplay(gameId: $gameId) { __typename "
+        "... on Refusal { code } ... on ReplayPage { lastSeq } } }",
+        game_arg,
+        True,
+        {"anonymous": "BAD_INPUT", "other": "BAD_INPUT", "spectator": "BAD_INPUT"},
+    ),
+    ("query", "featuredGames"): Op("{ r: featuredGames { id } }", lambda t: {}, True, EVERYONE),
     # ---------------------------------------------------------- subscriptions
     ("subscription", "gameEvents"): Op(
         "subscription($gameId: ID!) { gameEvents(gameId: $gameId) { seq data } }",

@@ -188,6 +188,7 @@ PAGE_LISTS = {
     "NotificationPage.notifications",
     "WebhookMessagePage.messages",
     "Leaderboard.standings",
+    "ReplayPage.steps",
 }
 """Lists inside a page: the paged field hands them its page size."""
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
 import sqlalchemy as sa
 
-from domain.records import GameRecord, GameStatus, GameSummary
+from domain.records import GameRecord, GameStatus, GameSummary, Visibility
 from infra.db.mappers import CorruptRow
 from infra.db.uow import SqlUnitOfWorkFactory
 from tests.integration import records as r
@@ -164,3 +165,28 @@ def test_the_listing_never_reads_a_state(
         u.games.get(bad.id)  # the state is garbage indeed
     items, _ = _walk(uow, None, 3)
     assert items == _listed(seven_games)
+
+
+def test_live_games_are_the_running_public_ones_newest_first_with_their_people(
+    uow: SqlUnitOfWorkFactory, seven_games: list[GameRecord]
+) -> None:
+    """Featured games' candidates (domain/featured.py, 0067): a private or
+    unlisted running game is never among them; people are seats not bots."""
+    host = seven_games[0].host
+    hidden = [
+        replace(
+            r.lobby_game(host, r.T0 + timedelta(hours=1), status=GameStatus.RUNNING), visibility=v
+        )
+        for v in (Visibility.PRIVATE, Visibility.UNLISTED)
+    ]
+    with uow() as u:
+        for g in hidden:
+            u.games.add(g)
+        u.commit()
+    running = [g for g in seven_games if g.status is GameStatus.RUNNING]
+    assert len(running) == 2
+    with uow() as u:
+        live = u.games.live(10)
+        assert [x.summary for x in live] == _listed(running)
+        assert [(x.people, x.changed_at) for x in live] == [(1, g.updated_at) for g in running]
+        assert [x.summary.id for x in u.games.live(1)] == [running[0].id]
