@@ -1,6 +1,9 @@
-"""The README's "Play a game" walkthrough as the tests read it: its GraphQL
-blocks and its curl commands, in the order they are written, each curl paired
-with the GraphQL block it repeats."""
+"""The README's "A five-minute game" as the tests read it: its GraphQL
+blocks and its curl commands, in the order they are written, each curl
+paired with the GraphQL block it sends; and the examples of docs/clients.md.
+tests/api/test_readme_examples.py runs the blocks, tests/e2e/test_readme_curl.py
+the curl commands, and both play the game on to ``GameEnded`` with the loop
+the README describes (tests/stream_policy.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +19,9 @@ from typing import Any
 from graphql import GraphQLSchema, OperationDefinitionNode, parse, print_ast, validate
 from graphql.validation import NoDeprecatedCustomRule, specified_rules
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+CLIENTS = ROOT / "docs" / "clients.md"
 URL = "http://127.0.0.1:8000/graphql"
 PLACEHOLDER = re.compile(r"<[^<>]+>")
 # What the walkthrough's game shows: seat 0 (the person, the Rat) acts first,
@@ -27,8 +32,8 @@ _FENCE = re.compile(r"^ *```(\w+)\n(.*?)^ *```", re.S | re.M)
 
 
 def readme_section() -> str:
-    text = README.read_text()
-    start = text.index("## Play a game")
+    text = README.read_text(encoding="utf-8")
+    start = text.index("## A five-minute game")
     return text[start : text.index("\n## ", start + 1)]
 
 
@@ -84,33 +89,52 @@ class Curl:
         return [words[0], *extra, *words[1:]]
 
 
-def steps() -> list[tuple[list[str], list[Curl]]]:
-    """Each run of GraphQL blocks with the run of curl commands after it."""
-    out: list[tuple[list[str], list[Curl]]] = []
-    for lang, code in fenced(readme_section()):
-        if lang == "graphql":
-            if not out or out[-1][1]:
-                out.append(([], []))
-            out[-1][0].append(code)
-        elif lang == "sh":
-            assert out, "a curl command before any GraphQL block"
-            out[-1][1].append(Curl.of(code))
-    return out
-
-
 def graphql_blocks() -> list[str]:
-    return [block for blocks, _ in steps() for block in blocks]
+    """The walkthrough's GraphQL blocks, in order."""
+    return [code for lang, code in fenced(readme_section()) if lang == "graphql"]
 
 
-def curl_pairs() -> list[tuple[str, Curl]]:
-    """Each curl with the GraphQL block it repeats: the n-th curl after a run
-    of blocks repeats the n-th block, the extra ones the last (the
-    subscription: over SSE, then multipart)."""
-    return [
-        (blocks[min(i, len(blocks) - 1)], curl)
-        for blocks, curls in steps()
-        for i, curl in enumerate(curls)
-    ]
+def curls(text: str) -> list[Curl]:
+    return [Curl.of(code) for lang, code in fenced(text) if lang == "sh"]
+
+
+def readme_curls() -> list[Curl]:
+    """The walkthrough's curl commands, in order."""
+    return curls(readme_section())
+
+
+def clients_curls() -> list[Curl]:
+    """docs/clients.md's curl commands (a subscription over multipart)."""
+    return curls(CLIENTS.read_text(encoding="utf-8"))
+
+
+def clients_graphql() -> list[str]:
+    """docs/clients.md's GraphQL blocks."""
+    text = CLIENTS.read_text(encoding="utf-8")
+    return [code for lang, code in fenced(text) if lang == "graphql"]
+
+
+def block_of(curl: Curl) -> str:
+    """The walkthrough's GraphQL block that ``curl`` sends."""
+    (block,) = [b for b in graphql_blocks() if normalized(b) == normalized(curl.body["query"])]
+    return block
+
+
+def block_named(name: str) -> str:
+    """The walkthrough's GraphQL block of the operation ``name``."""
+    (block,) = [b for b in graphql_blocks() if (op := operation(b)).name and op.name.value == name]
+    return block
+
+
+def readme_action(mutation: str, arguments: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """The README's block for an answer of the loop (tests/stream_policy.py),
+    with its variables besides ``game``; None for the mutations it does not
+    show (``pass``, ``discardAndPlay``, ``reclaimSeat``)."""
+    if mutation == "playCard":
+        return block_named("Play"), arguments
+    if mutation == "resolveDecision":
+        return block_named("Decide"), arguments
+    return None
 
 
 def normalized(document: str) -> str:

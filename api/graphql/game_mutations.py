@@ -184,7 +184,7 @@ def quick_play(
     rated: Annotated[
         bool,
         strawberry.argument(
-            description='A rated game (README "Ratings"): matched with players rated near '
+            description="A rated game (docs/ratings.md): matched with players rated near "
             "you, the range widening the longer a game waits; its bots are of the strategy "
             "rated nearest its people, seated once two people wait"
         ),

@@ -69,7 +69,7 @@ class CreateGameInput:
 
     rated: bool = strawberry.field(
         default=False,
-        description='A rated game (README "Ratings"): its end changes its seats\' ratings '
+        description="A rated game (docs/ratings.md): its end changes its seats' ratings "
         "(`GameEnded.ratings`); the server deals it (no seed, not practice) and it starts with "
         "at least two people seated",
     )

@@ -65,7 +65,11 @@ GameId = Annotated[strawberry.ID, strawberry.argument(description="The game's id
 First = Annotated[int, strawberry.argument(description="Page size, 1 to 100")]
 
 
-@strawberry.type(description="Reads: the caller, games, the lobby listing, cards, event logs.")
+@strawberry.type(
+    description="Reads: the caller, games, the lobby listing, cards, event logs. Rule ids "
+    "in the schema's descriptions (`R7.2`) are the game's rules, each with an anchor in "
+    "docs/rules.md of the server's repository (`docs/rules.md#r7-2`)."
+)
 class Query:
     @strawberry.field(
         description="The caller and their booster collection; null for an anonymous "
@@ -130,7 +134,7 @@ class Query:
         return None if found is None else Player.from_domain(found)
 
     @strawberry.field(
-        description='A pool\'s leaderboard, best first (README "Ratings"): settled ratings '
+        description="A pool's leaderboard, best first (docs/ratings.md): settled ratings "
         "(not provisional) of players rated lately, bots' strategies among them"
     )
     async def leaderboard(

@@ -10,7 +10,7 @@ a subscription start costs one. Queries are charged their estimated cost
 before validation, by api.graphql.limits.
 
 The client IP is the ASGI scope's ``client``: behind a proxy, uvicorn's
-proxy headers decide it (``MMK_FORWARDED_ALLOW_IPS``, README); the server
+proxy headers decide it (``MMK_FORWARDED_ALLOW_IPS``, docs/operations.md); the server
 never reads ``X-Forwarded-For`` itself.
 """
 

@@ -105,8 +105,8 @@ class GameStarted(Event):
     options: Annotated[GameOptions, "The game's rule variants"]
     seed_commitment: Annotated[
         str | None,
-        'SHA-256 (hex) of the secret seed and salt that `GameEnded` reveals (README "Fair '
-        'deals"); null for a game started before fair deals',
+        "SHA-256 (hex) of the secret seed and salt that `GameEnded` reveals "
+        '(docs/clients.md "Fair deals"); null for a game started before fair deals',
     ] = field(default=None, metadata=SET_ONLY)
     practice: Annotated[bool, "A practice game: the host chose the seed (not secret from them)"] = (
         field(default=False, metadata=SET_ONLY)
@@ -425,7 +425,8 @@ class GameEnded(Event):
     seed: Annotated[
         str | None,
         "The game's seed, revealed: check it against `GameStarted.seedCommitment` and "
-        're-deal (README "Fair deals"); null for a game that ended before fair deals, or was '
+        're-deal (docs/clients.md "Fair deals"); null for a game that ended before fair '
+        "deals, or was "
         "abandoned in the lobby (never dealt)",
     ] = field(default=None, metadata=SET_ONLY)
     salt: Annotated[
@@ -435,7 +436,7 @@ class GameEnded(Event):
     ] = field(default=None, metadata=SET_ONLY)
     ratings: Annotated[
         tuple[SeatRating, ...] | None,
-        'A rated game\'s rating changes, seat by seat (README "Ratings"); null for an'
+        "A rated game's rating changes, seat by seat (docs/ratings.md); null for an"
         " unrated game and an abandoned one",
     ] = field(default=None, metadata=SET_ONLY)
 

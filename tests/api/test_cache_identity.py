@@ -1,4 +1,4 @@
-"""Cache identity (README "Cache identity"): a normalized client cache
+"""Cache identity (docs/clients.md "Cache identity"): a normalized client cache
 (Apollo's InMemoryCache keys an object by ``__typename:id``) may trust every
 ``id``. Each object type either has ``id: ID!`` and says "Cache key" in its
 description, or says "No cache key" (a value, cached inside its parent).
@@ -37,7 +37,7 @@ NOT_YET_KEYED: frozenset[str] = frozenset()
 
 PER_CALLER_FIELDS = {("Game", "viewer")}
 """Fields of a shared object whose value depends on the caller: one cache
-per token (README: reset the cache when the token changes)."""
+per token (docs/clients.md: reset the cache when the token changes)."""
 
 GLOBAL_TYPES = {"Card", "CardDesign", "Player", "BoosterPack", "Me", "Session"}
 """Types whose ids are not scoped to a game (the same card in two games)."""

@@ -1,29 +1,40 @@
-"""The README's "Play a game" walkthrough runs, in order, as written; each
-curl command sends the operation of its GraphQL block; no example selects a
-deprecated field. (The curl commands themselves run in
-tests/e2e/test_readme_curl.py.)"""
+"""The README's "A five-minute game" runs, in order, as written, and plays
+on to ``GameEnded``: the blocks it shows are sent as they are, the middle
+of the game is driven by the loop it describes (tests/stream_policy.py,
+through the README's own ``Play`` and ``Decide`` blocks where they apply).
+Each curl command sends the operation of its GraphQL block; no example of
+the README or docs/clients.md selects a deprecated field. (The curl
+commands themselves run in tests/e2e/test_readme_curl.py.)"""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from api.graphql.schema import schema
 from tests.api.conftest import Client
 from tests.api.http_view import http_stream, next_result, view_of
+from tests.api.support import mutation_text
 from tests.http_streams import MULTIPART_ACCEPT, SSE_ACCEPT
 from tests.readme_walkthrough import (
-    README,
     START_EVENTS,
     URL,
     VERSION,
-    curl_pairs,
-    fenced,
+    block_named,
+    block_of,
+    clients_curls,
+    clients_graphql,
     graphql_blocks,
-    normalized,
     operation,
     problems,
+    readme_action,
+    readme_curls,
     variable_names,
 )
+from tests.stream_policy import action_for
+
+SEAT = 0  # the walkthrough's seat: the person, the Rat
 
 
 def test_the_walkthrough_has_every_step() -> None:
@@ -34,32 +45,32 @@ def test_the_walkthrough_has_every_step() -> None:
         ("mutation", "AddBot"),
         ("mutation", "AddBot"),
         ("mutation", "Start"),
-        ("query", "Table"),
-        ("mutation", "Play"),
         ("subscription", "Events"),
+        ("mutation", "Play"),
+        ("mutation", "Decide"),
     ]
 
 
 def test_each_curl_sends_the_operation_of_its_graphql_block() -> None:
-    pairs = curl_pairs()
-    assert [graphql_blocks().index(block) for block, _ in pairs] == [0, 1, 2, 3, 4, 5, 6, 7, 7]
-    for i, (block, curl) in enumerate(pairs):
+    blocks = graphql_blocks()
+    commands = readme_curls() + clients_curls()
+    assert [blocks.index(block_of(c)) for c in commands] == [0, 4, 5, 5]
+    for i, curl in enumerate(commands):
         assert curl.url == URL
         assert curl.headers["content-type"] == "application/json"
         # Everyone but the new player says who they are.
         assert curl.headers.get("authorization") == (None if i == 0 else "Bearer <token>")
-        assert normalized(curl.body["query"]) == normalized(block)
-        assert set(curl.body.get("variables", {})) == variable_names(block)
-    assert [c.headers.get("accept") for _, c in pairs if c.streams] == [
+        assert set(curl.body.get("variables", {})) == variable_names(block_of(curl))
+    assert [c.headers.get("accept") for c in commands if c.streams] == [
         SSE_ACCEPT,
         MULTIPART_ACCEPT,
     ]
 
 
 def test_no_example_selects_a_deprecated_field() -> None:
-    documents = [code for lang, code in fenced(README.read_text()) if lang == "graphql"]
-    documents += [curl.body["query"] for _, curl in curl_pairs()]
-    assert len(documents) == 17
+    documents = graphql_blocks() + clients_graphql()
+    documents += [curl.body["query"] for curl in readme_curls() + clients_curls()]
+    assert len(documents) == 13
     for document in documents:
         assert problems(schema._schema, document) == [], document
 
@@ -88,79 +99,115 @@ async def _start(client: Client) -> tuple[str, str, dict[str, Any]]:
     return token, game, started
 
 
-async def _play(client: Client, token: str, game: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Steps 3 and 4: the table, and what playCard answered."""
-    blocks = graphql_blocks()
-    table = (await client.run(blocks[5], token, game=game))["game"]
-    (play,) = [c for c in table["viewer"]["choices"] if c["kind"] == "PLAY_CARD"]
-    card = play["cards"][0]["id"]
-    played = await client.run(blocks[6], token, game=game, card=card, version=table["version"])
-    again = await client.run(blocks[6], token, game=game, card=card, version=table["version"])
-    assert again == played  # the idempotency key replays the first result
-    return table, played["playCard"]
+async def _until_asked(stream: AsyncGenerator[Any, None], seen: list[dict[str, Any]]) -> None:
+    """Read the stream into ``seen`` until it asks seat 0 to act, or ends
+    the game."""
+    while True:
+        result = await asyncio.wait_for(anext(stream), 10)
+        assert result.errors is None, result.errors
+        event = result.data["gameEvents"]
+        seen.append(event)
+        if event["__typename"] == "GameEnded":
+            return
+        if event["__typename"] == "ActionRequired" and event["seat"] == SEAT:
+            return
 
 
-async def test_the_walkthrough_runs_in_order(client: Client) -> None:
+async def _answer(client: Client, token: str, game: str, choices: list[dict[str, Any]]) -> str:
+    """Step 6's loop: the first choice's mutation, by the README's block when
+    it shows one; the kind answered."""
+    mutation, arguments = action_for(choices)
+    shown = readme_action(mutation, arguments)
+    if shown is not None:
+        block, variables = shown
+        data = await client.run(block, token, game=game, **variables)
+    else:
+        text = mutation_text(mutation, ["gameId", *arguments])
+        data = await client.run(text, token, gameId=game, **arguments)
+    (change,) = data.values()
+    assert "code" not in change, change  # no Refusal
+    await client.h.drain()  # the bots answer
+    return str(choices[0]["kind"])
+
+
+async def test_the_walkthrough_plays_on_to_game_ended(client: Client) -> None:
     token, game, started = await _start(client)
     assert started["version"] == VERSION
     assert [e["__typename"] for e in started["events"]] == START_EVENTS
 
-    table, played = await _play(client, token, game)
-    assert table["version"] == VERSION
-    assert table["table"]["toAct"] == 0 and table["viewer"]["seat"] == 0
-    kinds = [c["kind"] for c in table["viewer"]["choices"]]
-    assert kinds == ["PLAY_CARD", "SEND_MESSAGE"]
-    assert played["version"] == VERSION + 1
-    (move,) = [e for e in played["events"] if e["__typename"] == "CardPlayed"]
-    assert move["seat"] == 0
-    assert move["card"]["id"] == table["viewer"]["choices"][0]["cards"][0]["id"]
-    assert played["events"][-1] == {
-        "__typename": "ActionRequired",
-        "seq": played["events"][-1]["seq"],
-        "seat": 0,
-        "phase": "DECISION",
-        "choices": [{"kind": "CRAZY_SECOND_CARD"}],
-    }
-
-
-async def _follow(client: Client, token: str | None, game: str, last: int) -> list[dict[str, Any]]:
-    """Step 5's subscription as ``token`` (None: a spectator), to seq ``last``."""
-    stream = await client.subscribe(graphql_blocks()[7], token, game=game)
-    events: list[dict[str, Any]] = []
+    # Step 3: the stream replays the game so far and asks seat 0 to lead.
+    stream = await client.subscribe(block_named("Events"), token, game=game)
+    seen: list[dict[str, Any]] = []
     try:
-        while not events or events[-1]["seq"] < last:
-            result = await anext(stream)
-            assert result.errors is None, result.errors
-            events.append(result.data["gameEvents"])
+        await _until_asked(stream, seen)
+        assert seen[0]["__typename"] == "GameCreated"
+        lead = seen[-1]
+        assert (lead["seat"], lead["phase"]) == (SEAT, "LEAD")
+        assert [c["kind"] for c in lead["choices"]] == ["PLAY_CARD", "SEND_MESSAGE"]
+        # docs/clients.md's Table query shows the same choices.
+        (table_query,) = clients_graphql()
+        table = (await client.run(table_query, token, game=game))["game"]
+        assert table["version"] == VERSION and table["table"]["toAct"] == SEAT
+        assert table["viewer"]["choices"] == lead["choices"]
+
+        # Step 4: the first card of PLAY_CARD; a Crazy card (R7.1).
+        card = lead["choices"][0]["cards"][0]["id"]
+        played = (await client.run(block_named("Play"), token, game=game, card=card))["playCard"]
+        assert played["version"] == VERSION + 1
+        await _until_asked(stream, seen)
+        assert [e["card"]["id"] for e in seen if e["__typename"] == "CardPlayed"] == [card]
+        decision = seen[-1]
+        assert (decision["seat"], decision["phase"]) == (SEAT, "DECISION")
+        (crazy,) = decision["choices"]
+        assert crazy["kind"] == "CRAZY_SECOND_CARD" and crazy["mutation"] == "resolveDecision"
+
+        # Step 5: the decision, as the README's variables show it.
+        second = {"kind": "CRAZY_SECOND_CARD", "card": crazy["cards"][0]["id"]}
+        decided = await client.run(block_named("Decide"), token, game=game, decision=second)
+        assert decided["resolveDecision"]["version"] == VERSION + 2
+        await client.h.drain()
+
+        # Step 6: play on, from the stream alone, until GameEnded.
+        kinds = ["PLAY_CARD", "CRAZY_SECOND_CARD"]
+        await _until_asked(stream, seen)
+        while seen[-1]["__typename"] != "GameEnded":
+            kinds.append(await _answer(client, token, game, seen[-1]["choices"]))
+            await _until_asked(stream, seen)
+        # The stream ends after GameEnded.
+        assert await anext(stream, None) is None
     finally:
         await stream.aclose()
-    assert [e["seq"] for e in events] == list(range(1, last + 1))
-    assert events[0]["__typename"] == "GameCreated"
-    return events
+
+    end = seen[-1]
+    assert end["winners"] and len(end["scores"]) == 3
+    assert [e["seq"] for e in seen] == list(range(1, len(seen) + 1))
+    # "This game ends after 17 of your moves" (README).
+    assert len(kinds) == 17, kinds
+    assert {"PLAY_CARD", "CRAZY_SECOND_CARD"} < set(kinds)
 
 
-async def test_the_subscription_gives_the_seat_to_act_its_choices(client: Client) -> None:
-    """Step 5 after steps 1 to 4: the stream replays from seq 1; each
-    ActionRequired carries hand and choices to seat 0 only."""
+async def test_a_spectator_sees_who_must_act_but_not_the_choices(client: Client) -> None:
+    """Step 3's stream without a token: the public projection."""
     token, game, _ = await _start(client)
-    _, played = await _play(client, token, game)
-    last = played["events"][-1]["seq"]
-    mine, public = [await _follow(client, who, game, last) for who in (token, None)]
-    asked = [e for e in mine if e["__typename"] == "ActionRequired"]
-    assert [(e["seat"], e["phase"]) for e in asked] == [(0, "LEAD"), (0, "DECISION")]
-    assert asked[0]["hand"] and asked[0]["choices"][0]["kind"] == "PLAY_CARD"
-    assert [c["kind"] for c in asked[1]["choices"]] == ["CRAZY_SECOND_CARD"]
-    (move,) = [e for e in mine if e["__typename"] == "CardPlayed"]
-    assert move["seat"] == 0 and move["card"]["id"] == asked[0]["choices"][0]["cards"][0]["id"]
-    seen = [e for e in public if e["__typename"] == "ActionRequired"]
-    assert seen == [{**e, "hand": None, "choices": None} for e in asked]
+    mine = await client.subscribe(block_named("Events"), token, game=game)
+    public = await client.subscribe(block_named("Events"), None, game=game)
+    try:
+        ours: list[dict[str, Any]] = []
+        theirs: list[dict[str, Any]] = []
+        await _until_asked(mine, ours)
+        await _until_asked(public, theirs)
+    finally:
+        await mine.aclose()
+        await public.aclose()
+    assert ours[-1]["choices"] and theirs[-1]["choices"] is None
+    assert [e["seq"] for e in ours] == [e["seq"] for e in theirs]
 
 
 async def test_the_http_subscription_examples_stream_the_game(client: Client) -> None:
-    """The ``curl -N`` examples' operations through the HTTP view, SSE then
-    multipart, each with the ``Accept`` its curl sends."""
+    """The ``curl -N`` examples' operations through the HTTP view, SSE (the
+    README) then multipart (docs/clients.md), each with its ``Accept``."""
     token, game, _ = await _start(client)
-    streams = [curl for _, curl in curl_pairs() if curl.streams]
+    streams = [curl for curl in readme_curls() + clients_curls() if curl.streams]
     view = view_of(client.h)
     for curl, transport in zip(streams, ("sse", "multipart"), strict=True):
         assert curl.body["variables"] == {"game": "<gameId>"}

@@ -1,6 +1,9 @@
-"""The README walkthrough's curl commands, run as written with the real
-``curl`` (no shell) against a real server, in order: each placeholder filled
-in from an earlier step's output, the base URL the server's."""
+"""The README walkthrough's curl commands, and docs/clients.md's, run as
+written with the real ``curl`` (no shell) against a real server: each
+placeholder filled in from an earlier step's output, the base URL the
+server's. The game is played on to ``GameEnded`` between the two runs of the
+streaming commands: the README's blocks over HTTP, its ``Events``
+subscription over a WebSocket, the loop it describes (tests/stream_policy.py)."""
 
 from __future__ import annotations
 
@@ -11,18 +14,29 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.client import ISSUED_TOKENS
+from tests.e2e.client import ISSUED_TOKENS, Api, action_document
 from tests.e2e.conftest import Server
+from tests.e2e.wsclient import TRANSPORT_WS, ws_connection
 from tests.http_streams import Item, MultipartReader, SSEReader
-from tests.readme_walkthrough import START_EVENTS, VERSION, Curl, curl_pairs
+from tests.readme_walkthrough import (
+    START_EVENTS,
+    Curl,
+    block_named,
+    clients_curls,
+    graphql_blocks,
+    readme_action,
+    readme_curls,
+)
 from tests.services import REQUIRE_SERVICES_ENV, services_required
+from tests.stream_policy import action_for
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(90)]
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
-STREAM_SECONDS = 3  # how long the test follows each `curl -N` stream
+STREAM_SECONDS = 3  # how long the test follows each `curl -N` stream of a live game
 TIMED_OUT = 28  # curl's exit status when --max-time ends the transfer
 # Test-only options: no ~/.curlrc (-q must come first), no proxy, errors shown.
 OPTIONS = ("-q", "--noproxy", "*", "-S")
+SEAT = 0
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +50,7 @@ def curl() -> str:
 
 
 class Walkthrough:
-    """Runs the README's curl commands against one server, remembering the
+    """Runs the documents' curl commands against one server, remembering the
     values later commands need."""
 
     def __init__(self, curl: str, server: Server) -> None:
@@ -60,19 +74,28 @@ class Walkthrough:
         assert all("code" not in v for v in data.values()), data  # no Refusal
         return data
 
-    def stream(self, command: Curl) -> list[Item]:
-        """A ``curl -N`` subscription, followed for STREAM_SECONDS."""
-        status, out, err = self._run(
-            command, "--max-time", str(STREAM_SECONDS), timeout=STREAM_SECONDS + 30
-        )
-        assert status == TIMED_OUT, (status, err, out)  # still open: the game goes on
+    def stream(self, command: Curl, *, ends: bool) -> list[Item]:
+        """A ``curl -N`` subscription: followed for STREAM_SECONDS while the
+        game goes on, or to its end (``ends``)."""
+        if ends:
+            status, out, err = self._run(command, "--max-time", "30", timeout=60)
+            assert status == 0, (status, err, out)
+        else:
+            status, out, err = self._run(
+                command, "--max-time", str(STREAM_SECONDS), timeout=STREAM_SECONDS + 30
+            )
+            assert status == TIMED_OUT, (status, err, out)  # still open: the game goes on
         reader = MultipartReader() if "multipart" in command.headers["accept"] else SSEReader()
         return reader.feed(out)
 
 
-def events_of(items: list[Item]) -> list[dict[str, Any]]:
-    """The events a still open stream gave, in order, seq 1, 2, 3..."""
-    assert all(i.kind in ("result", "heartbeat") for i in items), items  # no end, no error
+def events_of(items: list[Item], *, ended: bool) -> list[dict[str, Any]]:
+    """The events a stream gave, in order, seq 1, 2, 3...; with ``ended``, the
+    stream's end after them."""
+    if ended:
+        assert items[-1].kind == "end", items[-1]
+        items = items[:-1]
+    assert all(i.kind in ("result", "heartbeat") for i in items), items  # no error
     results = [i.result for i in items if i.result is not None]
     assert all(set(r) - {"extensions"} == {"data"} for r in results), results
     events = [r["data"]["gameEvents"] for r in results]
@@ -80,41 +103,70 @@ def events_of(items: list[Item]) -> list[dict[str, Any]]:
     return events
 
 
-def test_the_walkthrough_runs_with_curl(curl: str, server: Server) -> None:
-    commands = [command for _, command in curl_pairs()]
-    assert len(commands) == 9
+async def _play_on(server: Server, api: Api, token: str, game: str) -> int:
+    """Steps 4 to 6: the README's Events subscription over a WebSocket, each
+    ActionRequired of seat 0 answered until GameEnded; the moves made."""
+    moves = 0
+    async with ws_connection(server.ws_url, TRANSPORT_WS, token) as ws:
+        op = await ws.subscribe(block_named("Events"), {"game": game})
+        while True:
+            payload = await op.next(20)
+            assert not payload.get("errors"), payload
+            event = payload["data"]["gameEvents"]
+            if event["__typename"] == "GameEnded":
+                return moves
+            if event["__typename"] != "ActionRequired" or event["seat"] != SEAT:
+                continue
+            mutation, arguments = action_for(event["choices"])
+            shown = readme_action(mutation, arguments)
+            if shown is not None:
+                block, variables = shown
+                body = await api.raw(block, {"game": game, **variables}, token)
+            else:
+                document = action_document(mutation, arguments)
+                body = await api.raw(document, {"gameId": game, **arguments}, token)
+            assert "errors" not in body, body
+            (change,) = body["data"].values()
+            assert "code" not in change, change  # no Refusal
+            moves += 1
+
+
+async def test_the_walkthrough_runs_with_curl(curl: str, server: Server, api: Api) -> None:
+    commands = readme_curls()
+    assert [c.streams for c in commands] == [False, False, True]
+    sign_in, start, follow = commands
+    (multipart,) = clients_curls()
     run = Walkthrough(curl, server)
 
-    player = run.data(commands[0])["createPlayer"]
+    # Step 1.
+    player = run.data(sign_in)["createPlayer"]
     assert player["player"]["name"] == "Ann"
-    run.values["<token>"] = player["token"]
-    ISSUED_TOKENS.append(player["token"])  # the server must never log it
-    created = run.data(commands[1])["createGame"]
+    token = player["token"]
+    run.values["<token>"] = token
+    ISSUED_TOKENS.append(token)  # the server must never log it
+    # Step 2: the blocks the README shows without a curl, then its curl.
+    blocks = graphql_blocks()
+    created = (await api.data(blocks[1], token=token))["createGame"]
     assert created["version"] == 1
-    run.values["<gameId>"] = created["gameId"]
-    assert run.data(commands[2]) == {"addBot": {"version": 2}}
-    assert run.data(commands[3]) == {"addBot": {"version": 3}}
-    started = run.data(commands[4])["startGame"]
+    game: str = created["gameId"]
+    run.values["<gameId>"] = game
+    for block in blocks[2:4]:
+        assert "code" not in (await api.data(block, {"game": game}, token))["addBot"]
+    started = run.data(start)["startGame"]
     assert [e["__typename"] for e in started["events"]] == START_EVENTS
 
-    game = run.data(commands[5])["game"]
-    assert game["version"] == VERSION and game["table"]["toAct"] == 0
-    assert game["viewer"]["seat"] == 0
-    (play,) = [c for c in game["viewer"]["choices"] if c["kind"] == "PLAY_CARD"]
-    card = play["cards"][0]["id"]
-    run.values["<card id>"] = card
-    played = run.data(commands[6])["playCard"]
-    assert played["version"] == VERSION + 1
-    assert [(e["seat"], e["card"]) for e in played["events"] if "card" in e] == [(0, {"id": card})]
-    last = played["events"][-1]
-    assert last["__typename"] == "ActionRequired" and last["seat"] == 0
+    # Step 3, while the game waits for seat 0 to lead: the stream stays open.
+    live = events_of(run.stream(follow, ends=False), ended=False)
+    assert live[0]["__typename"] == "GameCreated"
+    assert live[-1]["__typename"] == "ActionRequired"
+    assert (live[-1]["seat"], live[-1]["phase"]) == (SEAT, "LEAD")
+    assert [c["kind"] for c in live[-1]["choices"]] == ["PLAY_CARD", "SEND_MESSAGE"]
 
-    assert [c.streams for c in commands] == [False] * 7 + [True] * 2
-    over_sse, over_multipart = (events_of(run.stream(c)) for c in commands[7:])
-    assert over_sse == over_multipart  # the game waits for seat 0: nothing new
-    assert over_sse[0]["__typename"] == "GameCreated"
-    assert over_sse[-1]["seq"] == last["seq"]  # the whole log, no more
-    asked = [e for e in over_sse if e["__typename"] == "ActionRequired"]
-    assert [(e["seat"], e["phase"]) for e in asked] == [(0, "LEAD"), (0, "DECISION")]
-    assert asked[0]["hand"] and asked[0]["choices"][0]["cards"][0]["id"] == card
-    assert [e["card"] for e in over_sse if e["__typename"] == "CardPlayed"] == [{"id": card}]
+    assert await _play_on(server, api, token, game) == 17
+
+    # The same commands once the game is over: the whole log, then the end.
+    over_sse = events_of(run.stream(follow, ends=True), ended=True)
+    over_multipart = events_of(run.stream(multipart, ends=True), ended=True)
+    assert over_sse == over_multipart
+    assert over_sse[: len(live)] == live
+    assert over_sse[-1]["__typename"] == "GameEnded" and over_sse[-1]["winners"]

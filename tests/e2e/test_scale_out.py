@@ -1,6 +1,6 @@
 """Scale-out, end to end: several ``mmk serve`` processes on one PostgreSQL
-database and one Redis serve the same games (API.md "Running", README
-"Scaling").
+database and one Redis serve the same games (API.md "Running",
+docs/operations.md "Scaling").
 
 The instances (``tests/e2e/cluster.py``) run on a fresh PostgreSQL database
 and a bus channel prefix of their own, so runs on a shared Redis never

@@ -1,4 +1,4 @@
-"""The GraphQL fuzz harness (README "Fuzzing"): the check that tells a server
+"""The GraphQL fuzz harness (docs/operations.md "Fuzzing"): the check that tells a server
 error from a client error, and a small world to aim the fuzzer at: two
 players, a started game (the host is the Rat, two bots), lobby games, and
 the cards and messages in play now."""

@@ -1,7 +1,7 @@
 """A game whose stored row is corrupted (garbage written through SQL into the
 SQLite file while the server was down) is answered with a masked
 ``INTERNAL``, is never written to, and the server keeps serving the other
-games (README "Fuzzing")."""
+games (docs/operations.md "Fuzzing")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Fuzzing the decoders with malformed data (README "Fuzzing"): the state
+"""Fuzzing the decoders with malformed data (docs/operations.md "Fuzzing"): the state
 decoder, the command decoder and the lobby cursor decoder. Random JSON, and
 valid encodings with a key dropped, a value of the wrong type, an integer out
 of range or a bit flipped, must give the decoder's typed error or a value

@@ -1,4 +1,4 @@
-"""Fuzzing how stored rows become domain objects (README "Fuzzing"): game and
+"""Fuzzing how stored rows become domain objects (docs/operations.md "Fuzzing"): game and
 event rows (infra/db/mappers.py) and the log's causes (domain/replay.py).
 
 A malformed row is :class:`CorruptRow` when it is read: that includes a

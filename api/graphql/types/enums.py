@@ -45,8 +45,8 @@ def described(cls: type[E], name: str, description: str, values: Mapping[E, str]
 ErrorCodeEnum = described(
     ErrorCode,
     "ErrorCode",
-    "Why a request was refused (API.md): the code of a `Refusal`, or the "
-    "`extensions.code` of a GraphQL error.",
+    'Why a request was refused (docs/clients.md "Errors"): the code of a `Refusal`, or '
+    "the `extensions.code` of a GraphQL error.",
     {
         ErrorCode.UNAUTHENTICATED: "The operation needs a player, or the token sent is not valid.",
         ErrorCode.FORBIDDEN: "Your role does not allow it (not the host, not seated in the game).",
@@ -128,7 +128,7 @@ StrategyEnum = described(
 RatingPoolEnum = described(
     RatingPool,
     "RatingPool",
-    'Where a rated game counts (README "Ratings"): its deck kind (Singleton, or the '
+    "Where a rated game counts (docs/ratings.md): its deck kind (Singleton, or the "
     "sealed formats) by its seat-count band; a rating is per pool.",
     {
         RatingPool.SINGLETON_3_4: "Singleton games of 3 or 4 seats.",
@@ -189,7 +189,7 @@ TerminationEnum = described(
         Termination.NO_CARDS_LEFT: "No seat holds a card.",
         Termination.ABANDONED: "Not a rule's end: nobody was left to play it (every person "
         "left, or bots played every person's seat and nobody reclaimed one in time, or "
-        'nothing changed it for long: README "Abandoned games"). No winner.',
+        'nothing changed it for long: docs/clients.md "Abandoned games"). No winner.',
     },
 )
 GameStatusEnum = described(
@@ -201,7 +201,7 @@ GameStatusEnum = described(
         GameStatus.RUNNING: "Started and being played.",
         GameStatus.FINISHED: "Over: see `Table.outcome`.",
         GameStatus.ABANDONED: "Over without a result: nobody was left to play it "
-        '(`GameEnded` with termination `ABANDONED`; README "Abandoned games").',
+        '(`GameEnded` with termination `ABANDONED`; docs/clients.md "Abandoned games").',
     },
 )
 VisibilityEnum = described(

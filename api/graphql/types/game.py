@@ -19,10 +19,10 @@ from domain.records import GameSummary as DomainSummary
 from domain.services import queries
 from domain.services.queries import GameSnapshot, SeatInfo
 
-RATED = 'A rated game: its end changes its seats\' ratings (README "Ratings")'
+RATED = "A rated game: its end changes its seats' ratings (docs/ratings.md)"
 PRACTICE = (
     "A practice (reproducible) game: the host chose its seed, so its deal is not secret "
-    'from them (README "Fair deals")'
+    'from them (docs/clients.md "Fair deals")'
 )
 
 
@@ -186,7 +186,7 @@ class Game:
     rated: bool = strawberry.field(description=RATED)
     seed_commitment: str = strawberry.field(
         description="SHA-256 (hex) of the game's secret seed and salt, fixed at creation; "
-        "`GameStarted` carries it and `GameEnded` reveals seed and salt (README "
+        "`GameStarted` carries it and `GameEnded` reveals seed and salt (docs/clients.md "
         '"Fair deals")'
     )
     rematch_id: strawberry.ID | None = strawberry.field(

@@ -1,4 +1,4 @@
-"""Cache keys (README "Cache identity"): ``id`` fields that a normalized
+"""Cache keys (docs/clients.md "Cache identity"): ``id`` fields that a normalized
 client cache (Apollo's ``__typename:id``) can trust to be unique across
 games and the same for everyone who gets that object."""
 

@@ -1,4 +1,4 @@
-"""Ratings and leaderboards (issue #26, README "Ratings")."""
+"""Ratings and leaderboards (issue #26, docs/ratings.md)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from domain.services.leaderboards import Board, Cursor
 
 
 @strawberry.type(
-    description='A rating in one pool (README "Ratings"). No cache key: a value inside its parent.'
+    description="A rating in one pool (docs/ratings.md). No cache key: a value inside its parent."
 )
 class Rating:
     pool: RatingPool = strawberry.field(description="The pool it counts in")

@@ -2,7 +2,7 @@
 rows, discards, scores": everyone). No type here has a path to a hand, a
 face-down card, a peek or a message text.
 
-Cache identity (README "Cache identity"): everything here is the same for
+Cache identity (docs/clients.md "Cache identity"): everything here is the same for
 every caller, so the ids are plain game-scoped keys (``<gameId>``,
 ``<gameId>:<seat>``, ``<gameId>:<trick number>``, ``<gameId>:<messageId>``)."""
 

@@ -1,4 +1,4 @@
-"""README "Client libraries": each snippet runs as written against a real
+"""docs/clients.md "Client libraries": each snippet runs as written against a real
 server (its URLs, ``<token>`` and ``<gameId>`` filled in), following a game
 of bots as a signed-in spectator to its end: every event in order, then the
 stream's end. The JavaScript ones run on Node with the packages of
@@ -24,8 +24,8 @@ NODE_PRELUDE = 'import WebSocket from "ws";\nglobalThis.WebSocket ??= WebSocket;
 
 
 def _blocks(lang: str) -> list[str]:
-    text = (ROOT / "README.md").read_text()
-    start = text.index("### Client libraries")
+    text = (ROOT / "docs" / "clients.md").read_text(encoding="utf-8")
+    start = text.index("## Client libraries")
     section = text[start : text.index("\n## ", start)]
     return re.findall(rf"```{lang}\n(.*?)```", section, re.S)
 
@@ -63,7 +63,7 @@ def _followed(stdout: str) -> list[tuple[str, int]]:
     return seen
 
 
-def test_the_readme_has_the_snippets() -> None:
+def test_the_document_has_the_snippets() -> None:
     assert len(_blocks("js")) == 2 and len(_blocks("python")) == 1
 
 
