@@ -186,7 +186,8 @@ def serve(args: argparse.Namespace) -> int:
     print(
         f"MMK server on http://{settings.host}:{settings.port}/graphql "
         f"({settings.workers} worker(s), database {redact(settings.database_url)}, "
-        f"bus {'redis' if settings.redis_url else 'in-process'})",
+        f"bus {'redis' if settings.redis_url else 'in-process'})"
+        + ("; development mode (MMK_DEV): local pages may call it" if settings.dev else ""),
         flush=True,
     )
     uvicorn.run(

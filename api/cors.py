@@ -1,10 +1,13 @@
 """Cross-origin browser access to ``/graphql`` (CORS), from the origins of
-``MMK_CORS_ORIGINS``: the same allow-list as the WebSocket ``Origin`` check
+``MMK_CORS_ORIGINS`` and, in development mode (``MMK_DEV``), this machine's
+own origins: the same rule as the WebSocket ``Origin`` check
 (``api/graphql/view.py``). docs/decisions/0033."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
+from typing import Any
 
 from starlette.datastructures import Headers
 from starlette.middleware.cors import CORSMiddleware
@@ -21,11 +24,36 @@ GRAPHQL_PATH = "/graphql"
 EXPOSED_HEADERS = ("X-Request-ID", "Retry-After")
 PREFLIGHT_MAX_AGE = 600  # seconds a browser may cache a preflight's answer
 
+# [decision] Development mode's origins: a page served from this machine, by
+# name or loopback address, on any port, over http or https (a Vite dev
+# server on http://localhost:5173, one with a local certificate). Matched as
+# browsers send ``Origin`` (lowercase, no default port): exactly one of the
+# three hosts, so ``http://localhost.evil.com`` or ``http://127.0.0.1.nip.io``
+# (names anyone can point anywhere) never pass; nor other loopback
+# addresses (127.0.0.2) or ``*.localhost`` names, which no dev server uses
+# by default.
+LOCAL_ORIGIN = re.compile(r"https?://(?:localhost|127\.0\.0\.1|\[::1\])(?::([1-9][0-9]{0,4}))?")
+
+
+def is_local_origin(origin: str) -> bool:
+    """Whether ``origin`` (an ``Origin`` header) is one of this machine's,
+    which development mode (``MMK_DEV``) allows."""
+    match = LOCAL_ORIGIN.fullmatch(origin)
+    return match is not None and int(match.group(1) or 0) <= 65535
+
 
 class CodedCors(CORSMiddleware):
     """Starlette's middleware; a refused preflight (plain text there) is
     coded JSON, as every other refusal (docs/decisions/0052): ``FORBIDDEN``
-    for an origin not allowed, ``BAD_INPUT`` for a method or header."""
+    for an origin not allowed, ``BAD_INPUT`` for a method or header. With
+    ``local``, this machine's origins are allowed too (development mode)."""
+
+    def __init__(self, app: ASGIApp, *, local: bool = False, **options: Any) -> None:
+        super().__init__(app, **options)
+        self.local = local
+
+    def is_allowed_origin(self, origin: str) -> bool:
+        return super().is_allowed_origin(origin) or (self.local and is_local_origin(origin))
 
     def preflight_response(self, request_headers: Headers) -> Response:
         response = super().preflight_response(request_headers)
@@ -50,15 +78,18 @@ class GraphQLCors:
     every response, errors (413, 429) included. Other paths and WebSockets
     pass through untouched."""
 
-    def __init__(self, app: ASGIApp, origins: Collection[str]) -> None:
+    def __init__(self, app: ASGIApp, origins: Collection[str], local: bool = False) -> None:
+        """``local``: development mode, this machine's origins allowed too
+        (:func:`is_local_origin`)."""
         self.app = app
         # No other origin allowed: no answer depends on ``Origin``, and a
         # browser refuses a cross-origin one without the headers anyway; a
         # preflight still gets its refusal.
-        self.cross_origin = bool(origins)
+        self.cross_origin = bool(origins) or local
         self.cors = CodedCors(
             app,
             allow_origins=tuple(origins),
+            local=local,
             allow_methods=("GET", "POST"),
             allow_headers=("*",),
             allow_credentials=False,

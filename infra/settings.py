@@ -1,4 +1,5 @@
-"""Settings, read once from the environment (documented in README.md)."""
+"""Settings, read once from the environment (documented in docs/configuration.md,
+generated from infra/settings_docs.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ DEFAULT_DATABASE_URL = "sqlite:///var/mmk.sqlite3"
 EVENT_LOOPS = ("asyncio", "uvloop")
 ACCESS_LOGS = ("all", "errors", "off")
 # Every variable ``Settings.from_env`` reads; tests/test_docker_files.py keeps
-# this list and the deployment files (docker/) in step with it.
+# this list and the deployment files (docker/) in step with it, and
+# tests/unit/test_configuration_doc.py its documentation (infra/settings_docs.py).
 EXPERT_CPU_MS = round((DEFAULT_BUDGET.cpu_seconds or 0.05) * 1000)
 """EXPERT's default CPU cap a decision, in ms (domain/bots/expert.py)."""
 
@@ -47,6 +49,7 @@ ENV_VARS: tuple[str, ...] = (
     "MMK_FORWARDED_ALLOW_IPS",
     "MMK_EVENT_LOOP",
     "MMK_CORS_ORIGINS",
+    "MMK_DEV",
     "MMK_PERSISTED_QUERY_TTL",
     "MMK_DEADLINE_SWEEP_INTERVAL",
     "MMK_HEADER_TIMEOUT",
@@ -396,11 +399,16 @@ class Settings:
     # its TCP peer (uvicorn's own default trusts loopback: not taken).
     forwarded_allow_ips: str | None = None
     # [decision] asyncio, not uvloop: under load uvloop starved some keep-alive
-    # connections for whole rounds of the others (README "Benchmarks").
+    # connections for whole rounds of the others (docs/operations.md "Benchmarks").
     event_loop: str = "asyncio"
     # Pages on these origins may call /graphql (CORS) and open its WebSocket;
     # pages of the server's own origin always may. Empty: no other origin.
     cors_origins: tuple[str, ...] = ()
+    # Development mode (``make run``; never a container's default): pages on
+    # this machine's own origins (http or https, localhost, 127.0.0.1 or
+    # [::1], any port: a Vite or other dev server) may call /graphql and open
+    # its WebSocket too, on top of ``cors_origins`` (api/cors.py).
+    dev: bool = False
     # Seconds an automatic persisted query stays in Redis after its last use.
     persisted_query_ttl: int = 86_400
     # Seconds between two sweeps of due turn deadlines (each instance sweeps;
@@ -547,6 +555,7 @@ class Settings:
             forwarded_allow_ips=_proxies(e, "MMK_FORWARDED_ALLOW_IPS"),
             event_loop=loop,
             cors_origins=_origins(e, "MMK_CORS_ORIGINS"),
+            dev=_bool(e, "MMK_DEV", False),
             persisted_query_ttl=_int(e, "MMK_PERSISTED_QUERY_TTL", 86_400, 60, 30 * 86_400),
             deadline_sweep_interval=_int(e, "MMK_DEADLINE_SWEEP_INTERVAL", 1, 1, 60),
             header_timeout=_int(e, "MMK_HEADER_TIMEOUT", 10, 1, 3600),

@@ -251,6 +251,7 @@ def check_image(text: str, dockerignore: str) -> None:
     server_env = {k: v for k, v in env.items() if k.startswith("MMK_") or k.endswith("_URL")}
     defaults = check_settings(server_env, "Dockerfile ENV")
     assert not (defaults.graphiql or defaults.introspection), "GraphiQL/introspection on"
+    assert not defaults.dev, "MMK_DEV on: development mode is never the image's default"
 
     assert "CMD" in last, "the runtime stage has no CMD"
     cmd = list(last["CMD"].value)
@@ -332,8 +333,10 @@ def api_services(compose: Mapping[str, Any]) -> list[str]:
     return sorted(n for n, s in compose["services"].items() if "build" in s)
 
 
-def check_compose(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """``raw``: compose.yaml as loaded; returns it interpolated."""
+def check_compose(raw: Mapping[str, Any], dev: bool = False) -> dict[str, Any]:
+    """``raw``: compose.yaml as loaded; returns it interpolated. ``dev``: with
+    docker/compose.dev.yaml merged in (the playground, introspection and
+    development mode on; without it, all three must be off)."""
     compose: dict[str, Any] = interpolate(raw)
     best = jsonschema.exceptions.best_match  # the most telling of nested errors
     errors = [f"{e.json_path}: {best([e]).message}" for e in compose_schema().iter_errors(compose)]
@@ -362,7 +365,7 @@ def check_compose(raw: Mapping[str, Any]) -> dict[str, Any]:
     apis = api_services(compose)
     assert {"api1", "api2"} <= set(apis), f"api1 and api2 must be built here (built: {apis})"
     for name in apis:
-        check_api_service(name, services[name], environment(postgres))
+        check_api_service(name, services[name], environment(postgres), dev)
         check_proxy_trust(compose, name)
         assert waits_for(balancer, name), f"{LOAD_BALANCER} does not wait for {name} (healthy)"
     environments = [environment(services[name]) for name in apis]
@@ -370,7 +373,9 @@ def check_compose(raw: Mapping[str, Any]) -> dict[str, Any]:
     return compose
 
 
-def check_api_service(name: str, service: Mapping[str, Any], pg_env: Mapping[str, str]) -> None:
+def check_api_service(
+    name: str, service: Mapping[str, Any], pg_env: Mapping[str, str], dev: bool = False
+) -> None:
     build = service["build"]
     build = {"context": build} if isinstance(build, str) else build
     context = (DOCKER_DIR / build.get("context", ".")).resolve()
@@ -382,7 +387,13 @@ def check_api_service(name: str, service: Mapping[str, Any], pg_env: Mapping[str
         assert waits_for(service, dependency), f"{name}: does not wait for {dependency} (healthy)"
     assert not {"command", "entrypoint"} & set(service), f"{name}: overrides the image's command"
     env = environment(service)
-    check_settings(env, name)
+    settings = check_settings(env, name)
+    switches = {"MMK_DEV": settings.dev, "MMK_GRAPHIQL": settings.graphiql}
+    switches["MMK_INTROSPECTION"] = settings.introspection
+    wrong = sorted(k for k, on in switches.items() if on is not dev)
+    assert not wrong, f"{name}: {wrong} {'off' if dev else 'on'}" + (
+        "" if dev else " by default: only docker/compose.dev.yaml turns them on"
+    )
     overridden = [v for v in OVERRIDDEN_BY_CMD if v in env]
     assert not overridden, f"{name}: sets {overridden}, which the image's CMD overrides"
     db = make_url(env.get("DATABASE_URL", ""))  # ArgumentError if it is no URL
@@ -658,6 +669,7 @@ DOCKERFILE_BREAKS = {
     "no stage": (r"--from=builder", "--from=build", "--from=build: no such stage"),
     "runtime from context": (r"(COPY --from=[^\n]*)", r"\1\nCOPY api /app/api", "copies from"),
     "graphiql on": (r"MMK_GRAPHIQL=false", "MMK_GRAPHIQL=true", "GraphiQL/introspection on"),
+    "dev on": (r"MMK_GRAPHIQL=false", "MMK_GRAPHIQL=false MMK_DEV=1", "MMK_DEV on"),
     "unknown env": (r"MMK_GRAPHIQL=false", "MMK_GRAPHIQL=false MMK_DEBUG=1", "['MMK_DEBUG'] not"),
     "bad env": (r"MMK_GRAPHIQL=false", "MMK_GRAPHIQL=maybe", "MMK_GRAPHIQL must be true or"),
     "buffered": (r"PYTHONUNBUFFERED=1", "PYTHONUNBUFFERED=0", "PYTHONUNBUFFERED=1 missing"),
@@ -709,6 +721,12 @@ COMPOSE_BREAKS = {
     "unknown variable": (f"{API2}/environment/MMK_FOO", "1", "['MMK_FOO'] not read"),
     "overridden": (f"{API1}/environment/MMK_PORT", "9000", "the image's CMD overrides"),
     "bad value": (f"{API1}/environment/MMK_GRAPHIQL", "maybe", "MMK_GRAPHIQL must be"),
+    "dev on": (f"{API1}/environment/MMK_DEV", "${MMK_DEV:-true}", "['MMK_DEV'] on by default"),
+    "graphiql on": (
+        f"{API2}/environment/MMK_GRAPHIQL",
+        "${MMK_GRAPHIQL:-1}",
+        "['MMK_GRAPHIQL'] on",
+    ),
     "no default": (f"{API2}/environment/MMK_LOG_LEVEL", "${LEVEL}", "has no default"),
     "differ": (f"{API2}/environment/MMK_LOG_LEVEL", "debug", "environments differ"),
     "db url": (DB_URL, "postgres", "Could not parse SQLAlchemy URL"),

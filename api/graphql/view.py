@@ -49,6 +49,7 @@ from strawberry.subscriptions.protocols.graphql_ws.types import (
 )
 from strawberry.types import ExecutionResult, SubscriptionExecutionResult
 
+from api.cors import is_local_origin
 from api.fast.http_transports import (
     ApolloMultipart,
     ClosingStreamingResponse,
@@ -583,8 +584,12 @@ class GameGraphQL(GraphQL[Context, None]):
 
     def is_websocket_origin_allowed(self, request: WebSocket, origin: str) -> bool:
         """Strawberry's check of a cross-origin handshake against
-        ``allowed_origins``; a refusal (HTTP 403) also names our setting."""
-        allowed = super().is_websocket_origin_allowed(request, origin)
+        ``allowed_origins``, and in development mode (``MMK_DEV``) this
+        machine's origins, as CORS (api/cors.py); a refusal (HTTP 403) also
+        names our setting."""
+        allowed = super().is_websocket_origin_allowed(request, origin) or (
+            self.container.settings.dev and is_local_origin(origin)
+        )
         if not allowed:
             log.info("WebSocket from origin %.100r refused: not in MMK_CORS_ORIGINS", origin)
         return allowed

@@ -2,22 +2,25 @@
 with its origin in MMK_CORS_ORIGINS it queries /graphql (CORS, preflight
 included) and subscribes over graphql-transport-ws (the WebSocket Origin
 check); from an origin not listed, the browser gets neither, and the query
-never reaches the server."""
+never reaches the server. In development mode (``MMK_DEV``, ``make run``)
+a page of a dev server on localhost (Vite's way) needs no listing."""
 
 from __future__ import annotations
 
 import asyncio
 import time
 import uuid
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from playwright.async_api import Page
 
 from tests.browser.conftest import ClientPages, Watched
 from tests.e2e.client import SUBSCRIBE_EVENTS, Api
 from tests.e2e.conftest import Server
-from tests.e2e.own_server import log_records
+from tests.e2e.own_server import assert_no_leak, log_records, own_server
 from tests.e2e.play import new_game
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
@@ -106,3 +109,29 @@ async def test_another_origin_is_refused(
     assert all(
         "CORS" in p or "WebSocket" in p or "Failed to load" in p for p in watched.problems
     ), watched.problems
+
+
+async def test_dev_mode_lets_a_local_dev_server_in(
+    watched: Watched, pages: ClientPages, tmp_path: Path
+) -> None:
+    """``make run`` (MMK_DEV=1, no origin listed): a page of a dev server on
+    http://localhost:<port>, as Vite serves one, queries and subscribes. The
+    same kind of page is refused without dev mode (the test above: another
+    port of this machine, not listed)."""
+    vite = pages.refused.replace("127.0.0.1", "localhost")
+    database = f"sqlite:///{tmp_path}/dev.sqlite3"
+    with own_server(tmp_path, database, MMK_DEV="1") as (dev, _):
+        async with httpx.AsyncClient(base_url=dev.base_url, timeout=10.0, trust_env=False) as c:
+            api = Api(c)
+            game_id, (host,) = await new_game(api, "cors-dev", 1, ["GREEDY", "RANDOM"])
+            await api.start(host, game_id)
+        page = await watched.new_page()
+        await page.goto(f"{vite}/client.html")
+        rid = f"cors-dev-{uuid.uuid4()}"
+        answer = await query(page, dev, host.token, game_id, rid)
+        assert answer.get("status") == 200, answer
+        assert answer["requestId"] == rid
+        sub = await subscribe(page, dev, host.token, game_id)
+        assert sub["how"] == "found", sub
+        assert not watched.problems, watched.problems
+    assert_no_leak(dev)

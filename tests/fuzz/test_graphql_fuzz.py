@@ -1,4 +1,4 @@
-"""schemathesis against the real app, in process (README "Fuzzing"): every
+"""schemathesis against the real app, in process (docs/operations.md "Fuzzing"): every
 query and mutation, valid and invalid documents, as anonymous, as two real
 players and with bad tokens, aimed at real games, cards and messages. Zero
 server errors: :func:`tests.fuzz.support.no_server_error` says what counts."""
@@ -99,7 +99,7 @@ def fuzz(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fuzz]:
 def test_every_operation_is_fuzzed(fuzz: Fuzz) -> None:
     live = {r.ok().label for r in fuzz.schema.get_all_operations() if isinstance(r, Ok)}
     assert set(OPERATIONS) == live
-    assert len(OPERATIONS) == 52  # player and leaderboard (#26)
+    assert len(OPERATIONS) == 54  # gameReplay and featuredGames (#27)
 
 
 @pytest.mark.parametrize("label", OPERATIONS)
