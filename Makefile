@@ -4,7 +4,14 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.stamp
+# Two stamps on the one venv: RUN_STAMP, the server's runtime dependencies
+# only (`make run`); STAMP, those and the development toolchain (the `dev`
+# extra: `make test`, `make check` and the rest). STAMP's recipe refreshes
+# RUN_STAMP too (dev holds runtime), so `make run` after `make test`
+# installs nothing, and `make test` after `make run` adds the toolchain to
+# the same venv.
+STAMP     := $(VENV)/.stamp
+RUN_STAMP := $(VENV)/.stamp-run
 
 # Which Hypothesis profile `make test` uses (see tests/conftest.py).
 HYPOTHESIS_PROFILE ?= ci
@@ -25,22 +32,37 @@ XDIST := -n $(PYTEST_WORKERS) --dist worksteal
 FAST_TESTS := tests/unit tests/usecases tests/golden
 
 .DEFAULT_GOAL := test
-.PHONY: venv run check test test-long fuzz bench load lint typecheck imports lock clean schema \
-  graphiql-assets node-deps check-upgrades
+.PHONY: venv run check test test-long fuzz bench load lint typecheck imports lock clean schema docs \
+  graphiql-assets node-deps check-upgrades web-client screenshots
 
-$(STAMP): pyproject.toml constraints.txt
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade pip
-	$(BIN)/python -m pip install -c constraints.txt -e '.[dev]'
+
+# A venv whose dev install is up to date (STAMP newer than both files)
+# already holds the runtime's: nothing to install.
+$(RUN_STAMP): pyproject.toml constraints.txt | $(BIN)/python
+	@if [ $(STAMP) -nt pyproject.toml ] && [ $(STAMP) -nt constraints.txt ]; then :; else \
+	  echo '$(BIN)/python -m pip install -c constraints.txt -e .'; \
+	  $(BIN)/python -m pip install -c constraints.txt -e .; \
+	fi
 	touch $@
+
+$(STAMP): pyproject.toml constraints.txt | $(BIN)/python
+	$(BIN)/python -m pip install -c constraints.txt -e '.[dev]'
+	touch $@ $(RUN_STAMP)
 
 venv: $(STAMP)
 
-# Browser pages on these origins may call the local server (CORS and the
-# WebSocket Origin check; README "Configuration"): the playground's own.
-MMK_CORS_ORIGINS ?= http://127.0.0.1:8000,http://localhost:8000
-run: $(STAMP)
-	MMK_CORS_ORIGINS='$(MMK_CORS_ORIGINS)' $(BIN)/mmk serve
+# The server for local development (127.0.0.1:8000, the playground at
+# /graphql) in development mode, MMK_DEV: pages served from this machine (a
+# Vite dev server on http://localhost:5173, any port of localhost, 127.0.0.1
+# or [::1]) may call it (CORS and the WebSocket Origin check). Other
+# origins: `make run MMK_CORS_ORIGINS=https://...`; `make run MMK_DEV=0`
+# for the production rule.
+MMK_DEV ?= 1
+run: $(RUN_STAMP)
+	MMK_DEV='$(MMK_DEV)' $(BIN)/mmk serve
 
 # mypy checks the files of [tool.mypy] in pyproject.toml: domain infra api tests tools examples.
 lint: $(STAMP)
@@ -74,17 +96,65 @@ $(NODE_STAMP): $(NODE_DIR)/package.json $(NODE_DIR)/package-lock.json
 	  --registry=https://registry.npmjs.org/
 	touch $@
 
+# The TypeScript example (examples/typescript, run by tests/e2e/test_examples.py):
+# the same, from its own pinned package-lock.json.
+EXAMPLE_TS       := examples/typescript
+EXAMPLE_TS_STAMP := $(EXAMPLE_TS)/node_modules/.package-lock.json
+$(EXAMPLE_TS_STAMP): $(EXAMPLE_TS)/package.json $(EXAMPLE_TS)/package-lock.json
+	cd $(EXAMPLE_TS) && npm ci --ignore-scripts --no-audit --no-fund \
+	  --registry=https://registry.npmjs.org/
+	touch $@
+
+# The reference web client (examples/web, served at /play; docs/web-client.md):
+# its pinned toolchain (esbuild, TypeScript, axe-core for tests/browser), the
+# same way.
+WEB_DIR   := examples/web
+WEB_STAMP := $(WEB_DIR)/node_modules/.package-lock.json
+$(WEB_STAMP): $(WEB_DIR)/package.json $(WEB_DIR)/package-lock.json
+	cd $(WEB_DIR) && npm ci --ignore-scripts --no-audit --no-fund \
+	  --registry=https://registry.npmjs.org/
+	touch $@
+
 node-deps:
 	@if command -v npm >/dev/null 2>&1; then \
-	  $(MAKE) --no-print-directory $(NODE_STAMP); \
+	  $(MAKE) --no-print-directory $(NODE_STAMP) $(EXAMPLE_TS_STAMP) $(WEB_STAMP); \
 	else \
-	  echo "make: npm not found: the Node client tests (tests/node) will be skipped"; \
+	  echo "make: npm not found: the Node client tests (tests/node, examples/typescript, examples/web) will be skipped"; \
 	fi
+
+# The web client's bundle, committed in api/static/play (index.html, app.js,
+# app.css): type-checked (tsc --strict), then built by esbuild from
+# examples/web/src; tests/browser/test_play_files.py rebuilds it and fails
+# when the committed files differ.
+web-client: node-deps
+	cd $(WEB_DIR) && node node_modules/typescript/bin/tsc -p tsconfig.json
+	cd $(WEB_DIR) && node build.mjs ../../api/static/play
+
+# docs/screenshots/*.png, taken by the web client's browser tests (Chromium
+# against a real server) with MMK_SCREENSHOTS set; `make test` never sets it,
+# so it never rewrites them.
+screenshots: $(STAMP) node-deps
+	MMK_SCREENSHOTS=docs/screenshots $(BIN)/pytest -q -p no:randomly tests/browser/test_play.py
 
 # Export the GraphQL SDL and, beside it, possibleTypes.json (Apollo Client's
 # possibleTypes); tests/api/test_schema_file.py fails when either drifts.
 schema: $(STAMP)
 	$(BIN)/python -m api.graphql.export schema.graphql
+
+# Cut release VERSION (docs/releases.md): set pyproject.toml's version and a
+# dated CHANGELOG.md heading first; this checks them, checks the committed
+# schema.graphql against the last release's (deprecations, the window) and
+# keeps it as docs/releases/schema-VERSION.graphql. Commit the three, tag
+# vVERSION.
+.PHONY: release
+release: $(RUN_STAMP)
+	@test -n '$(VERSION)' || { echo 'usage: make release VERSION=x.y.z' >&2; exit 2; }
+	$(BIN)/python -m tools.release cut '$(VERSION)'
+
+# docs/configuration.md, from the settings' table (infra/settings_docs.py);
+# tests/unit/test_configuration_doc.py fails when it drifts.
+docs: $(STAMP)
+	$(BIN)/python -m infra.settings_docs docs/configuration.md
 
 # The GraphiQL playground's JavaScript and CSS, served by the server itself
 # (docs/decisions/0033): npm ci of the pinned tools/graphiql/package-lock.json
@@ -177,5 +247,7 @@ lock:
 clean:
 	rm -rf $(VENV) $(VENV)-lock $(VENV)-upgrades build dist *.egg-info .mypy_cache .ruff_cache \
 	  $(NODE_DIR)/node_modules $(NODE_DIR)/generated $(NODE_DIR)/dist \
+	  $(EXAMPLE_TS)/node_modules $(EXAMPLE_TS)/generated $(EXAMPLE_TS)/dist \
+	  $(WEB_DIR)/node_modules \
 	  .pytest_cache .hypothesis .import_linter_cache
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -17,7 +17,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from api import accept_errors, ws_logging
+from api import accept_errors, web_client, ws_logging
 from api.cors import GraphQLCors
 from api.fast.http_protocol import throttle_uvicorn_lines
 from api.fast.http_transports import Refused
@@ -182,6 +182,7 @@ def create_app(settings: Settings | None = None, container: Container | None = N
         Route("/healthz", healthz),
         Route("/readyz", readyz),
         Route("/metrics", metrics_text),
+        *web_client.routes(),  # the reference client at /play; / redirects there
     ]
     if s.graphiql:  # the playground's page loads its files from here
         routes.append(Mount(playground.STATIC_PATH, app=playground.static_files()))
@@ -191,7 +192,7 @@ def create_app(settings: Settings | None = None, container: Container | None = N
     app.state.metrics = metrics
     app.add_middleware(BodyLimit)
     # Outside BodyLimit, so that a refused body's 413 carries the CORS headers.
-    app.add_middleware(GraphQLCors, origins=s.cors_origins)
+    app.add_middleware(GraphQLCors, origins=s.cors_origins, local=s.dev)
     app.add_middleware(
         RequestContext, metrics=metrics, routes=[r.path for r in routes], access=s.access_log
     )
