@@ -54,3 +54,22 @@ class LoggedEvent:
         if seen is self.event and self.cause is None:
             return self
         return LoggedEvent(self.game_id, self.seq, self.at, seen)
+
+
+@dataclass(frozen=True, slots=True)
+class ExportedEvent:
+    """One logged event as each audience saw it, with its cause (on the
+    first event of each change the engine made)."""
+
+    seq: int
+    at: datetime
+    public: Event
+    seats: tuple[Event, ...]  # seat s's projection (the public one if it has none of its own)
+    cause: Cause | None = None
+
+    @classmethod
+    def of(cls, logged: LoggedEvent, seat_count: int) -> ExportedEvent:
+        """A whole logged event, projected for every audience."""
+        e = logged.event
+        seats = tuple(e.seen_by(s) for s in range(seat_count))
+        return cls(logged.seq, logged.at, e.seen_by(None), seats, logged.cause)

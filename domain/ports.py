@@ -17,7 +17,7 @@ from domain.bots.thinking import ThinkJob
 from domain.featured import LiveGame
 from domain.game.commands import Command
 from domain.identity import VerifiedIdentity
-from domain.log import LoggedEvent
+from domain.log import ExportedEvent, LoggedEvent
 from domain.my_games import SeatEntry, StatLine
 from domain.notifications import Notice, Notification
 from domain.presence import Mark, PresenceChange
@@ -278,6 +278,14 @@ class EventLog(Protocol):
         """Up to ``limit`` events after ``after_seq``, in order, as ``seat``
         (None: a spectator) may see them (R11); with ``causes``, each with its
         cause too (server-only: for replays, never for a client)."""
+        ...
+
+    def read_audiences(
+        self, game_id: str, after_seq: int, limit: int, seat_count: int, *, causes: bool = False
+    ) -> list[ExportedEvent]:
+        """Up to ``limit`` events after ``after_seq``, in order, each as the
+        public and every one of ``seat_count`` seats saw it, in one read: a
+        finished game's replay and export (R11: never a running game's)."""
         ...
 
 

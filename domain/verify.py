@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 
 from domain.clocks import CLOCK_EVENTS, as_served
 from domain.fairness import commitment, reveal, seal
@@ -18,27 +17,8 @@ from domain.game.setup import new_game
 from domain.game.state import GameState
 from domain.invitations import INVITATION_EVENTS
 from domain.lobby import LOBBY_EVENTS, GameCreated
-from domain.log import Cause, GameStart, LoggedEvent
+from domain.log import ExportedEvent, GameStart
 from domain.rematch import AFTER_GAME_EVENTS
-
-
-@dataclass(frozen=True, slots=True)
-class ExportedEvent:
-    """One logged event as each audience saw it, with its cause (on the
-    first event of each change the engine made)."""
-
-    seq: int
-    at: datetime
-    public: Event
-    seats: tuple[Event, ...]  # seat s's projection (the public one if it has none of its own)
-    cause: Cause | None = None
-
-    @classmethod
-    def of(cls, logged: LoggedEvent, seat_count: int) -> ExportedEvent:
-        """A whole logged event, projected for every audience."""
-        e = logged.event
-        seats = tuple(e.seen_by(s) for s in range(seat_count))
-        return cls(logged.seq, logged.at, e.seen_by(None), seats, logged.cause)
 
 
 @dataclass(frozen=True, slots=True)

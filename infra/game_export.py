@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from domain.verify import ExportedEvent
+from domain.log import ExportedEvent
 from infra.codec import Json, cause_from_json, cause_to_json, event_from_json, event_to_json
 
 FORMAT = "mmk-game-export/1"

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from domain.bots.expert import Budget
 from domain.featured import LiveGame
-from domain.log import LoggedEvent
+from domain.log import ExportedEvent, LoggedEvent
 from domain.my_games import SeatEntry, StatLine, changed_entries, entries_of
 from domain.notifications import Notice, Notification
 from domain.ports import (
@@ -785,6 +785,12 @@ class _Events:
         return [
             replace(e, event=e.event.seen_by(seat), cause=e.cause if causes else None) for e in rows
         ]
+
+    def read_audiences(
+        self, game_id: str, after_seq: int, limit: int, seat_count: int, *, causes: bool = False
+    ) -> list[ExportedEvent]:
+        rows = [e for e in self.uow.store.log(game_id) if e.seq > after_seq][:limit]
+        return [ExportedEvent.of(e if causes else replace(e, cause=None), seat_count) for e in rows]
 
 
 class _Keys:

@@ -5,10 +5,10 @@ checks (domain/verify.py, docs/decisions/0040)."""
 from __future__ import annotations
 
 from domain.errors import BadRequest
+from domain.log import ExportedEvent
 from domain.ports import UnitOfWork
 from domain.records import GameStatus
 from domain.services.queries import load_game
-from domain.verify import ExportedEvent
 
 
 def export_log(uow: UnitOfWork, game_id: str) -> list[ExportedEvent]:
@@ -19,10 +19,4 @@ def export_log(uow: UnitOfWork, game_id: str) -> list[ExportedEvent]:
         raise BadRequest(f"game {game_id} was abandoned: only a game the rules ended is exported")
     if game.status is not GameStatus.FINISHED:
         raise BadRequest(f"game {game_id} has not ended: it is exported once it has")
-    n = game.last_seq
-    public = uow.events.read(game_id, 0, n, None, causes=True)
-    seats = [uow.events.read(game_id, 0, n, s) for s in range(game.seat_count)]
-    return [
-        ExportedEvent(p.seq, p.at, p.event, tuple(s[i].event for s in seats), p.cause)
-        for i, p in enumerate(public)
-    ]
+    return uow.events.read_audiences(game_id, 0, game.last_seq, game.seat_count, causes=True)

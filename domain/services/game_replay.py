@@ -7,24 +7,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from domain.errors import BadRequest, GameNotStarted
-from domain.log import LoggedEvent
+from domain.log import ExportedEvent
 from domain.records import GameStatus
 from domain.services.deps import Deps
 from domain.services.queries import check_limit, load_seen
 
 
 @dataclass(frozen=True, slots=True)
-class ReplayStep:
-    """One logged event: the public projection and each seat's own (the
-    public one for a seat that has none of its own)."""
-
-    public: LoggedEvent
-    seats: tuple[LoggedEvent, ...]
-
-
-@dataclass(frozen=True, slots=True)
 class ReplayPage:
-    steps: list[ReplayStep]
+    """Steps of a finished game's log: each event as the public and each
+    seat saw it (a seat's own projection, or the public one)."""
+
+    game_id: str
+    steps: list[ExportedEvent]
     has_more: bool
     seat_count: int
 
@@ -33,10 +28,11 @@ async def read_replay(
     deps: Deps, game_id: str, player_id: str | None, after_seq: int, limit: int
 ) -> ReplayPage:
     """The steps after ``after_seq`` of a game the rules ended, as each
-    audience saw them. A game still in its lobby is ``GAME_NOT_STARTED``; a
-    running one, and an abandoned one (its hands were never played out, as
-    ``mmk export`` refuses it), are ``BAD_INPUT``; a private game is
-    ``NOT_FOUND`` to those who may not see it (0062)."""
+    audience saw them, in one read of the log. A game still in its lobby is
+    ``GAME_NOT_STARTED``; a running one, and an abandoned one (its hands
+    were never played out, as ``mmk export`` refuses it), are
+    ``BAD_INPUT``; a private game is ``NOT_FOUND`` to those who may not see
+    it (0062)."""
     check_limit(limit)
     if after_seq < 0:
         raise BadRequest("afterSeq is 0 or more")
@@ -52,16 +48,7 @@ async def read_replay(
                 raise BadRequest(
                     f"game {game_id} was abandoned: only a game the rules ended is replayed"
                 )
-            public = uow.events.read(game_id, after_seq, limit + 1, None)
-            more, public = len(public) > limit, public[:limit]
-            n = len(public)
-            seats = [uow.events.read(game_id, after_seq, n, s) for s in range(game.seat_count)]
-            steps = []
-            for i, p in enumerate(public):
-                own = tuple(s[i] for s in seats)
-                if any(e.seq != p.seq for e in own):  # one log, read seat_count + 1 times
-                    raise RuntimeError(f"game {game_id}: the audiences' logs disagree at {p.seq}")
-                steps.append(ReplayStep(p, own))
-            return ReplayPage(steps, more, game.seat_count)
+            steps = uow.events.read_audiences(game_id, after_seq, limit + 1, game.seat_count)
+            return ReplayPage(game_id, steps[:limit], len(steps) > limit, game.seat_count)
 
     return await deps.run(tx)

@@ -16,7 +16,7 @@ from domain.clocks import TurnClock
 from domain.featured import LiveGame
 from domain.game.boosters import BoosterPack
 from domain.game.options import AbilityTrigger, Format, GameOptions
-from domain.log import LoggedEvent
+from domain.log import ExportedEvent, LoggedEvent
 from domain.my_games import SeatEntry
 from domain.notifications import Notification
 from domain.records import (
@@ -387,6 +387,32 @@ def event_from_row(row: Row, seat: int | None, *, causes: bool = True) -> Logged
             r["seq"],
             r["created_at"],
             codec.event_from_json(r["type"], data),
+            None if cause is None else codec.cause_from_json(cause),
+        )
+
+    return _read("game_events", row, build)
+
+
+def audiences_from_row(row: Row, seat_count: int, *, causes: bool) -> ExportedEvent:
+    """The event as the public and each seat saw it, from one row: the
+    public projection decoded once, a seat's own only where it has one."""
+
+    def build(r: Row) -> ExportedEvent:
+        private = r["private"]
+        if not isinstance(private, dict):
+            raise TypeError("private is not an object")
+        kind = r["type"]
+        public = codec.event_from_json(kind, r["public"])
+        seats = tuple(
+            public if (own := private.get(str(s))) is None else codec.event_from_json(kind, own)
+            for s in range(seat_count)
+        )
+        cause = r["cause"] if causes else None
+        return ExportedEvent(
+            r["seq"],
+            r["created_at"],
+            public,
+            seats,
             None if cause is None else codec.cause_from_json(cause),
         )
 

@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
 from domain.featured import LiveGame
-from domain.log import LoggedEvent
+from domain.log import ExportedEvent, LoggedEvent
 from domain.my_games import OTHERS, SeatEntry, StatLine, changed_entries, entries_of
 from domain.notifications import Notice, Notification
 from domain.ports import WriteConflict
@@ -678,6 +678,14 @@ class SqlEventLog(_Repo):
             raise ValueError("limit must not be negative")
         rows = self._c.execute(_EVENTS_AFTER, {"g": game_id, "after": after_seq, "n": limit})
         return [m.event_from_row(r._mapping, seat, causes=causes) for r in rows]
+
+    def read_audiences(
+        self, game_id: str, after_seq: int, limit: int, seat_count: int, *, causes: bool = False
+    ) -> list[ExportedEvent]:
+        if limit < 0:
+            raise ValueError("limit must not be negative")
+        rows = self._c.execute(_EVENTS_AFTER, {"g": game_id, "after": after_seq, "n": limit})
+        return [m.audiences_from_row(r._mapping, seat_count, causes=causes) for r in rows]
 
 
 class SqlIdempotencyStore(_Repo):

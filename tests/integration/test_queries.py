@@ -190,3 +190,27 @@ def test_live_games_are_the_running_public_ones_newest_first_with_their_people(
         assert [x.summary for x in live] == _listed(running)
         assert [(x.people, x.changed_at) for x in live] == [(1, g.updated_at) for g in running]
         assert [x.summary.id for x in u.games.live(1)] == [running[0].id]
+
+
+def test_one_read_gives_every_audience_what_its_own_read_gives(uow: SqlUnitOfWorkFactory) -> None:
+    """``read_audiences`` (a replay, an export: 0067) decodes each row once
+    for all audiences: each seat's projection equals its own ``read``, the
+    public one the spectators', causes only when asked for."""
+    host = r.player()
+    game = r.lobby_game(host.id)
+    with uow() as u:
+        u.players.add(host)
+        u.games.add(game)
+        u.events.append([r.event(game.id, s) for s in range(1, 9)])
+        u.commit()
+    with uow() as u:
+        for causes in (False, True):
+            got = u.events.read_audiences(game.id, 2, 4, 4, causes=causes)
+            public = u.events.read(game.id, 2, 4, None, causes=causes)
+            seats = [u.events.read(game.id, 2, 4, s) for s in range(4)]
+            assert [(e.seq, e.at, e.public, e.cause) for e in got] == [
+                (e.seq, e.at, e.event, e.cause) for e in public
+            ]
+            assert [e.seats for e in got] == [tuple(s[i].event for s in seats) for i in range(4)]
+        assert any(e.seats[3] != e.public for e in got) and any(e.cause for e in got)
+        assert u.events.read_audiences(game.id, 8, 5, 4) == []

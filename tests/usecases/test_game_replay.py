@@ -4,14 +4,17 @@ and only then; nothing of a running, abandoned or unseen private game."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from domain.errors import DomainError, ErrorCode
 from domain.game.events import GameStarted
 from domain.game.options import Format, GameOptions
+from domain.log import ExportedEvent
 from domain.records import GameStatus, Visibility
 from domain.services.export import export_log
-from domain.services.game_replay import ReplayStep, read_replay
+from domain.services.game_replay import read_replay
 from domain.services.games import NewGame, create_game, leave_game
 from domain.services.queries import read_events
 from tests.fakes import FakeUnitOfWork, Harness
@@ -19,9 +22,9 @@ from tests.usecases.conftest import play_first_legal, player, req, started_game
 from tests.usecases.test_fair_deals import bots_game
 
 
-async def whole_replay(h: Harness, game_id: str, who: str | None, size: int) -> list[ReplayStep]:
+async def whole_replay(h: Harness, game_id: str, who: str | None, size: int) -> list[ExportedEvent]:
     """Every step, ``size`` at a time, each page after the last one's seq."""
-    steps: list[ReplayStep] = []
+    steps: list[ExportedEvent] = []
     after = 0
     while True:
         page = await read_replay(h.deps, game_id, who, after, size)
@@ -29,7 +32,7 @@ async def whole_replay(h: Harness, game_id: str, who: str | None, size: int) -> 
         if not page.has_more:
             return steps
         assert page.steps, "a page that says more follows holds a step"
-        after = page.steps[-1].public.seq
+        after = page.steps[-1].seq
 
 
 async def refused(code: ErrorCode, h: Harness, game_id: str, who: str | None) -> None:
@@ -50,15 +53,15 @@ async def test_a_finished_game_replays_as_every_audience_saw_it(
     assert h.store.games[game_id].status is GameStatus.FINISHED
     steps = await whole_replay(h, game_id, None, 7)
     exported = export_log(FakeUnitOfWork(h.store), game_id)
-    assert [s.public.seq for s in steps] == list(range(1, len(exported) + 1))  # no gap, no repeat
-    for step, e in zip(steps, exported, strict=True):
-        assert step.public.event == e.public and step.public.at == e.at
-        assert tuple(s.event for s in step.seats) == e.seats
-        assert {s.seq for s in step.seats} == {step.public.seq}
+    assert [s.seq for s in steps] == list(range(1, len(exported) + 1))  # no gap, no repeat
+    log = h.store.log(game_id)  # each whole event, projected here for every audience
+    for step, e, whole in zip(steps, exported, log, strict=True):
+        assert step == ExportedEvent.of(replace(whole, cause=None), seats)
+        assert (step.public, step.seats) == (e.public, e.seats)
     # every seat's own hand is in its projection of the start, none in the public one
-    (start,) = [s for s in steps if isinstance(s.public.event, GameStarted)]
-    assert isinstance(start.public.event, GameStarted) and not start.public.event.hand
-    hands = [s.event.hand for s in start.seats if isinstance(s.event, GameStarted)]
+    (start,) = [s for s in steps if isinstance(s.public, GameStarted)]
+    assert isinstance(start.public, GameStarted) and not start.public.hand
+    hands = [s.hand for s in start.seats if isinstance(s, GameStarted)]
     assert len(hands) == seats and all(hands)
 
 
@@ -68,7 +71,10 @@ async def test_a_page_is_the_log_from_its_seq_for_a_spectator_and_a_player(h: Ha
     public, _ = await read_events(h.deps, game_id, None, 0, 100)
     for who in (None, ids[0], "someone-else"):  # the same replay for anyone who may see it
         page = await read_replay(h.deps, game_id, who, 5, 10)
-        assert [s.public for s in page.steps] == public[5:15] and page.has_more
+        assert [(s.seq, s.at, s.public) for s in page.steps] == [
+            (e.seq, e.at, e.event) for e in public[5:15]
+        ]
+        assert page.has_more
         assert page.seat_count == 4
 
 

@@ -9,6 +9,8 @@ import strawberry
 
 from api.graphql.types.event_kinds import typed
 from api.graphql.types.game_event import GameEvent
+from domain.game.events import Event
+from domain.log import ExportedEvent, LoggedEvent
 from domain.services.game_replay import ReplayPage as DomainReplayPage
 
 NOT_NORMALIZED = (
@@ -40,14 +42,17 @@ class ReplayPage:
 
     @classmethod
     def from_domain(cls, page: DomainReplayPage, after_seq: int) -> ReplayPage:
+        def event(e: ExportedEvent, seen: Event) -> GameEvent:
+            return typed(LoggedEvent(page.game_id, e.seq, e.at, seen))
+
         steps = [
             ReplayStep(
-                seq=s.public.seq,
-                at=s.public.at,
-                public=typed(s.public),
-                seats=[typed(e) for e in s.seats],
+                seq=e.seq,
+                at=e.at,
+                public=event(e, e.public),
+                seats=[event(e, s) for s in e.seats],
             )
-            for s in page.steps
+            for e in page.steps
         ]
         return cls(
             steps=steps,

@@ -51,7 +51,7 @@ var Ne,L,ft,un,le,ut,_t,gt,Oe,Ie,he,yt,Be,He,ze,dn,Te={},xe=[],mn=/acit|ex(?:s|g
   ... on CardGiven { fromSeat toSeat card { ${O} } }
   ... on CardTaken { seat card { ${O} } }
   ... on CardsDrawn { seat count cards { ${O} } }
-`,Rn=5,Ft=`query Replay($game: ID!, $afterSeq: Int!) {
+`,Rn=12,Ft=`query Replay($game: ID!, $afterSeq: Int!) {
   gameReplay(gameId: $game, afterSeq: $afterSeq, first: ${Rn}) {
     ... on ReplayPage { hasMore lastSeq seatCount steps { seq seats { ${xn} } } }
     ... on Refusal { code message retryAfter }

@@ -74,7 +74,7 @@ export const SEAT_FIELDS = `
   ... on CardTaken { seat card { ${CARD} } }
   ... on CardsDrawn { seat count cards { ${CARD} } }
 `;
-export const REPLAY_PAGE = 5;
+export const REPLAY_PAGE = 12;
 
 export const REPLAY = `query Replay($game: ID!, $afterSeq: Int!) {
   gameReplay(gameId: $game, afterSeq: $afterSeq, first: ${REPLAY_PAGE}) {
