@@ -22,28 +22,12 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from api.page_headers import page_headers
+
 STATIC_DIR = Path(__file__).resolve().parent / "static" / "play"
 PATH = "/play"
-CONTENT_SECURITY_POLICY = "; ".join(
-    (
-        "default-src 'none'",
-        "script-src 'self'",
-        "style-src 'self'",
-        "img-src data:",
-        "connect-src 'self'",
-        "base-uri 'none'",
-        "form-action 'none'",
-        "frame-ancestors 'none'",
-    )
-)
-HEADERS = {
-    "content-security-policy": CONTENT_SECURITY_POLICY,
-    "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",
-    "cache-control": "no-cache",
-    "cross-origin-opener-policy": "same-origin",
-    "permissions-policy": "camera=(), microphone=(), geolocation=(), payment=()",
-}
+HEADERS = page_headers("img-src data:")
+CONTENT_SECURITY_POLICY = HEADERS["content-security-policy"]
 
 
 @cache

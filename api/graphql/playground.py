@@ -19,6 +19,8 @@ from starlette.responses import HTMLResponse
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
+from api.page_headers import page_headers
+
 STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
 STATIC_PATH = "/graphql/static"
 PAGE = Path(__file__).with_name("playground.html")
@@ -27,25 +29,8 @@ PAGE = Path(__file__).with_name("playground.html")
 # CSS. React and CodeMirror set styles through the DOM, which style-src does
 # not govern. connect-src 'self' covers the WebSocket to the same host and
 # port. tests/browser checks that the playground breaks none of it.
-CONTENT_SECURITY_POLICY = "; ".join(
-    (
-        "default-src 'none'",
-        "script-src 'self'",
-        "style-src 'self'",
-        "img-src 'self' data:",
-        "font-src 'self' data:",
-        "connect-src 'self'",
-        "base-uri 'none'",
-        "form-action 'none'",
-        "frame-ancestors 'none'",
-    )
-)
-HEADERS = {
-    "content-security-policy": CONTENT_SECURITY_POLICY,
-    "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",
-    "cache-control": "no-cache",
-}
+HEADERS = page_headers("img-src 'self' data:", "font-src 'self' data:")
+CONTENT_SECURITY_POLICY = HEADERS["content-security-policy"]
 
 
 @cache

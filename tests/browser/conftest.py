@@ -24,6 +24,7 @@ import shutil
 import signal
 import threading
 from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -151,11 +152,12 @@ def _text(payload: str | bytes) -> str:
     return payload if isinstance(payload, str) else payload.decode()
 
 
-@pytest.fixture
-async def watched(browser: Browser) -> AsyncIterator[Watched]:
-    """A fresh context (its own storage); after the test, no page may have
-    tried another host or broken its page's Content-Security-Policy."""
-    context = await browser.new_context()
+@asynccontextmanager
+async def watched_context(browser: Browser, **options: Any) -> AsyncIterator[Watched]:
+    """A fresh context (its own storage; ``options`` as ``new_context``'s);
+    when it closes, no page may have tried another host or broken its
+    page's Content-Security-Policy."""
+    context = await browser.new_context(**options)
     w = Watched(context)
     await context.add_init_script(_RECORD_CSP)
     context.on("request", w._request)
@@ -165,6 +167,13 @@ async def watched(browser: Browser) -> AsyncIterator[Watched]:
         assert not await w.csp_violations(), "Content-Security-Policy violations"
     finally:
         await context.close()
+
+
+@pytest.fixture
+async def watched(browser: Browser) -> AsyncIterator[Watched]:
+    """A :func:`watched_context` for the test."""
+    async with watched_context(browser) as w:
+        yield w
 
 
 # ---------------------------------------------------------------- pages and server
@@ -214,7 +223,15 @@ def server(
         "MMK_GRAPHIQL": "true",
         "MMK_CORS_ORIGINS": pages.allowed,
     }
-    env.pop("REDIS_URL", None)
+    with served(tmp, env, database) as srv:
+        yield srv
+
+
+@contextmanager
+def served(tmp: Path, env: dict[str, str], database: str) -> Iterator[Server]:
+    """``mmk serve`` with ``env`` (without Redis: the in-process bus); after
+    it stops, its log shows no sign of failure and no token."""
+    env = {k: v for k, v in env.items() if k != "REDIS_URL"}
     proc, srv = launch(tmp, env, database)
     try:
         yield srv

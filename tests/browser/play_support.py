@@ -11,14 +11,11 @@ import asyncio
 import json
 import os
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import Browser, Page, ViewportSize
-
-from tests.browser.conftest import _RECORD_CSP, Watched
+from playwright.async_api import Page, ViewportSize
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "examples" / "web"
@@ -36,22 +33,6 @@ async def until(check: Callable[[], Awaitable[bool]], what: str, timeout: float 
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         await asyncio.sleep(0.05)
-
-
-@asynccontextmanager
-async def another_context(browser: Browser, **options: Any) -> AsyncIterator[Watched]:
-    """A second context watched as the ``watched`` fixture watches its own:
-    no other host, no Content-Security-Policy violation."""
-    context = await browser.new_context(**options)
-    w = Watched(context)
-    await context.add_init_script(_RECORD_CSP)
-    context.on("request", w._request)
-    try:
-        yield w
-        assert not w.foreign, f"requests to other hosts: {w.foreign}"
-        assert not await w.csp_violations(), "Content-Security-Policy violations"
-    finally:
-        await context.close()
 
 
 async def sign_in(page: Page, base_url: str, name: str) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -18,11 +17,10 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, Page
 
-from tests.browser.conftest import Watched
+from tests.browser.conftest import Watched, served, watched_context
 from tests.browser.play_support import (
     PHONE,
     WAIT,
-    another_context,
     axe_violations,
     debug,
     event_log,
@@ -34,13 +32,10 @@ from tests.browser.play_support import (
     status,
     until,
 )
-from tests.e2e.client import ISSUED_TOKENS, Api
+from tests.e2e.client import Api
 from tests.e2e.conftest import (
     MEASURED_NOT_REFUSED,
-    SIGNS_OF_FAILURE,
     Server,
-    _stop,
-    launch,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
@@ -61,16 +56,8 @@ def server(chromium: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         "MMK_RATE_QUERY_COST_IP": "0",
         **MEASURED_NOT_REFUSED,
     }
-    env.pop("REDIS_URL", None)
-    proc, srv = launch(tmp, env, database)
-    try:
+    with served(tmp, env, database) as srv:
         yield srv
-    finally:
-        _stop(proc)
-    assert proc.returncode in (0, -signal.SIGTERM), srv.log_tail()
-    text = srv.log.read_text(errors="replace")
-    for sign in (*SIGNS_OF_FAILURE, *ISSUED_TOKENS):
-        assert sign not in text, f"the server log shows {sign!r}"
 
 
 GAME_TIME = 60.0  # seconds for a whole 3-seat game against GREEDY bots (~10 s)
@@ -137,7 +124,7 @@ async def test_a_person_plays_a_game_a_spectator_watches_both_resume(
     await screenshot(page, "lobby")
     game_id = await quick_play(page)
 
-    async with another_context(browser) as fans:
+    async with watched_context(browser) as fans:
         fan = await fans.new_page()  # signed in as nobody: the public projection
         await fan.goto(f"{server.base_url}/play#/game/{game_id}")
         await fan.locator("[data-status]").wait_for()
@@ -198,7 +185,7 @@ async def test_a_person_plays_a_game_a_spectator_watches_both_resume(
 async def test_a_phone_sized_page_played_by_keyboard_alone(
     browser: Browser, server: Server
 ) -> None:
-    async with another_context(browser, viewport=PHONE, is_mobile=True, has_touch=True) as phone:
+    async with watched_context(browser, viewport=PHONE, is_mobile=True, has_touch=True) as phone:
         page = await phone.new_page()
         await page.goto(f"{server.base_url}/")
         await page.get_by_role("heading", name="Sign in").wait_for()
