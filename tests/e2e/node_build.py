@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -57,18 +58,25 @@ def run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
     return done.stdout
 
 
-@pytest.fixture(scope="session")
-def built(node: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The clients, generated and compiled: codegen from schema.graphql, then
-    ``tsc --strict`` over the generated code and the clients."""
-    out = tmp_path_factory.mktemp("node-clients")
-    for name in SOURCES:
-        source = NODE_DIR / name
+def staged(project: Path, sources: Iterable[str], out: Path) -> Path:
+    """A copy of a Node project's ``sources`` (files and folders) in
+    ``out``, its installed packages linked in, so that parallel builds
+    never share their output."""
+    for name in sources:
+        source = project / name
         if source.is_dir():
             shutil.copytree(source, out / name)
         else:
             shutil.copy(source, out / name)
-    (out / "node_modules").symlink_to(NODE_DIR / "node_modules", target_is_directory=True)
+    (out / "node_modules").symlink_to(project / "node_modules", target_is_directory=True)
+    return out
+
+
+@pytest.fixture(scope="session")
+def built(node: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The clients, generated and compiled: codegen from schema.graphql, then
+    ``tsc --strict`` over the generated code and the clients."""
+    out = staged(NODE_DIR, SOURCES, tmp_path_factory.mktemp("node-clients"))
     bin_ = out / "node_modules" / ".bin"
     run(
         [str(bin_ / "graphql-codegen"), "--config", "codegen.ts"],

@@ -42,6 +42,7 @@ import pytest
 
 from tests.e2e.client import ISSUED_TOKENS
 from tests.e2e.conftest import ROOT, Server, _free_port
+from tests.e2e.node_build import staged
 from tests.e2e.own_server import assert_no_leak, own_server
 from tests.e2e.tcp_proxy import tcp_proxy
 from tests.e2e.test_service_keys import new_key
@@ -127,14 +128,7 @@ def ts_built(tmp_path_factory: pytest.TempPathFactory) -> Path:
         _require("Node.js and npm are not installed (node, npm not on the PATH)")
     if not (TS_DIR / "node_modules" / ".package-lock.json").exists():
         _require("examples/typescript's packages are not installed: run `make node-deps`")
-    out = tmp_path_factory.mktemp("example-ts")
-    for name in TS_SOURCES:
-        source = TS_DIR / name
-        if source.is_dir():
-            shutil.copytree(source, out / name)
-        else:
-            shutil.copy(source, out / name)
-    (out / "node_modules").symlink_to(TS_DIR / "node_modules", target_is_directory=True)
+    out = staged(TS_DIR, TS_SOURCES, tmp_path_factory.mktemp("example-ts"))
     _run(["npm", "run", "codegen"], out, MMK_SCHEMA=str(ROOT / "schema.graphql"))
     _run(["npm", "run", "build"], out)  # tsc --strict
     return out
