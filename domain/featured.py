@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from domain.records import GameSummary
+from domain.records import GameSummary, Occupant
 
 LIVE_FOR = timedelta(minutes=5)
 """A running game that changed within this is live; one idle longer (a
@@ -25,6 +25,12 @@ class LiveGame:
     summary: GameSummary
     people: int
     changed_at: datetime
+
+
+def people(seats: Iterable[Occupant | None]) -> int:
+    """The people playing: a seat a bot plays (its own, or one it took
+    over from a player who left or timed out) does not count."""
+    return sum(o is not None and not o.is_bot for o in seats)
 
 
 def featured(games: Iterable[LiveGame], now: datetime, limit: int) -> list[GameSummary]:

@@ -13,7 +13,7 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from domain.bots.expert import Budget
-from domain.featured import LiveGame
+from domain.featured import LiveGame, people
 from domain.log import ExportedEvent, LoggedEvent
 from domain.my_games import SeatEntry, StatLine, changed_entries, entries_of
 from domain.notifications import Notice, Notification
@@ -507,7 +507,7 @@ class _Games:
         return [
             LiveGame(
                 GameSummary.of(g),
-                sum(o is not None and not o.is_bot for o in g.seats),
+                people(g.seats),
                 g.updated_at,
             )
             for g in running[:limit]

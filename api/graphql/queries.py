@@ -19,6 +19,7 @@ from api.graphql.types.ratings import Leaderboard, decode_board_cursor
 from api.graphql.types.refusal import Refusal
 from api.graphql.types.replay import ReplayPage
 from domain.errors import DomainError
+from domain.featured import LIVE_FOR
 from domain.rating_pools import RatingPool
 from domain.records import GameStatus
 from domain.services import featured_games, game_replay, leaderboards, players, queries
@@ -195,7 +196,13 @@ class Query:
         after_seq: Annotated[
             int, strawberry.argument(description="Start after this seq (0: from the first)")
         ] = 0,
-        first: First = 50,
+        first: Annotated[
+            int,
+            strawberry.argument(
+                description="Page size, 1 to 100; a step is priced for every seat of the largest "
+                "table, so about 12 steps with a few fields each fit the cost limit"
+            ),
+        ] = 12,
     ) -> ReplayResult:
         player = await info.context.player()
         try:
@@ -207,13 +214,16 @@ class Query:
         return ReplayPage.from_domain(page, after_seq)
 
     @strawberry.field(
-        description="Live public games worth watching, busiest first: most people seated, "
-        "then rated games, then the latest move; only games that moved in the last 5 minutes."
+        description="Live public games worth watching, busiest first: most people playing, "
+        "then rated games, then the latest move; only games that moved in the last "
+        f"{LIVE_FOR.total_seconds() / 60:g} minutes."
     )
     async def featured_games(
         self,
         info: Info,
-        first: Annotated[int, strawberry.argument(description="How many, 1 to 20")] = 10,
+        first: Annotated[
+            int, strawberry.argument(description=f"How many, 1 to {featured_games.MAX_FEATURED}")
+        ] = 10,
     ) -> list[GameSummary]:
         await info.context.player()  # a bad token is refused on every operation
         found = await featured_games.featured_games(info.context.deps, first)

@@ -1,16 +1,31 @@
 """Use case: a finished game step by step, every seat's hand shown (R11:
-what each seat saw is revealed once the game has ended, and only then; the
-same log as ``mmk export``, docs/decisions/0067)."""
+what each seat saw of the deal is revealed once the game has ended, and
+only then; the log ``mmk export`` reads, without the messages' words:
+docs/decisions/0067)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from domain.errors import BadRequest, GameNotStarted
+from domain.errors import BadRequest
+from domain.game.events import Event, MessageDelivered, MessageSent
 from domain.log import ExportedEvent
-from domain.records import GameStatus
 from domain.services.deps import Deps
-from domain.services.queries import check_limit, load_seen
+from domain.services.queries import check_ended_by_rules, check_limit, load_seen
+
+WORDS: tuple[type[Event], ...] = (MessageSent, MessageDelivered)
+"""Events whose private part is a player's words, not the deal's: a
+message's text stays its readers' for good (R5.4 has no end), so a replay
+shows these as the public saw them. The deal's secrets are no longer
+secrets once the game has ended: the revealed seed gives them all (0040)."""
+
+
+def replayed(e: ExportedEvent) -> ExportedEvent:
+    """An event as a replay shows it to everyone: each seat's projection,
+    but a message's words only as the public saw them."""
+    if isinstance(e.public, WORDS):
+        return replace(e, seats=(e.public,) * len(e.seats))
+    return e
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,15 +55,9 @@ async def read_replay(
     def tx() -> ReplayPage:
         with deps.uow() as uow:
             game = load_seen(uow, game_id, player_id)
-            if game.status is GameStatus.LOBBY:
-                raise GameNotStarted(f"game {game_id} has not started: nothing to replay")
-            if game.status is GameStatus.RUNNING:
-                raise BadRequest(f"game {game_id} is running: its replay opens once it has ended")
-            if game.status is GameStatus.ABANDONED:
-                raise BadRequest(
-                    f"game {game_id} was abandoned: only a game the rules ended is replayed"
-                )
+            check_ended_by_rules(game, "a replay")
             steps = uow.events.read_audiences(game_id, after_seq, limit + 1, game.seat_count)
-            return ReplayPage(game_id, steps[:limit], len(steps) > limit, game.seat_count)
+            page = [replayed(e) for e in steps[:limit]]
+            return ReplayPage(game_id, page, len(steps) > limit, game.seat_count)
 
     return await deps.run(tx)

@@ -9,7 +9,7 @@ from datetime import datetime
 from functools import cached_property
 
 from domain.bots.strategy import Strategy
-from domain.errors import BadRequest, NotFound
+from domain.errors import BadRequest, GameNotStarted, NotFound
 from domain.fairness import commitment
 from domain.game.choice import OFFERS, Choice
 from domain.game.choices import choices
@@ -116,6 +116,19 @@ def load_seen(uow: UnitOfWork, game_id: str, player_id: str | None) -> GameRecor
     game = load_game(uow, game_id)
     check_may_see(game, player_id)
     return game
+
+
+def check_ended_by_rules(game: GameRecord, what: str) -> None:
+    """Refuse ``what`` (its export, its replay) of a game the rules have not
+    ended: its hands are secret until then (R11), and an abandoned game's
+    were never played out. A lobby game is ``GAME_NOT_STARTED``, a running
+    or abandoned one ``BAD_INPUT``."""
+    if game.status is GameStatus.LOBBY:
+        raise GameNotStarted(f"game {game.id} has not started: {what} opens once it has ended")
+    if game.status is GameStatus.RUNNING:
+        raise BadRequest(f"game {game.id} has not ended: {what} opens once it has")
+    if game.status is GameStatus.ABANDONED:
+        raise BadRequest(f"game {game.id} was abandoned: only a game the rules ended has {what}")
 
 
 async def get_game(

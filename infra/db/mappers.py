@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from domain.bots.strategy import Strategy
 from domain.clocks import TurnClock
-from domain.featured import LiveGame
+from domain.featured import LiveGame, people
 from domain.game.boosters import BoosterPack
 from domain.game.options import AbilityTrigger, Format, GameOptions
 from domain.log import ExportedEvent, LoggedEvent
@@ -335,8 +335,8 @@ def live_from_row(row: Row) -> LiveGame:
     seated (not bots) and its last change (domain/featured.py)."""
 
     def build(r: Row) -> LiveGame:
-        people = sum(o is not None and not o.is_bot for o in map(seat_from_json, r["seats"]))
-        return LiveGame(_summary(r), people, r["updated_at"])
+        seated = people(map(seat_from_json, r["seats"]))
+        return LiveGame(_summary(r), seated, r["updated_at"])
 
     return _read("games", row, build)
 

@@ -9,14 +9,17 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCUMENTS = [
-    "README.md",
-    "docs/rules.md",
-    "docs/clients.md",
-    "docs/operations.md",
-    "docs/configuration.md",
-    "docs/development.md",
-]
+DOCUMENTS = sorted(
+    str(p.relative_to(ROOT))
+    for p in [
+        ROOT / "README.md",
+        ROOT / "CHANGELOG.md",
+        *ROOT.glob("docs/**/*.md"),
+        *ROOT.glob("examples/*.md"),
+        *ROOT.glob("examples/*/README.md"),
+    ]
+)
+"""Every guide, decision record and example's README."""
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 FENCE = re.compile(r"^ *```.*?^ *```", re.S | re.M)
 

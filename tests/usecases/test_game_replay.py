@@ -4,18 +4,24 @@ and only then; nothing of a running, abandoned or unseen private game."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 
 import pytest
 
 from domain.errors import DomainError, ErrorCode
+from domain.event_kinds import EVENT_KINDS
+from domain.game.commands import SendMessage
+from domain.game.engine import to_act
 from domain.game.events import GameStarted
+from domain.game.legal import legal_actions
+from domain.game.messaging import message_targets
 from domain.game.options import Format, GameOptions
 from domain.log import ExportedEvent
 from domain.records import GameStatus, Visibility
 from domain.services.export import export_log
-from domain.services.game_replay import read_replay
+from domain.services.game_replay import WORDS, read_replay
 from domain.services.games import NewGame, create_game, leave_game
+from domain.services.play import act
 from domain.services.queries import read_events
 from tests.fakes import FakeUnitOfWork, Harness
 from tests.usecases.conftest import play_first_legal, player, req, started_game
@@ -111,3 +117,42 @@ async def test_a_bad_page_is_refused(h: Harness, after: int, first: int) -> None
     with pytest.raises(DomainError) as err:
         await read_replay(h.deps, game_id, None, after, first)
     assert err.value.code is ErrorCode.BAD_INPUT
+
+
+async def test_a_message_s_words_stay_its_readers_after_the_end(h: Harness) -> None:
+    """R5.4 has no end: the deal's secrets are revealed (the seed gives them
+    all), a message's text is not; ``mmk export`` (the operator's) keeps it."""
+    game_id, ids = await started_game(h, people=3, seats=4)
+    for step in range(5_000):
+        await h.drain()
+        state = h.store.games[game_id].state
+        assert state is not None
+        seat = to_act(state)
+        if seat is None:
+            break
+        cmd = legal_actions(state, seat)[0]
+        senders = [s for s in range(3) if s != state.rat and message_targets(state, s)]
+        if step % 5 == 0 and senders:
+            seat = senders[step % len(senders)]
+            cmd = SendMessage(message_targets(state, seat)[0], f"secret {step}")
+        elif seat == state.rat and step % 2:
+            cmd = legal_actions(state, seat)[-1]  # a message's answer, when one is pending
+        await act(h.deps, req(ids[seat]), game_id, cmd)
+    assert h.store.games[game_id].status is GameStatus.FINISHED
+    steps = await whole_replay(h, game_id, ids[0], 50)
+    worded = [s for s in steps if isinstance(s.public, WORDS)]
+    assert worded, "no message was sent"
+    assert all(s.seats == (s.public,) * 4 and s.public.text is None for s in worded)  # type: ignore[attr-defined]
+    exported = export_log(FakeUnitOfWork(h.store), game_id)
+    texts = {getattr(e, "text", None) for x in exported for e in x.seats}
+    assert any(t and t.startswith("secret") for t in texts)
+    # the other steps are every seat's own projection, as the export's
+    assert [(s.public, s.seats) for s in steps if s not in worded] == [
+        (e.public, e.seats) for e in exported if not isinstance(e.public, WORDS)
+    ]
+
+
+def test_every_event_kind_with_words_is_replayed_without_them() -> None:
+    """A new event kind that carries a player's text is listed in WORDS."""
+    with_text = {k for k in EVENT_KINDS.values() if "text" in {f.name for f in fields(k)}}
+    assert with_text == set(WORDS)
