@@ -1,7 +1,8 @@
 // The transports: queries and mutations by HTTP POST to /graphql, streams over
 // one graphql-transport-ws WebSocket (graphql-ws) on the same origin. The
 // token (a guest's, or a JWT pasted in) rides in the Authorization header and
-// in connection_init, as README "Clients and transports" says.
+// in connection_init, as docs/clients.md says ("The endpoint and its
+// transports", "Signing in").
 import { createClient, type Client } from "graphql-ws";
 
 const TOKEN_KEY = "mmk.token";
@@ -85,7 +86,13 @@ class Api {
     } catch {
       throw new ApiError("the server cannot be reached", "NETWORK");
     }
-    const body = (await response.json()) as { data?: T; errors?: GraphQLError[] };
+    let body: { data?: T; errors?: GraphQLError[] };
+    try {
+      body = (await response.json()) as typeof body;
+    } catch {
+      // Not the server's JSON: a proxy's 502, a server on its way down.
+      throw new ApiError(`the server cannot be reached (HTTP ${response.status})`, "NETWORK");
+    }
     const error = body.errors?.[0];
     if (error || body.data === undefined || body.data === null) {
       throw new ApiError(

@@ -2,7 +2,7 @@
 // invitations, open and live games), my games, featured games (TV), the
 // notifications inbox, a game, a replay.
 import { useEffect, useState } from "preact/hooks";
-import { api, isRefusal, type Link } from "./api";
+import { ApiError, api, isRefusal, type Link } from "./api";
 import { CREATE_PLAYER, FEATURED, LOBBY, ME, MY_GAMES, NOTIFICATIONS, NOTIFICATIONS_LIVE, MUTATIONS } from "./documents";
 import { GameView, mutate } from "./game";
 import { title } from "./model";
@@ -37,36 +37,69 @@ export function App() {
   const link = useLink();
   const [me, setMe] = useState<Me | null>(null);
   const [checked, setChecked] = useState(false);
-  const [unread, setUnread] = useState(0);
+  const [unreachable, setUnreachable] = useState<{ message: string; seconds: number } | null>(null);
+  const [retry, setRetry] = useState(0);
+  // The seqs of my unread notifications: "Mark all as read" up to a seq
+  // drops those at or before it, and keeps any that came after.
+  const [unread, setUnread] = useState<ReadonlySet<number>>(new Set());
 
+  // Who the stored token signs in. Only the server's word that the token is
+  // bad (UNAUTHENTICATED, or `me` null) forgets it: a guest's token is their
+  // only way back in. Anything else (no network, a proxy's 502, a server
+  // restarting, RATE_LIMITED) keeps it and asks again, waiting longer each
+  // time (1, 2, 4 ... 30 s, or the retryAfter given).
   useEffect(() => {
     setChecked(false);
-    api
-      .request<{ me: Me | null }>(ME)
-      .then((d) => setMe(d.me))
-      .catch(() => {
-        api.setToken(null);
-        setMe(null);
-      })
-      .finally(() => setChecked(true));
-  }, [api.token]);
+    setUnreachable(null);
+    let gone = false;
+    let timer: number | undefined;
+    let attempt = 0;
+    const check = () => {
+      api.request<{ me: Me | null }>(ME).then(
+        (d) => {
+          if (gone) return;
+          setUnreachable(null);
+          if (!d.me && api.token) api.setToken(null); // signs in nobody
+          setMe(d.me);
+          setChecked(true);
+        },
+        (e: unknown) => {
+          if (gone) return;
+          if (e instanceof ApiError && e.code === "UNAUTHENTICATED") {
+            api.setToken(null);
+            setUnreachable(null);
+            setMe(null);
+            setChecked(true);
+            return;
+          }
+          const retryAfter = e instanceof ApiError ? (e.retryAfter ?? 0) : 0;
+          const seconds = Math.ceil(Math.max(Math.min(2 ** attempt, 30), retryAfter));
+          attempt += 1;
+          setUnreachable({ message: e instanceof Error ? e.message : String(e), seconds });
+          timer = window.setTimeout(check, seconds * 1000);
+        },
+      );
+    };
+    check();
+    return () => {
+      gone = true;
+      clearTimeout(timer);
+    };
+  }, [api.token, retry]);
 
   // Unread notifications: those of the inbox not read yet, then every new
-  // one, live, in all my games (from the inbox's lastSeq on).
+  // one, live, in all my games (after the inbox's last seq).
   useEffect(() => {
+    setUnread(new Set());
     if (!me) return;
     let stop: (() => void) | null = null;
     let gone = false;
-    api
-      .request<{ me: { notifications: { lastSeq: number; notifications: { readAt: string | null }[] } } | null }>(
-        NOTIFICATIONS,
-      )
-      .then((d) => {
-        if (gone || !d.me) return;
-        const page = d.me.notifications;
-        setUnread(page.notifications.filter((n) => !n.readAt).length);
+    readInbox()
+      .then((inbox) => {
+        if (gone || !inbox) return;
+        setUnread(new Set(inbox.notifications.filter((n) => !n.readAt).map((n) => n.seq)));
         // As in followGame: a reconnect resumes after the last one counted.
-        const variables = { afterSeq: page.lastSeq };
+        const variables = { afterSeq: inbox.lastSeq };
         stop = api.socket().subscribe<{ notifications: { seq: number } }>(
           { query: NOTIFICATIONS_LIVE, variables, operationName: "Notices" },
           {
@@ -74,7 +107,7 @@ export function App() {
               const seq = data?.notifications.seq ?? 0;
               if (seq <= variables.afterSeq) return;
               variables.afterSeq = seq;
-              setUnread((n) => n + 1);
+              setUnread((u) => new Set(u).add(seq));
             },
             error: () => undefined,
             complete: () => undefined,
@@ -92,17 +125,30 @@ export function App() {
   useEffect(() => {
     const t = window.setTimeout(() => document.querySelector<HTMLElement>("main h1")?.focus(), 0);
     return () => clearTimeout(t);
-  }, [path, checked, me?.id]);
+  }, [path, checked, me?.id, unreachable !== null]);
 
   const [, page, id] = path.split("/");
   let body;
   if (page === "game" && id) body = <GameView gameId={id} meId={me?.id ?? null} link={link} />;
   else if (page === "replay" && id) body = <ReplayView gameId={id} />;
   else if (page === "tv") body = <Featured link={link} meId={me?.id ?? null} />;
-  else if (!checked) body = <p aria-busy="true">Loading...</p>;
+  else if (!checked)
+    body = unreachable ? (
+      <section aria-label="Cannot reach the server">
+        <h1 tabIndex={-1}>Cannot reach the server</h1>
+        <p role="alert">
+          {unreachable.message}. Trying again in {unreachable.seconds} s{api.token ? "; you stay signed in" : ""}.
+        </p>
+        <button type="button" onClick={() => setRetry((n) => n + 1)}>
+          Try now
+        </button>
+      </section>
+    ) : (
+      <p aria-busy="true">Loading...</p>
+    );
   else if (!me) body = <SignIn />;
   else if (page === "games") body = <MyGames />;
-  else if (page === "inbox") body = <Inbox onRead={() => setUnread(0)} />;
+  else if (page === "inbox") body = <Inbox onRead={(upTo) => setUnread((u) => new Set([...u].filter((seq) => seq > upTo)))} />;
   else body = <Lobby />;
 
   return (
@@ -120,7 +166,7 @@ export function App() {
           <a href="#/tv">Watch</a>
           {me && (
             <a href="#/inbox">
-              Inbox{unread > 0 && <span class="badge"> ({unread} new)</span>}
+              Inbox{unread.size > 0 && <span class="badge"> ({unread.size} new)</span>}
             </a>
           )}
         </nav>
@@ -507,17 +553,39 @@ interface Notification {
   notice: { __typename: string; [k: string]: unknown };
 }
 
-function Inbox({ onRead }: { onRead: () => void }) {
+/** Every notification of mine, oldest first, read a page at a time to the
+ * end (hasMore, lastSeq), and the last one's seq (0: none); null when the
+ * token signs in nobody. */
+async function readInbox(): Promise<{ lastSeq: number; notifications: Notification[] } | null> {
+  type Page = { hasMore: boolean; lastSeq: number; notifications: Notification[] };
+  const all: Notification[] = [];
+  let afterSeq = 0;
+  for (;;) {
+    const d = await api.request<{ me: { notifications: Page } | null }>(NOTIFICATIONS, { afterSeq });
+    if (!d.me) return null;
+    const page = d.me.notifications;
+    all.push(...page.notifications);
+    // An empty page's lastSeq is the afterSeq given: the last one's.
+    if (!page.hasMore || page.lastSeq <= afterSeq) return { lastSeq: page.lastSeq, notifications: all };
+    afterSeq = page.lastSeq;
+  }
+}
+
+function Inbox({ onRead }: { onRead: (upToSeq: number) => void }) {
   const [items, setItems] = useState<Notification[] | null>(null);
   const [last, setLast] = useState(0);
+  const [error, setError] = useState<string | null>(null);
   const load = () =>
-    api
-      .request<{ me: { notifications: { lastSeq: number; notifications: Notification[] } } | null }>(NOTIFICATIONS)
-      .then((d) => {
-        setItems(d.me?.notifications.notifications ?? []);
-        setLast(d.me?.notifications.lastSeq ?? 0);
+    readInbox()
+      .then((inbox) => {
+        setError(null);
+        setItems([...(inbox?.notifications ?? [])].reverse()); // newest first
+        setLast(inbox?.lastSeq ?? 0);
       })
-      .catch(() => setItems([]));
+      .catch((e: Error) => {
+        setError(e.message);
+        setItems((old) => old ?? []);
+      });
   useEffect(() => {
     void load();
   }, []);
@@ -534,6 +602,7 @@ function Inbox({ onRead }: { onRead: () => void }) {
   return (
     <section aria-label="Notifications">
       <h1 tabIndex={-1}>Inbox</h1>
+      {error && <p role="alert">{error}</p>}
       {items === null ? (
         <p aria-busy="true">Loading...</p>
       ) : items.length === 0 ? (
@@ -543,10 +612,22 @@ function Inbox({ onRead }: { onRead: () => void }) {
           <button
             type="button"
             onClick={() =>
-              void api.request(MUTATIONS.markNotificationsRead, { upTo: last }).then(() => {
-                onRead();
-                void load();
-              })
+              void api
+                .request<{ markNotificationsRead: { marked: number } | { code: string; message: string } }>(
+                  MUTATIONS.markNotificationsRead,
+                  { upTo: last },
+                )
+                .then(
+                  (d) => {
+                    if (isRefusal(d.markNotificationsRead)) {
+                      setError(d.markNotificationsRead.message);
+                      return;
+                    }
+                    onRead(last);
+                    void load();
+                  },
+                  (e: Error) => setError(e.message),
+                )
             }
           >
             Mark all as read

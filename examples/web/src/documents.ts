@@ -109,11 +109,17 @@ export const MY_GAMES = `query MyGames {
   }
 }`;
 
-export const NOTIFICATIONS = `query Inbox {
-  me { id notifications(afterSeq: 0, first: 50) { lastSeq notifications { seq at readAt gameId notice {
+/** The inbox a page at a time, oldest first: read with readInbox (app.tsx),
+ * which follows hasMore and lastSeq to the end. YourDeadlineSoon's deadline
+ * is aliased: it is DateTime!, YourTurn's DateTime, and two fields of one
+ * name and different types in one selection are invalid GraphQL. */
+export const NOTIFICATIONS_PAGE = 100;
+
+export const NOTIFICATIONS = `query Inbox($afterSeq: Int!) {
+  me { id notifications(afterSeq: $afterSeq, first: ${NOTIFICATIONS_PAGE}) { hasMore lastSeq notifications { seq at readAt gameId notice {
     __typename
     ... on YourTurn { seat deadline }
-    ... on YourDeadlineSoon { seat deadline }
+    ... on YourDeadlineSoon { seat deadlineSoon: deadline }
     ... on YourGameEnded { seat score place won }
     ... on YourRematch { newGameId }
     ... on YourInvitation { hostId }

@@ -196,6 +196,7 @@ export function GameView({
         {state.status === "LOBBY" && "Waiting for players."}
         {state.status === "RUNNING" && (myMove ? "Your turn." : "Playing.")}
         {state.status === "FINISHED" && "Finished."}
+        {state.status === "ABANDONED" && "Abandoned: nobody was left to play it (no replay, no rematch)."}
         {streamNote && ` ${streamNote}`}
       </p>
       {error && (
@@ -218,6 +219,8 @@ export function GameView({
       {me?.hand && <HandView cards={me.hand} label="Your hand" />}
       {state.peek && <HandView cards={state.peek.cards} label="Cards you may look at" />}
       <TableView state={state} presence={presence} banks={banks} offsetMs={offset} />
+      {/* Only a game the rules ended has a replay and a rematch: the server
+          refuses both for an abandoned one. */}
       {state.status === "FINISHED" && (
         <section class="after" aria-label="After the game">
           {viewer !== null &&

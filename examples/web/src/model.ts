@@ -80,7 +80,11 @@ export interface Action {
 export interface TableState {
   viewer: number | null; // the seat whose projection this is; null: public
   lastSeq: number;
-  status: "LOBBY" | "RUNNING" | "FINISHED";
+  // FINISHED: the rules ended it (it has a replay, it may be rematched).
+  // ABANDONED: a GameEnded with termination ABANDONED, nobody left to play
+  // it: the server refuses its replay and rematch (docs/clients.md
+  // "Abandoned games").
+  status: "LOBBY" | "RUNNING" | "FINISHED" | "ABANDONED";
   seats: SeatView[];
   ratSeat: number | null;
   trick: Trick | null;
@@ -377,7 +381,7 @@ export function fold(prev: TableState, e: GameEvent): TableState {
       say(`${seatName(s, f(e, "seat"))} is back.`);
       break;
     case "GameEnded":
-      s.status = "FINISHED";
+      s.status = f(e, "termination") === "ABANDONED" ? "ABANDONED" : "FINISHED";
       s.action = null;
       s.ended = {
         termination: f(e, "termination"),
@@ -386,7 +390,7 @@ export function fold(prev: TableState, e: GameEvent): TableState {
         seed: f(e, "seed") ?? null,
       };
       list<number>(e, "scores").forEach((n, i) => (seat(i).score = n));
-      say("The game is over.");
+      say(s.status === "ABANDONED" ? "The game was abandoned." : "The game is over.");
       break;
     case "RematchOffered":
       s.rematchId = f(e, "newGameId");

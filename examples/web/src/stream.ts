@@ -2,7 +2,9 @@
 // the last event handed on, so that when graphql-ws reconnects (it sends the
 // same payload object again) the server replays from right after it: no gap,
 // no duplicate. An error (RATE_LIMITED, a dropped slow subscriber) ends the
-// operation; it is started again after a pause, from the same point.
+// operation (unsubscribed here, whether or not the server ended it; an
+// event that came with the error is kept); it is started again after a
+// pause, from the same point.
 import { api, type GraphQLError } from "./api";
 import { PRESENCE, SUBSCRIBE_EVENTS } from "./documents";
 import type { GameEvent } from "./model";
@@ -24,33 +26,46 @@ export function followGame(
   let stop: (() => void) | null = null;
   let stopped = false;
   let timer: number | undefined;
-  let failed = false;
   const start = () => {
-    failed = false;
-    stop = api.socket().subscribe<{ gameEvents: GameEvent }>(payload, {
+    // This operation's own flag: a restarted one's old operation completes
+    // later (its unsubscribe), and must not read as the stream's end.
+    let over = false;
+    const again = (message: string, seconds: number) => {
+      over = true;
+      on.problem?.(message);
+      timer = window.setTimeout(() => !stopped && start(), Math.max(seconds, 0.5) * 1000);
+    };
+    const unsubscribe = api.socket().subscribe<{ gameEvents: GameEvent }>(payload, {
       next: ({ data, errors }) => {
-        if (errors?.length) {
-          failed = true;
-          const error = errors[0] as GraphQLError;
-          on.problem?.(error.message);
-          const wait = error.extensions?.retryAfter ?? 2;
-          timer = window.setTimeout(() => !stopped && start(), Math.max(wait, 0.5) * 1000);
-          return;
-        }
+        if (over) return;
+        // An event that came with errors is still folded.
         const e = data?.gameEvents;
-        if (!e || e.seq <= variables.afterSeq) return; // already folded
-        variables.afterSeq = e.seq;
-        on.event(e);
+        if (e && e.seq > variables.afterSeq) {
+          variables.afterSeq = e.seq;
+          on.event(e);
+        }
+        if (errors?.length) {
+          // Stop this operation (the server may not have ended it) before
+          // the next one starts from the same point.
+          unsubscribe();
+          const error = errors[0] as GraphQLError;
+          again(error.message, error.extensions?.retryAfter ?? 2);
+        }
       },
       error: (error) => {
-        failed = true;
-        on.problem?.(error instanceof Error ? error.message : "the stream failed");
-        timer = window.setTimeout(() => !stopped && start(), 2_000);
+        if (over) return;
+        // The server's refusal (an "error" message: its GraphQL errors), or
+        // the socket's failure.
+        const first = Array.isArray(error) ? (error[0] as GraphQLError | undefined) : undefined;
+        const message = first?.message ?? (error instanceof Error ? error.message : "the stream failed");
+        again(message, first?.extensions?.retryAfter ?? 2);
       },
       complete: () => {
-        if (!failed && !stopped) on.ended?.();
+        if (!over && !stopped) on.ended?.();
+        over = true;
       },
     });
+    stop = unsubscribe;
   };
   start();
   return () => {
