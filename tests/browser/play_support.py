@@ -1,7 +1,8 @@
-"""Helpers of the web client's browser tests (tests/browser/test_play.py):
-a second watched browser context, the page's own records (event log,
-resume point, reconnects), playing through the page by pointer or by
-keyboard, axe-core, and screenshots for docs/screenshots.
+"""Helpers of the web client's browser tests (tests/browser/test_play.py,
+test_play_social.py): their server, a second watched browser context, the
+page's own records (event log, resume point, reconnects), playing through
+the page by pointer or by keyboard, axe-core, and screenshots for
+docs/screenshots.
 
 Waits are conditions with deadlines (``until``), never fixed sleeps."""
 
@@ -11,11 +12,17 @@ import asyncio
 import json
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.async_api import Page, ViewportSize
+
+from tests.browser.conftest import served
+from tests.e2e.client import Api, Person
+from tests.e2e.conftest import MEASURED_NOT_REFUSED, Server
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "examples" / "web"
@@ -25,6 +32,26 @@ AXE = WEB / "node_modules" / "axe-core" / "axe.min.js"
 SCREENSHOTS_ENV = "MMK_SCREENSHOTS"
 WAIT = 15.0  # seconds for any one thing the page should do
 PHONE: ViewportSize = {"width": 390, "height": 844}
+ME = "{ me { id player { name } } }"
+
+
+@contextmanager
+def play_server(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[Server]:
+    """``mmk serve`` (SQLite, in-process bus) as tests/e2e's: work measured
+    and charged but never refused, as a page against bots plays far faster
+    than people, and every page of the test shares one address (loopback)."""
+    tmp = tmp_path_factory.mktemp(name)
+    database = f"sqlite:///{tmp}/{name}.sqlite3"
+    env = {
+        **os.environ,
+        "DATABASE_URL": database,
+        "MMK_WORKERS": "1",
+        "MMK_LOG_LEVEL": "info",
+        "MMK_RATE_QUERY_COST_IP": "0",
+        **MEASURED_NOT_REFUSED,
+    }
+    with served(tmp, env, database) as srv:
+        yield srv
 
 
 async def until(check: Callable[[], Awaitable[bool]], what: str, timeout: float = WAIT) -> None:
@@ -40,6 +67,14 @@ async def sign_in(page: Page, base_url: str, name: str) -> None:
     await page.get_by_label("Your name").fill(name)
     await page.get_by_role("button", name="Play as a guest").click()
     await page.get_by_role("heading", name="Lobby").wait_for()
+
+
+async def signed_in_as(page: Page, api: Api) -> Person:
+    """The player the page signed in (its token from localStorage)."""
+    token = await page.evaluate("localStorage.getItem('mmk.token')")
+    assert isinstance(token, str) and token
+    me = (await api.data(ME, token=token))["me"]
+    return Person(me["player"]["name"], me["id"], token)
 
 
 def game_id_of(page: Page) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 import time
 from collections.abc import Iterator
@@ -19,7 +18,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, Page, Route, WebSocketRoute
 
-from tests.browser.conftest import Watched, served, watched_context
+from tests.browser.conftest import Watched, watched_context
 from tests.browser.play_support import (
     PHONE,
     WAIT,
@@ -29,36 +28,22 @@ from tests.browser.play_support import (
     game_id_of,
     keyboard_move,
     play_one_move,
+    play_server,
     screenshot,
     sign_in,
+    signed_in_as,
     status,
     until,
 )
-from tests.e2e.client import CHANGE, Api, Person
-from tests.e2e.conftest import (
-    MEASURED_NOT_REFUSED,
-    Server,
-)
+from tests.e2e.client import CHANGE, Api
+from tests.e2e.conftest import Server
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
 
 @pytest.fixture(scope="module")
 def server(chromium: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """``mmk serve`` (SQLite, in-process bus) as tests/e2e's: work measured
-    and charged but never refused, as a page against bots plays far faster
-    than people, and every page of the test shares one address (loopback)."""
-    tmp = tmp_path_factory.mktemp("play")
-    database = f"sqlite:///{tmp}/play.sqlite3"
-    env = {
-        **os.environ,
-        "DATABASE_URL": database,
-        "MMK_WORKERS": "1",
-        "MMK_LOG_LEVEL": "info",
-        "MMK_RATE_QUERY_COST_IP": "0",
-        **MEASURED_NOT_REFUSED,
-    }
-    with served(tmp, env, database) as srv:
+    with play_server(tmp_path_factory, "play") as srv:
         yield srv
 
 
@@ -74,7 +59,6 @@ INVITE = f"""mutation($gameId: ID!, $playerIds: [ID!]!) {{
   invitePlayers(gameId: $gameId, playerIds: $playerIds) {{ {CHANGE} }}
 }}"""
 DECLINE = f"""mutation($gameId: ID!) {{ declineInvitation(gameId: $gameId) {{ {CHANGE} }} }}"""
-ME = "{ me { id player { name } } }"
 
 
 def _as_selected(shown: Any, selected: Any) -> Any:
@@ -262,14 +246,6 @@ async def test_every_page_passes_axe(watched: Watched, server: Server, api: Api)
     assert not watched.problems, watched.problems
 
 
-async def _signed_in_as(page: Page, api: Api) -> Person:
-    """The player the page signed in (its token from localStorage)."""
-    token = await page.evaluate("localStorage.getItem('mmk.token')")
-    assert isinstance(token, str) and token
-    me = (await api.data(ME, token=token))["me"]
-    return Person(me["player"]["name"], me["id"], token)
-
-
 async def test_a_server_out_of_reach_keeps_the_token_a_bad_one_is_forgotten(
     watched: Watched, server: Server
 ) -> None:
@@ -309,7 +285,7 @@ async def test_the_inbox_reads_every_page_and_counts_on_from_the_last(
     is counted live."""
     page = await watched.new_page()
     await sign_in(page, server.base_url, "web-ivy")
-    ivy = await _signed_in_as(page, api)
+    ivy = await signed_in_as(page, api)
     host = await api.new_person("web-inviter")
     game_id = await api.create_game(host, seatCount=3)
     invited = {"gameId": game_id, "playerIds": [ivy.id]}
@@ -350,7 +326,7 @@ async def test_an_abandoned_game_offers_no_replay(
     no rematch: the page offers neither."""
     page = await watched.new_page()
     await sign_in(page, server.base_url, "web-abe")
-    abe = await _signed_in_as(page, api)
+    abe = await signed_in_as(page, api)
     game_id = await api.create_game(abe, seatCount=3)
     await page.goto(f"{server.base_url}/play#/game/{game_id}")
     await until(lambda: _status_is(page, "LOBBY"), "the game's lobby")
