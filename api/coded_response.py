@@ -1,5 +1,5 @@
 """A refusal as every client reads one: a JSON body ``{"errors": [{"message",
-"extensions": {"code"}}]}`` (API.md "Errors"), here as the whole HTTP/1.1
+"extensions": {"code"}}]}`` (docs/clients.md "Errors"), here as the whole HTTP/1.1
 response that the connection protocols (api/fast/http_protocol.py) write before,
 or instead of, the application: the connection caps' 429 and 503, a request
 whose line and headers are too large (431), one that does not parse (400).

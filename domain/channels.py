@@ -1,4 +1,4 @@
-"""Bus channel names per audience (API.md "Events and resuming").
+"""Bus channel names per audience (docs/clients.md "Resuming").
 
 A seat's channel carries only that seat's projections; the public channel
 only public ones. Adapters may add a prefix.

@@ -140,7 +140,7 @@ class TurnClock:
 
 def check_time_control(options: GameOptions) -> None:
     """``createGame``'s time control: whole seconds in range; a bank needs a
-    turn time (API.md ``createGame``)."""
+    turn time (docs/clients.md "Turn clocks and takeovers")."""
     if not 0 <= options.turn_seconds <= MAX_TURN_SECONDS:
         raise BadRequest(f"turnSeconds is 0 (untimed) to {MAX_TURN_SECONDS}")
     if not 0 <= options.bank_seconds <= MAX_BANK_SECONDS:

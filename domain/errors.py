@@ -1,4 +1,4 @@
-"""Refusals with a machine-readable code (API.md "Errors").
+"""Refusals with a machine-readable code (docs/clients.md "Errors").
 
 Every refusal the domain raises is a :class:`DomainError` whose ``code`` is one
 :class:`ErrorCode`; adapters turn it into the client's error shape.
@@ -10,7 +10,7 @@ from enum import StrEnum
 
 
 class ErrorCode(StrEnum):
-    """The one enum of refusal codes (API.md)."""
+    """The one enum of refusal codes (docs/clients.md)."""
 
     UNAUTHENTICATED = "UNAUTHENTICATED"
     FORBIDDEN = "FORBIDDEN"
@@ -77,8 +77,8 @@ class IdempotencyKeyReused(DomainError):
 
 class ReplayedRefusal(DomainError):
     """A refusal kept as an idempotency key's first result, raised again for
-    a repeat: the first refusal's code and message (API.md "Mobile-ready
-    behaviour")."""
+    a repeat: the first refusal's code and message (docs/clients.md "Playing from
+    the stream")."""
 
     def __init__(self, code: ErrorCode, message: str) -> None:
         super().__init__(message)

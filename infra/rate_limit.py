@@ -1,5 +1,5 @@
-"""Rate limits per bearer token and per client IP (issue #6, API.md
-``RATE_LIMITED``): GCRA, the generic cell rate algorithm.
+"""Rate limits per bearer token and per client IP (issue #6, docs/operations.md
+"Limits": ``RATE_LIMITED``): GCRA, the generic cell rate algorithm.
 
 Each key keeps one number, its *theoretical arrival time* (TAT). A rate of
 ``limit`` per ``period`` spaces requests ``period / limit`` apart and lets a

@@ -1,4 +1,4 @@
-"""Subscription frames built once per audience (API.md "Scale-out").
+"""Subscription frames built once per audience (docs/architecture.md).
 
 A move's event reaches every subscriber of its audience (a seat, or the
 public): executing the same selection over the same event for each of them

@@ -26,7 +26,7 @@ from domain.services.service_keys import service_for_key
 from infra.settings import Settings
 
 # Where a WebSocket client's ``connection_init`` payload (its
-# ``connectionParams``) may carry the token, keys in any case: API.md's
+# ``connectionParams``) may carry the token, keys in any case: docs/clients.md's
 # {"authorization": "Bearer <token>"}, which GraphiQL's Headers pane also
 # sends; {"headers": {"Authorization": ...}} (Apollo Client's habit); and the
 # bare token as {"token": ...} or {"authToken": ...} ("Bearer " optional).

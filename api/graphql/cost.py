@@ -1,5 +1,5 @@
 """What an operation would cost to complete, estimated from the document and
-the schema before it runs (issue #14, API.md "Limits").
+the schema before it runs (issue #14, docs/operations.md "Limits").
 
 One unit is one value the executor completes: every field costs 1, times
 the size of every list it sits in. A list's size is its ``first`` (or

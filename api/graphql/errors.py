@@ -1,4 +1,4 @@
-"""Error codes on GraphQL errors (API.md "Errors").
+"""Error codes on GraphQL errors (docs/clients.md "Errors").
 
 Style per kind: expected refusals of an operation are a typed ``Refusal``;
 authentication, request limits and unexpected failures are GraphQL errors,
@@ -18,7 +18,7 @@ from domain.errors import DomainError, ErrorCode
 from infra.db.errors import is_unavailable
 
 log = logging.getLogger("mmk.api")
-# [decision] A database outage is masked as ``INTERNAL`` too (API.md has no
+# [decision] A database outage is masked as ``INTERNAL`` too (docs/clients.md has no
 # "unavailable" code), with this message and ``extensions.retryable``: the
 # call may or may not have been applied, and a retry with the same
 # ``idempotencyKey`` is safe either way.

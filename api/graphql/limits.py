@@ -1,5 +1,5 @@
 """Limits against abusive queries, checked before the expensive work (issue
-#14, API.md "Limits"), built once so the validation cache hits (a
+#14, docs/operations.md "Limits"), built once so the validation cache hits (a
 per-request rule factory defeats it: STACK.md).
 
 In order: the document's length before it is lexed; its tokens while it is

@@ -1,4 +1,4 @@
-"""Mutations: every change a client can ask for (API.md). Each returns its
+"""Mutations: every change a client can ask for (docs/clients.md). Each returns its
 result or a typed ``Refusal``; game mutations take ``idempotencyKey`` and
 ``expectedVersion``."""
 

@@ -1,4 +1,4 @@
-"""A document's shape, measured before validation (issue #14, API.md
+"""A document's shape, measured before validation (issue #14, docs/operations.md
 "Limits"): the work graphql-core's validation would do is bounded by what a
 single linear walk of the parsed document finds.
 

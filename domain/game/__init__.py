@@ -1,4 +1,4 @@
-"""The rules engine of Muffin's Magical Kingdom (RULES.md R1-R11).
+"""The rules engine of Muffin's Magical Kingdom (docs/rules.md, R1-R11).
 
 Commands in, events out: :func:`domain.game.engine.apply` validates a command
 for a seat and mutates the state only when it is legal; every refusal raises a

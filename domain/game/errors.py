@@ -1,4 +1,4 @@
-"""Typed refusals. Each carries a code from the API's error enum (API.md).
+"""Typed refusals. Each carries a code from the API's error enum (docs/clients.md).
 
 Messages never name a card the caller cannot see (R11).
 """

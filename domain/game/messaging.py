@@ -24,7 +24,7 @@ _EXPIRED = MessageStatus.EXPIRED
 MAX_TEXT = 280  # R5.1
 MAX_PENDING = 3  # R5.5
 MAX_SENT = 60
-"""Messages a seat may send in one game. [decision] RULES.md sets no total;
+"""Messages a seat may send in one game. [decision] docs/rules.md sets no total;
 60 is ~3 for each of a game's tricks (21 prize cards, R4.4), and bounds what
 a game keeps: every message stays in its state and its event log."""
 

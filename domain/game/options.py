@@ -46,7 +46,7 @@ an option of the server's (the time control), not of the rules."""
 
 @dataclass(frozen=True, slots=True)
 class GameOptions:
-    """The rule variants of one game; defaults follow RULES.md. The time
+    """The rule variants of one game; defaults follow docs/rules.md. The time
     control (issue #15, docs/decisions/0046): ``turn_seconds`` per action
     (0: untimed), then each seat's ``bank_seconds`` once; a seat that times
     out ``timeouts_to_takeover`` times in a row is played by a bot."""

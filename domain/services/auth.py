@@ -1,5 +1,5 @@
 """Guest tokens: random 256-bit secrets, stored only as a hash, compared in
-constant time (API.md "Identity and roles")."""
+constant time (docs/clients.md "Signing in")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Use cases: quick play and its bot fill (issue #15 part 5,
-docs/decisions/0048; API.md ``quickPlay``)."""
+docs/decisions/0048; docs/clients.md "Quick play and rematch")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Use case: a finished game's rematch (issue #15 part 6,
-docs/decisions/0048; API.md ``rematch``)."""
+docs/decisions/0048; docs/clients.md "Quick play and rematch")."""
 
 from __future__ import annotations
 

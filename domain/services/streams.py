@@ -1,5 +1,5 @@
 """Live event streams: the caller's projections after ``after_seq``, with no
-gap, no duplicate, in order (API.md "Events and resuming").
+gap, no duplicate, in order (docs/clients.md "Resuming").
 
 Subscribe to the audience's channel first, then replay the backlog from the
 log, then pass live messages on, dropping what was already sent. A gap (or a

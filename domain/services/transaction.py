@@ -20,7 +20,7 @@ loser runs again on the fresh state (the decision is made anew, so that is
 safe); with it, the caller gets ``CONFLICT``. A loser whose twin won gets
 the twin's result instead, as a repeat after it would.
 
-A refusal is a first result too (API.md "Mobile-ready behaviour", decision
+A refusal is a first result too (docs/clients.md "Playing from the stream", decision
 0042): under a key, the refused transaction is rolled back and the refusal
 alone is kept in a transaction of its own, which a twin's kept result beats
 as in a lost race. Every repeat is refused again alike. Not kept:

@@ -1,4 +1,4 @@
-"""The access matrix (API.md "Identity and roles"): every operation of the
+"""The access matrix (docs/clients.md "Signing in"): every operation of the
 schema, as every kind of caller, against a game in a state where the
 operation means something: the outcome (success, or the code) is the one
 listed, and a refused call changes nothing (game version, event log, stored

@@ -1,6 +1,6 @@
 """A database that cannot be reached is a coded, retryable ``INTERNAL`` error
 with a human message, logged as one warning line (no traceback); any other
-unexpected failure stays a plain masked ``INTERNAL`` (API.md "Errors"). The
+unexpected failure stays a plain masked ``INTERNAL`` (docs/clients.md "Errors"). The
 same against a real server and PostgreSQL: ``tests/e2e/test_faults.py``."""
 
 from __future__ import annotations

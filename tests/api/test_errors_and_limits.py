@@ -1,6 +1,6 @@
 """Every error code the API gives, with the right code and nothing changed:
 authentication, roles, refusals of the rules, request limits and masked
-internal failures (API.md "Errors")."""
+internal failures (docs/clients.md "Errors")."""
 
 from __future__ import annotations
 

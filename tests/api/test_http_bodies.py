@@ -1,5 +1,5 @@
 """A POST body the view cannot serve as one operation: HTTP 400 with coded
-JSON, nothing logged as an error (issue #14, item 6; API.md "Errors").
+JSON, nothing logged as an error (issue #14, item 6; docs/clients.md "Errors").
 tests/e2e/test_http_refusals.py checks every refusal through a real server."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Refusals under an idempotency key over GraphQL (API.md "Mobile-ready
-behaviour", decision 0042): a repeat gets the first response, a refusal
+"""Refusals under an idempotency key over GraphQL (docs/clients.md "Playing from
+the stream", decision 0042): a repeat gets the first response, a refusal
 included, word for word, and changes nothing. Input checks made before the
 transaction are not kept (they depend on the input alone), nor are the
 transient ``RATE_LIMITED`` and ``INTERNAL``."""

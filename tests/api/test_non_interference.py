@@ -1,5 +1,5 @@
 """No information leak, as non-interference through the API (R11, R5.4,
-API.md "must never learn what their seat may not see").
+players "must never learn what their seat may not see").
 
 For each seeded game (3, 5 and 8 seats; Singleton and Sealed; every
 ``abilityTrigger``; refill on and off; some played to the end, most cut

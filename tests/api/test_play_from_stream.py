@@ -1,5 +1,5 @@
 """A client plays a whole game from its own subscription, without polling
-(API.md "Events and resuming": a seat's stream carries its hand changes
+(docs/clients.md "Resuming": a seat's stream carries its hand changes
 and, whenever it must act, its choices): after ``startGame`` no player ever
 asks for the ``game``; each answers the ``ActionRequired`` events of its own
 stream (tests/stream_policy.py) until ``GameEnded``."""

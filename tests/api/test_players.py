@@ -1,5 +1,5 @@
-"""createPlayer, me and openBoosterPack through the schema (API.md
-"Identity and roles", R1.6)."""
+"""createPlayer, me and openBoosterPack through the schema (docs/clients.md
+"Signing in", R1.6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The cost budget before the expensive work (issue #14, API.md "Limits"):
+"""The cost budget before the expensive work (issue #14, docs/operations.md "Limits"):
 length before lexing, shape and cost before validation, query budgets per
 token and IP. Each refusal is ``BAD_INPUT`` (or ``RATE_LIMITED`` with
 ``retryAfter``) and the refused document is never validated."""

@@ -1,5 +1,5 @@
 """Every type, field, argument, input field and enum value of the schema has
-a description (API.md: clients explore the API in the playground and
+a description (docs/clients.md: clients explore the API in the playground and
 generate code from it). A walk over the running schema; no linter on PyPI
 does this for Python (graphql-schema-linter is a Node tool)."""
 

@@ -1,4 +1,4 @@
-"""schema.graphql is the running schema's SDL (API.md), and
+"""schema.graphql is the running schema's SDL (docs/clients.md), and
 possibleTypes.json its unions and interfaces for Apollo Client; run
 `make schema`."""
 

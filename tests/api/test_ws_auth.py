@@ -21,7 +21,7 @@ BEARER = f"Bearer {TOKEN}"
 @pytest.mark.parametrize(
     "payload",
     [
-        {"authorization": BEARER},  # API.md
+        {"authorization": BEARER},  # docs/clients.md "Signing in"
         {"Authorization": BEARER},  # GraphiQL's Headers pane
         {"AUTHORIZATION": BEARER},
         {"headers": {"Authorization": BEARER}},  # Apollo Client

@@ -86,7 +86,7 @@ subscription($gameId: ID!, $afterSeq: Int!) {
   gameEvents(gameId: $gameId, afterSeq: $afterSeq) { gameId seq type data }
 }"""
 
-# The arguments each game mutation takes besides gameId (API.md: legalActions
+# The arguments each game mutation takes besides gameId (docs/clients.md: legalActions
 # are sent back as they are); their GraphQL types, for the variable list.
 ARGUMENT_TYPES = {
     "card": "ID!",

@@ -1,7 +1,7 @@
 """Every refusal of the HTTP transport, through a real server: a JSON body
 ``{"errors": [{"message", "extensions": {"code"}}]}`` with an HTTP status
 that says why, never ``text/plain``, never ``INTERNAL``, nothing logged as an
-error (API.md "Errors")."""
+error (docs/clients.md "Errors")."""
 
 from __future__ import annotations
 

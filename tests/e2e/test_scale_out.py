@@ -1,5 +1,5 @@
 """Scale-out, end to end: several ``mmk serve`` processes on one PostgreSQL
-database and one Redis serve the same games (API.md "Running",
+database and one Redis serve the same games (docs/operations.md "Running",
 docs/operations.md "Scaling").
 
 The instances (``tests/e2e/cluster.py``) run on a fresh PostgreSQL database

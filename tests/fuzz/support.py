@@ -25,7 +25,7 @@ EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "20"))
 """Examples per operation; ``make fuzz`` raises it."""
 
 CLIENT_CODES = frozenset(c.value for c in ErrorCode) - {ErrorCode.INTERNAL.value}
-"""API.md's codes for a refused request: all but ``INTERNAL``. Parse and
+"""docs/clients.md's codes for a refused request: all but ``INTERNAL``. Parse and
 validation errors carry ``BAD_INPUT`` (api/graphql/errors.py)."""
 
 _TRACE_MARKS = ("Traceback (most recent call last)", 'File "/', "stacktrace")
@@ -36,7 +36,7 @@ def no_server_error(
 ) -> None:
     """A schemathesis check standing in for ``not_a_server_error``: fails on a
     5xx, a body that is not a JSON object, a stack trace, and any GraphQL error
-    whose ``extensions.code`` is missing, ``INTERNAL`` or not one of API.md's.
+    whose ``extensions.code`` is missing, ``INTERNAL`` or not one of docs/clients.md's.
     (The built-in check counts every coded resolver error as a server error.)"""
     assert response.status_code < 500, f"HTTP {response.status_code}"
     try:

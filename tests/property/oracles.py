@@ -1,4 +1,4 @@
-"""Independent readings of RULES.md, for the property tests to compare the
+"""Independent readings of docs/rules.md, for the property tests to compare the
 engine against: the setup (R3, R4), the options a seat has (R5, R6, R7),
 trick resolution (R8), scoring (R10) and the end of the game (R9).
 

@@ -11,7 +11,7 @@ off, RANDOM and GREEDY bots mixed, random messenger traffic):
 4. every game ends within a bound (21 tricks, 3 commands per seat per trick,
    R9.1);
 
-and, against independent readings of RULES.md (``oracles``): the deal (R3,
+and, against independent readings of docs/rules.md (``oracles``): the deal (R3,
 R4), the exact set of legal actions (R5.2, R6.2, R6.3, R7.1-R7.7) and message
 targets (R5.1, R5.5), when abilities trigger (R7.0) and Sleepy hides plays
 (R7.3), trick winners (R8.1), collection (R8.2), refill (R8.3), the next

@@ -1,4 +1,4 @@
-"""Refusals are first results too (API.md "Mobile-ready behaviour", decision
+"""Refusals are first results too (docs/clients.md "Playing from the stream", decision
 0042): under an idempotency key, a refusal is kept, and every repeat with the
 same input is refused alike (same code, same message) and changes nothing,
 even after the game moved on so that the request would now succeed.

@@ -1,5 +1,5 @@
 """Event streams: per-audience channels, backlog then live, no gap, no
-duplicate, in order; gaps and bus resyncs are backfilled (API.md)."""
+duplicate, in order; gaps and bus resyncs are backfilled (docs/clients.md)."""
 
 from __future__ import annotations
 

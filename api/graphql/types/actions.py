@@ -1,4 +1,4 @@
-"""What the viewer may do now (API.md "legalActions"): structured choices
+"""What the viewer may do now (docs/clients.md "From a choice to a mutation"): structured choices
 (one per kind of command, with its options) and, deprecated, the exact list
 of commands in a form a client sends back as is."""
 

@@ -1,4 +1,4 @@
-"""Events as the caller may see them (API.md "Events and resuming"): the
+"""Events as the caller may see them (docs/clients.md "Resuming"): the
 ``GameEvent`` interface and its types (game_event.py, event_kinds.py), a
 page of the log, lobby updates."""
 

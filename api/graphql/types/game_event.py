@@ -1,5 +1,5 @@
-"""The ``GameEvent`` interface: what every event of a game has (API.md
-"Events and resuming"). Each kind of event is its own object type
+"""The ``GameEvent`` interface: what every event of a game has (docs/clients.md
+"Resuming"). Each kind of event is its own object type
 (api/graphql/types/event_kinds.py); its ``__typename`` is the event's name."""
 
 from __future__ import annotations
