@@ -7,8 +7,10 @@ from datetime import timedelta
 import pytest
 
 from domain.bots.strategy import Strategy
+from domain.game.commands import SendMessage
 from domain.game.engine import to_act
 from domain.game.legal import legal_actions
+from domain.game.messaging import message_targets
 from domain.records import GameStatus
 from domain.services.games import NewGame, add_bot, create_game, join_game, start_game
 from domain.services.play import act
@@ -66,3 +68,26 @@ async def expire(h: Harness, game_id: str) -> int:
     assert deadline is not None
     h.clock.advance(deadline - h.clock.now() + timedelta(milliseconds=1))
     return await sweep_deadlines(h.deps)
+
+
+async def people_game_with_messages(h: Harness, words: str) -> str:
+    """A game of three people and a bot played to its end, every fifth step
+    a message ``f"{words} {step}"`` sent by a person who may send one, the
+    Rat answering one now and then (R5)."""
+    game_id, ids = await started_game(h, people=3, seats=4)
+    for step in range(5_000):
+        await h.drain()
+        state = h.store.games[game_id].state
+        assert state is not None
+        seat = to_act(state)
+        if seat is None:
+            return game_id
+        cmd = legal_actions(state, seat)[0]
+        senders = [s for s in range(3) if s != state.rat and message_targets(state, s)]
+        if step % 5 == 0 and senders:
+            seat = senders[step % len(senders)]
+            cmd = SendMessage(message_targets(state, seat)[0], f"{words} {step}")
+        elif seat == state.rat and step % 2:
+            cmd = legal_actions(state, seat)[-1]  # a message's answer, when one is pending
+        await act(h.deps, req(ids[seat]), game_id, cmd)
+    raise AssertionError("the game did not end")

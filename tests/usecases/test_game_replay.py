@@ -10,21 +10,22 @@ import pytest
 
 from domain.errors import DomainError, ErrorCode
 from domain.event_kinds import EVENT_KINDS
-from domain.game.commands import SendMessage
-from domain.game.engine import to_act
 from domain.game.events import GameStarted
-from domain.game.legal import legal_actions
-from domain.game.messaging import message_targets
 from domain.game.options import Format, GameOptions
 from domain.log import ExportedEvent
 from domain.records import GameStatus, Visibility
 from domain.services.export import export_log
 from domain.services.game_replay import WORDS, read_replay
 from domain.services.games import NewGame, create_game, leave_game
-from domain.services.play import act
 from domain.services.queries import read_events
 from tests.fakes import FakeUnitOfWork, Harness
-from tests.usecases.conftest import play_first_legal, player, req, started_game
+from tests.usecases.conftest import (
+    people_game_with_messages,
+    play_first_legal,
+    player,
+    req,
+    started_game,
+)
 from tests.usecases.test_fair_deals import bots_game
 
 
@@ -122,24 +123,10 @@ async def test_a_bad_page_is_refused(h: Harness, after: int, first: int) -> None
 async def test_a_message_s_words_stay_its_readers_after_the_end(h: Harness) -> None:
     """R5.4 has no end: the deal's secrets are revealed (the seed gives them
     all), a message's text is not; ``mmk export`` (the operator's) keeps it."""
-    game_id, ids = await started_game(h, people=3, seats=4)
-    for step in range(5_000):
-        await h.drain()
-        state = h.store.games[game_id].state
-        assert state is not None
-        seat = to_act(state)
-        if seat is None:
-            break
-        cmd = legal_actions(state, seat)[0]
-        senders = [s for s in range(3) if s != state.rat and message_targets(state, s)]
-        if step % 5 == 0 and senders:
-            seat = senders[step % len(senders)]
-            cmd = SendMessage(message_targets(state, seat)[0], f"secret {step}")
-        elif seat == state.rat and step % 2:
-            cmd = legal_actions(state, seat)[-1]  # a message's answer, when one is pending
-        await act(h.deps, req(ids[seat]), game_id, cmd)
+    game_id = await people_game_with_messages(h, "secret")
+    host = h.store.games[game_id].host  # a person seated in it
     assert h.store.games[game_id].status is GameStatus.FINISHED
-    steps = await whole_replay(h, game_id, ids[0], 50)
+    steps = await whole_replay(h, game_id, host, 50)
     worded = [s for s in steps if isinstance(s.public, WORDS)]
     assert worded, "no message was sent"
     assert all(s.seats == (s.public,) * 4 and s.public.text is None for s in worded)  # type: ignore[attr-defined]

@@ -16,22 +16,17 @@ from api.cli import main
 from domain.bots.strategy import Strategy
 from domain.errors import BadRequest
 from domain.fairness import commitment
-from domain.game.commands import SendMessage
-from domain.game.engine import to_act
 from domain.game.events import Event, GameStarted
-from domain.game.legal import legal_actions
-from domain.game.messaging import message_targets
 from domain.game.options import Format, GameOptions
 from domain.records import Visibility
 from domain.services import invitations
 from domain.services.export import export_log
 from domain.services.games import NewGame, add_bot, create_game, start_game
-from domain.services.play import act
 from domain.services.players import create_player
 from domain.verify import Mismatch, verify
 from infra.game_export import export_from_json, export_to_json
 from tests.fakes import FakeUnitOfWork, Harness, harness
-from tests.usecases.conftest import play_first_legal, req, started_game
+from tests.usecases.conftest import people_game_with_messages, play_first_legal, req
 from tests.usecases.test_fair_deals import bots_game
 
 Doc = dict[str, Any]
@@ -92,22 +87,7 @@ async def test_verify_accepts_a_game_of_people_with_messages(
 ) -> None:
     """Message texts are private to their readers (R5.4): each audience's
     projection is checked, the commands (texts included) replayed."""
-    game_id, ids = await started_game(h, people=3, seats=4)
-    for step in range(5_000):
-        await h.drain()
-        state = h.store.games[game_id].state
-        assert state is not None
-        seat = to_act(state)
-        if seat is None:
-            break
-        cmd = legal_actions(state, seat)[0]
-        senders = [s for s in range(3) if s != state.rat and message_targets(state, s)]
-        if step % 5 == 0 and senders:
-            seat = senders[step % len(senders)]
-            cmd = SendMessage(message_targets(state, seat)[0], f"step {step}")
-        elif seat == state.rat and step % 2:
-            cmd = legal_actions(state, seat)[-1]  # a message's answer, when one is pending
-        await act(h.deps, req(ids[seat]), game_id, cmd)
+    game_id = await people_game_with_messages(h, "step")
     log = h.store.log(game_id)
     kinds = {e.type for e in log}
     assert {"MessageSent", "GameEnded"} <= kinds
