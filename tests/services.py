@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import socket
-from typing import NamedTuple
+from typing import NamedTuple, NoReturn
 from urllib.parse import urlsplit
 
 import pytest
@@ -93,6 +93,12 @@ def require_service(env_var: str) -> str:
                 )
     if problem is None:
         return url
+    unavailable(problem)
+
+
+def unavailable(problem: str) -> NoReturn:
+    """Skip the test for want of ``problem``'s service or tool; under
+    ``MMK_REQUIRE_SERVICES=1`` (CI) fail it instead."""
     if services_required():
         pytest.fail(f"{problem}, and {REQUIRE_SERVICES_ENV}=1 requires it", pytrace=False)
     pytest.skip(f"{problem} (set {REQUIRE_SERVICES_ENV}=1 to make this an error)")

@@ -44,7 +44,7 @@ from playwright.async_api import (
 
 from tests.e2e.client import ISSUED_TOKENS, Api
 from tests.e2e.conftest import SIGNS_OF_FAILURE, Server, _free_port, _stop, launch
-from tests.services import REQUIRE_SERVICES_ENV, services_required
+from tests.services import unavailable
 
 CHROMIUM_ENV = "MMK_CHROMIUM"
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost"})
@@ -81,9 +81,7 @@ def chromium() -> str:
     if path is not None and os.access(path, os.X_OK):
         return path
     problem = f"no Chromium: set {CHROMIUM_ENV} or install Debian's chromium (.ci/run does)"
-    if services_required():
-        pytest.fail(f"{problem}, and {REQUIRE_SERVICES_ENV}=1 requires it", pytrace=False)
-    pytest.skip(f"{problem} (set {REQUIRE_SERVICES_ENV}=1 to make this an error)")
+    unavailable(problem)
 
 
 @pytest.fixture

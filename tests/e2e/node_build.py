@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.services import REQUIRE_SERVICES_ENV, services_required
+from tests.services import unavailable
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE_DIR = ROOT / "tests" / "node"
@@ -36,9 +36,7 @@ def node() -> str:
     """The node executable; skips (fails under MMK_REQUIRE_SERVICES=1) without it."""
     problem = missing()
     if problem is not None:
-        if services_required():
-            pytest.fail(f"{problem}, and {REQUIRE_SERVICES_ENV}=1 requires it", pytrace=False)
-        pytest.skip(f"{problem} (set {REQUIRE_SERVICES_ENV}=1 to make this an error)")
+        unavailable(problem)
     found = shutil.which("node")
     assert found is not None
     return found

@@ -42,11 +42,11 @@ import pytest
 
 from tests.e2e.client import ISSUED_TOKENS
 from tests.e2e.conftest import ROOT, Server, _free_port
-from tests.e2e.node_build import staged
+from tests.e2e.node_build import RUN_TIMEOUT, run, staged
 from tests.e2e.own_server import assert_no_leak, own_server
 from tests.e2e.tcp_proxy import tcp_proxy
 from tests.e2e.test_service_keys import new_key
-from tests.services import REQUIRE_SERVICES_ENV, services_required
+from tests.services import unavailable
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 
@@ -60,31 +60,8 @@ TS_SOURCES = (
     "operations.graphql",
     "src",
 )
-RUN_TIMEOUT = 120  # seconds for one step: codegen, tsc, a whole game
 STEP = 10.0  # seconds for the backend to start, or a push to arrive
 QUOTED = re.compile(r"<!-- quoted: (\S+) -->\n```\w*\n(.*?)\n```", re.S)
-
-
-def _require(problem: str | None) -> None:
-    if problem is None:
-        return
-    if services_required():
-        pytest.fail(f"{problem}, and {REQUIRE_SERVICES_ENV}=1 requires it", pytrace=False)
-    pytest.skip(f"{problem} (set {REQUIRE_SERVICES_ENV}=1 to make this an error)")
-
-
-def _run(cmd: list[str], cwd: Path, **env: str) -> str:
-    done = subprocess.run(
-        cmd,
-        cwd=cwd,
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-        check=False,
-    )
-    assert done.returncode == 0, f"{' '.join(cmd)} failed:\n{done.stdout}\n{done.stderr}"
-    return done.stdout
 
 
 def _result(stdout: str) -> dict[str, Any]:
@@ -125,12 +102,12 @@ def ts_built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """examples/typescript generated and compiled, in a directory of the
     module's own (its installed packages linked), by its own npm scripts."""
     if shutil.which("node") is None or shutil.which("npm") is None:
-        _require("Node.js and npm are not installed (node, npm not on the PATH)")
+        unavailable("Node.js and npm are not installed (node, npm not on the PATH)")
     if not (TS_DIR / "node_modules" / ".package-lock.json").exists():
-        _require("examples/typescript's packages are not installed: run `make node-deps`")
+        unavailable("examples/typescript's packages are not installed: run `make node-deps`")
     out = staged(TS_DIR, TS_SOURCES, tmp_path_factory.mktemp("example-ts"))
-    _run(["npm", "run", "codegen"], out, MMK_SCHEMA=str(ROOT / "schema.graphql"))
-    _run(["npm", "run", "build"], out)  # tsc --strict
+    run(["npm", "run", "codegen"], out, {"MMK_SCHEMA": str(ROOT / "schema.graphql")})
+    run(["npm", "run", "build"], out)  # tsc --strict
     return out
 
 
@@ -148,7 +125,7 @@ def test_the_typescript_example_plays_a_game_from_its_stream(
 ) -> None:
     server, _ = examples_server
     url = f"{server.base_url}/graphql"
-    stdout = _run(["npm", "start", "--silent", "--", "--url", url, "--seats", "4"], ts_built)
+    stdout = run(["npm", "start", "--silent", "--", "--url", url, "--seats", "4"], ts_built)
     _played_to_the_end(_result(stdout), stdout, 4)
 
 
@@ -158,7 +135,7 @@ def test_the_python_example_plays_a_game_from_its_stream(
 ) -> None:
     server, _ = examples_server
     play = EXAMPLES / "python" / "play.py"
-    stdout = _run([sys.executable, str(play), "--url", f"{server.base_url}/graphql"], ROOT)
+    stdout = run([sys.executable, str(play), "--url", f"{server.base_url}/graphql"], ROOT)
     _played_to_the_end(_result(stdout), stdout, 3)
 
 
@@ -240,7 +217,7 @@ def test_a_service_backend_signs_its_users_in_and_pushes_their_turn(
     port = _free_port()
     env = {"MMK_URL": f"{server.base_url}/graphql", "MMK_SERVICE_KEY": key}
     hook = f"http://127.0.0.1:{port}/mmk-webhooks"
-    printed = _run([sys.executable, backend, "register", hook, "--kinds", "YOUR_TURN"], ROOT, **env)
+    printed = run([sys.executable, backend, "register", hook, "--kinds", "YOUR_TURN"], ROOT, env)
     secret = printed.strip().removeprefix("WEBHOOK_SECRET=")
     assert secret.startswith("whsec_"), printed
     ISSUED_TOKENS.append(secret)

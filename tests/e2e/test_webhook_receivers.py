@@ -50,7 +50,7 @@ from tests.e2e.conftest import ROOT
 from tests.e2e.node_build import NODE_DIR
 from tests.e2e.own_server import assert_no_leak, own_server
 from tests.e2e.test_service_keys import ISSUE, gql, new_key
-from tests.services import REQUIRE_SERVICES_ENV, services_required
+from tests.services import unavailable
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(60)]
 
@@ -135,14 +135,6 @@ class Receiver:
         return rest
 
 
-def _require(problem: str | None) -> None:
-    if problem is None:
-        return
-    if services_required():
-        pytest.fail(f"{problem}, and {REQUIRE_SERVICES_ENV}=1 requires it", pytrace=False)
-    pytest.skip(f"{problem} (set {REQUIRE_SERVICES_ENV}=1 to make this an error)")
-
-
 @pytest.fixture(params=LANGUAGES)
 def command(request: pytest.FixtureRequest, tmp_path: Path) -> list[str]:
     """How to run the example receiver in this language."""
@@ -150,7 +142,8 @@ def command(request: pytest.FixtureRequest, tmp_path: Path) -> list[str]:
         return [sys.executable, str(EXAMPLES / "receiver.py")]
     node: str = request.getfixturevalue("node")  # Node.js and `make node-deps`
     installed = (NODE_DIR / "node_modules" / "standardwebhooks" / "package.json").exists()
-    _require(None if installed else "the npm package standardwebhooks is missing: `make node-deps`")
+    if not installed:
+        unavailable("the npm package standardwebhooks is missing: `make node-deps`")
     # The example as a user has it: beside a node_modules (tests/node's).
     here = tmp_path / "receiver"
     here.mkdir()
