@@ -337,13 +337,7 @@ function Lobby() {
           <h2>Quick play</h2>
           <label>
             Seats{" "}
-            <select id="quick-seats" value={seats} onChange={(e) => setSeats(Number((e.target as HTMLSelectElement).value))}>
-              {[3, 4, 5, 6, 7, 8].map((n) => (
-                <option key={n} value={n}>
-                  {n}
-                </option>
-              ))}
-            </select>
+            <SeatCount id="quick-seats" value={seats} onChange={setSeats} />
           </label>
           <label>
             Fill with bots after (seconds, 0: wait for people){" "}
@@ -362,13 +356,7 @@ function Lobby() {
           <h2>Create a game</h2>
           <label>
             Seats{" "}
-            <select value={form.seatCount} onChange={(e) => field("seatCount", Number((e.target as HTMLSelectElement).value))}>
-              {[3, 4, 5, 6, 7, 8].map((n) => (
-                <option key={n} value={n}>
-                  {n}
-                </option>
-              ))}
-            </select>
+            <SeatCount value={form.seatCount} onChange={(n) => field("seatCount", n)} />
           </label>
           <label>
             Format{" "}
@@ -650,5 +638,18 @@ function Inbox({ onRead }: { onRead: (upToSeq: number) => void }) {
         </>
       )}
     </section>
+  );
+}
+
+/** A game's seat count, 3 to 8 (R2.1). */
+function SeatCount(props: { id?: string; value: number; onChange: (n: number) => void }) {
+  return (
+    <select id={props.id} value={props.value} onChange={(e) => props.onChange(Number((e.target as HTMLSelectElement).value))}>
+      {[3, 4, 5, 6, 7, 8].map((n) => (
+        <option key={n} value={n}>
+          {n}
+        </option>
+      ))}
+    </select>
   );
 }
