@@ -91,27 +91,16 @@ test: lint node-deps
 # npm, a notice: the tests skip (and fail under MMK_REQUIRE_SERVICES=1).
 NODE_DIR   := tests/node
 NODE_STAMP := $(NODE_DIR)/node_modules/.package-lock.json
-$(NODE_STAMP): $(NODE_DIR)/package.json $(NODE_DIR)/package-lock.json
-	cd $(NODE_DIR) && npm ci --ignore-scripts --no-audit --no-fund \
-	  --registry=https://registry.npmjs.org/
-	touch $@
-
-# The TypeScript example (examples/typescript, run by tests/e2e/test_examples.py):
-# the same, from its own pinned package-lock.json.
+# The TypeScript example (examples/typescript, run by tests/e2e/test_examples.py)
+# and the reference web client (examples/web, served at /play;
+# docs/web-client.md: esbuild, TypeScript, axe-core for tests/browser), the
+# same way, each from its own pinned package-lock.json.
 EXAMPLE_TS       := examples/typescript
 EXAMPLE_TS_STAMP := $(EXAMPLE_TS)/node_modules/.package-lock.json
-$(EXAMPLE_TS_STAMP): $(EXAMPLE_TS)/package.json $(EXAMPLE_TS)/package-lock.json
-	cd $(EXAMPLE_TS) && npm ci --ignore-scripts --no-audit --no-fund \
-	  --registry=https://registry.npmjs.org/
-	touch $@
-
-# The reference web client (examples/web, served at /play; docs/web-client.md):
-# its pinned toolchain (esbuild, TypeScript, axe-core for tests/browser), the
-# same way.
-WEB_DIR   := examples/web
-WEB_STAMP := $(WEB_DIR)/node_modules/.package-lock.json
-$(WEB_STAMP): $(WEB_DIR)/package.json $(WEB_DIR)/package-lock.json
-	cd $(WEB_DIR) && npm ci --ignore-scripts --no-audit --no-fund \
+WEB_DIR          := examples/web
+WEB_STAMP        := $(WEB_DIR)/node_modules/.package-lock.json
+%/node_modules/.package-lock.json: %/package.json %/package-lock.json
+	cd $* && npm ci --ignore-scripts --no-audit --no-fund \
 	  --registry=https://registry.npmjs.org/
 	touch $@
 
