@@ -64,6 +64,9 @@ ReplayResult = Annotated[
 
 GameId = Annotated[strawberry.ID, strawberry.argument(description="The game's id")]
 First = Annotated[int, strawberry.argument(description="Page size, 1 to 100")]
+AfterSeq = Annotated[
+    int, strawberry.argument(description="Start after this seq (0: from the first)")
+]
 
 
 @strawberry.type(
@@ -166,9 +169,7 @@ class Query:
         self,
         info: Info,
         game_id: GameId,
-        after_seq: Annotated[
-            int, strawberry.argument(description="Start after this seq (0: from the first)")
-        ] = 0,
+        after_seq: AfterSeq = 0,
         first: First = 50,
     ) -> EventsResult:
         player = await info.context.player()
@@ -193,9 +194,7 @@ class Query:
         self,
         info: Info,
         game_id: GameId,
-        after_seq: Annotated[
-            int, strawberry.argument(description="Start after this seq (0: from the first)")
-        ] = 0,
+        after_seq: AfterSeq = 0,
         first: Annotated[
             int,
             strawberry.argument(
