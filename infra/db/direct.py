@@ -30,11 +30,17 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.expression import ClauseElement
 
+from infra.db.batch import batch_of
+
 Processor = Callable[[Any], Any] | None
 R = TypeVar("R")
 
 
 _FROM_ROW = object()
+
+
+def _nothing(cursor: Any) -> None:
+    return None
 
 
 @dataclass(slots=True)
@@ -99,6 +105,24 @@ class DirectStatement:
         count: int = self._execute(conn, rows, lambda cursor: cursor.rowcount)
         return count
 
+    def later(
+        self,
+        conn: sa.Connection,
+        rows: Sequence[Mapping[str, Any]],
+        then: Callable[[Any], None] | None = None,
+    ) -> None:
+        """Run for each row when the transaction's batch is sent
+        (infra/db/batch.py), then ``then(cursor)``; at once without a batch
+        (SQLite). Its errors are raised when it is sent."""
+        if not rows:
+            return
+        batch = batch_of(conn)
+        if batch is None:
+            self._execute(conn, rows, then or _nothing)
+            return
+        compiled = self.compiled(conn.dialect)
+        batch.add(compiled.sql, [compiled.bind(r) for r in rows], then)
+
     def scalar(self, conn: sa.Connection, values: Mapping[str, Any]) -> Any:
         """The first column of the first row (an integer ``RETURNING``, as
         the driver reads it), or None."""
@@ -162,6 +186,12 @@ class DirectStatement:
         dialect = conn.dialect
         compiled = self.compiled(dialect)
         params = [compiled.bind(r) for r in rows]
+        batch = batch_of(conn)
+        if batch is not None:  # sent with what waits: one round trip
+            answer: list[R] = []
+            batch.add(compiled.sql, params, lambda cursor: answer.append(then(cursor)))
+            batch.send(conn)
+            return answer[0]
         if not conn.in_transaction():
             conn.begin()  # as Core's autobegin would (and SQLite's BEGIN IMMEDIATE)
         dbapi = conn.connection

@@ -10,6 +10,7 @@ write, and the lock is held only for one short transaction.
 
 from __future__ import annotations
 
+import select
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,10 @@ import orjson
 import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Engine, make_url
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.pool import ConnectionPoolEntry, QueuePool, StaticPool
+
+from infra.db.batch import send_before_core
 
 BUSY_TIMEOUT_MS = 5_000
 SQLITE_POOL_SIZE = 4  # the write lock serialises anyway; more connections only spin
@@ -109,15 +113,32 @@ def _begin_immediate(dbapi_conn: Any) -> None:
 
 
 def _postgresql(u: URL, pool_size: int | None, echo: bool) -> Engine:
-    return sa.create_engine(
+    engine = sa.create_engine(
         u,
         echo=echo,
         hide_parameters=True,
         json_serializer=_dumps,
         json_deserializer=orjson.loads,
-        pool_pre_ping=True,
         pool_size=pool_size or PG_POOL_SIZE,
         max_overflow=PG_MAX_OVERFLOW,
         pool_recycle=1_800,
         connect_args={"application_name": "mmk-server", "connect_timeout": PG_CONNECT_TIMEOUT_S},
     )
+    event.listen(engine, "checkout", _still_open)
+    event.listen(engine, "before_execute", send_before_core)
+    return engine
+
+
+def _still_open(dbapi_conn: Any, _record: ConnectionPoolEntry, _proxy: Any) -> None:
+    """The pool's check of a connection on checkout, without a round trip
+    (``pool_pre_ping`` spent one per transaction: issue #28). An idle
+    connection's socket has nothing to read: if it has, the server closed
+    it or is closing it (a restart, ``pg_terminate_backend``, an idle
+    timeout) and the pool takes another (SQLAlchemy's documented
+    ``DisconnectionError`` on checkout)."""
+    if dbapi_conn.closed or dbapi_conn.broken:
+        raise DisconnectionError("the connection is closed")
+    poll = select.poll()  # not select(): a busy process's descriptors pass 1024
+    poll.register(dbapi_conn.fileno(), select.POLLIN)
+    if poll.poll(0):
+        raise DisconnectionError("the server closed the connection or is closing it")

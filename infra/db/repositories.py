@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 import sqlalchemy as sa
@@ -299,7 +300,7 @@ class _Repo:
         if not rows:
             return
         with conflicts_as_write_conflict(what):
-            _INSERT[table.name].run(self._c, rows)
+            _INSERT[table.name].later(self._c, rows)  # with the batch (infra/db/batch.py)
 
 
 class SqlPlayerRepository(_Repo):
@@ -487,7 +488,7 @@ class SqlGameRepository(_Repo):
         change changed them (seldom: an invitation, an answer, a seat taken)."""
         if self._invited.get(game.id) == game.invitations:
             return
-        _DELETE_INVITATIONS.run(self._c, [{"g": game.id}])
+        _DELETE_INVITATIONS.later(self._c, [{"g": game.id}])
         rows = [m.invitation_row(game.id, i) for i in game.invitations]
         self._insert(invitations, rows, f"game {game.id}'s invitations")
         self._invited[game.id] = list(game.invitations)
@@ -523,8 +524,12 @@ class SqlGameRepository(_Repo):
             rows = [
                 m.entry_row(e) | {"w_game": e.game_id, "w_player": e.player_id} for e in changed
             ]
-            if _UPDATE_ENTRIES.run(self._c, rows) < len(rows):
-                self.reindex(game)  # a row missing (rewritten meanwhile): all again
+
+            def check(cursor: Any) -> None:
+                if cursor.rowcount < len(rows):
+                    self.reindex(game)  # a row missing (rewritten meanwhile): all again
+
+            _UPDATE_ENTRIES.later(self._c, rows, check)
 
     def rewrite_entries(self, game_id: str) -> bool:
         """``mmk games reindex``: the game's rows again, the game's row held
@@ -541,7 +546,7 @@ class SqlGameRepository(_Repo):
     def reindex(self, game: GameRecord) -> None:
         """Write the game's "my games" rows again from the game itself
         (``mmk games reindex``: games stored before migration 0012)."""
-        _DELETE_ENTRIES.run(self._c, [{"g": game.id}])
+        _DELETE_ENTRIES.later(self._c, [{"g": game.id}])
         rows = [m.entry_row(e) for e in entries_of(game)]
         self._insert(game_seats, rows, f"game {game.id}'s seats")
 
@@ -590,10 +595,13 @@ class SqlGameRepository(_Repo):
 
     def save(self, game: GameRecord, expected_version: int) -> None:
         values = m.game_to_row(game) | {"w_id": game.id, "w_version": expected_version}
+
+        def check(cursor: Any) -> None:  # before the commit (infra/db/batch.py)
+            if cursor.rowcount != 1:
+                raise WriteConflict(f"game {game.id} is no longer at version {expected_version}")
+
         with conflicts_as_write_conflict(f"game {game.id}"):
-            matched = _SAVE_GAME.run(self._c, [values])
-        if matched != 1:
-            raise WriteConflict(f"game {game.id} is no longer at version {expected_version}")
+            _SAVE_GAME.later(self._c, [values], check)
         self._write_entries(game)
         self._write_invitations(game)
         self.written.append(game)
@@ -783,6 +791,11 @@ def _notifications_after(unread: bool) -> sa.Select[Any]:
 _NOTIFICATIONS_AFTER = {u: _notifications_after(u) for u in (False, True)}
 
 
+def _took(last: dict[str, int], player_id: str, cursor: Any) -> None:
+    """A counter's upsert answered: the player's last seq now taken."""
+    last[player_id] = int(cursor.fetchone()[0])
+
+
 class SqlNotificationStore(_Repo):
     """Notifications (issue #25). A transaction's notices wait for its
     commit (:meth:`flush`): each player's seqs are then taken from their
@@ -806,17 +819,23 @@ class SqlNotificationStore(_Repo):
         by_player: dict[str, list[tuple[Notice, datetime]]] = {}
         for player_id, notice, at in pending:
             by_player.setdefault(player_id, []).append((notice, at))
+        if not by_player:
+            return
         take = _TAKE_NOTICE_SEQS[self._c.dialect.name]
+        last: dict[str, int] = {}
+        for player_id in sorted(by_player):
+            counted = {"p": player_id, "n": len(by_player[player_id])}
+            with conflicts_as_write_conflict(f"notifications of {player_id}"):
+                take.later(self._c, [counted], partial(_took, last, player_id))
+        endpoints = self._webhooks.live_endpoints()  # sent with the counters
         made: list[Notification] = []
         for player_id in sorted(by_player):
             mine = by_player[player_id]
-            with conflicts_as_write_conflict(f"notifications of {player_id}"):
-                last: int = take.scalar(self._c, {"p": player_id, "n": len(mine)})
-            first = last - len(mine) + 1
+            first = last[player_id] - len(mine) + 1
             made += [Notification(player_id, first + i, at, n) for i, (n, at) in enumerate(mine)]
         self._insert(notifications, [m.notification_row(n) for n in made], "notifications")
         self.added += made
-        if made and (endpoints := self._webhooks.live_endpoints()):
+        if endpoints:
             # the outbox (0064): read only when an endpoint is live
             push, external = self._webhooks.pushed_and_external({n.player_id for n in made})
             self._webhooks.enqueue(outbox(endpoints, made, push, external))

@@ -26,6 +26,7 @@ from domain.ports import (
     WebhookStore,
 )
 from domain.records import NewEvents
+from infra.db.batch import BATCH, Batch
 from infra.db.errors import conflicts_as_write_conflict
 from infra.db.game_cache import GameCache
 from infra.db.rating_store import SqlRatingStore
@@ -64,11 +65,14 @@ class SqlUnitOfWork:
         self._events: SqlEventLog | None = None
         self._notices: SqlNotificationStore | None = None
         self._news: list[NewEvents] = []
+        self._batch: Batch | None = None
 
     def __enter__(self) -> SqlUnitOfWork:
         if self._conn is not None:
             raise RuntimeError("a unit of work is entered once")
         c = self._conn = self._engine.connect()
+        if c.dialect.name == "postgresql":  # statements sent together (infra/db/batch.py)
+            c.info[BATCH] = self._batch = Batch()
         self.players = SqlPlayerRepository(c)
         self.service_keys = SqlServiceKeyRepository(c)
         self.games = self._games = SqlGameRepository(c, self._cache)
@@ -88,6 +92,10 @@ class SqlUnitOfWork:
     ) -> None:
         conn = self._live()
         try:
+            if self._batch is not None:
+                self._batch.clear()
+                if not conn.invalidated:  # else its driver connection is gone, info and all
+                    conn.info.pop(BATCH, None)
             if conn.in_transaction():
                 conn.rollback()
         finally:
@@ -98,6 +106,8 @@ class SqlUnitOfWork:
             if self._notices is not None:
                 self._notices.flush()  # numbered at the end: see SqlNotificationStore
             with conflicts_as_write_conflict("commit"):
+                if self._batch is not None:
+                    self._batch.send(self._live())
                 self._live().commit()
         except BaseException:
             self._forget()
@@ -122,6 +132,8 @@ class SqlUnitOfWork:
         return news
 
     def rollback(self) -> None:
+        if self._batch is not None:
+            self._batch.clear()
         self._live().rollback()
         self._forget()
 

@@ -153,6 +153,7 @@ def test_a_write_that_loses_its_race_is_never_served(
     mine.version += 1
     with cached() as u, pytest.raises(WriteConflict):
         u.games.save(mine, expected_version=game.version)
+        u.commit()  # PostgreSQL: raised when the batch is sent
     assert _get(cached, game.id) == theirs
 
 

@@ -230,12 +230,14 @@ async def test_two_games_never_share_an_invite_code(uow: SqlUnitOfWorkFactory) -
     copy = replace(r.lobby_game(host), visibility=Visibility.PRIVATE, invite_code=code)
     with uow() as u, pytest.raises(WriteConflict):
         u.games.add(copy)
+        u.commit()  # PostgreSQL: raised when the batch is sent
     with uow() as u:
         game = u.games.get(other)
         assert game is not None
         game.invite_code = code
         with pytest.raises(WriteConflict):
             u.games.save(game, game.version)
+            u.commit()  # PostgreSQL: raised when the batch is sent
     with uow() as u:
         for _ in range(2):
             u.games.add(r.lobby_game(host))

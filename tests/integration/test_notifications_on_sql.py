@@ -400,12 +400,16 @@ def _crosswise(
 
     class Spy:
         """The seq-taking statement (run on the driver's cursor, which
-        Core's events do not see), and the hook after it."""
+        Core's events do not see), and the hook once it is answered (on
+        PostgreSQL with the rest of its batch: infra/db/batch.py)."""
 
-        def scalar(self, conn: sa.Connection, values: Any) -> Any:
-            found = real.scalar(conn, values)
-            taken(conn, None, str(real.compiled(conn.dialect).sql))
-            return found
+        def later(self, conn: sa.Connection, rows: Any, then: Any = None) -> None:
+            def answered(cursor: Any) -> None:
+                if then is not None:
+                    then(cursor)
+                taken(conn, None, str(real.compiled(conn.dialect).sql))
+
+            real.later(conn, rows, answered)
 
     sa.event.listen(uow.engine, "after_cursor_execute", taken)
     take[uow.engine.dialect.name] = Spy()  # type: ignore[assignment]

@@ -79,14 +79,17 @@ def test_duplicate_player_id_session_id_or_token_hash_conflicts(
     p = _with_player(uow)
     with uow() as u, pytest.raises(WriteConflict):
         u.players.add(Player(p.id, "x", r.T0))
+        u.commit()  # PostgreSQL: raised when the batch is sent
     with uow() as u, pytest.raises(WriteConflict):
         u.players.add_session(_session(p), "hash-" + p.id)
+        u.commit()  # PostgreSQL: raised when the batch is sent
     session = _session(p)
     with uow() as u:
         u.players.add_session(session, "other-" + p.id)
         u.commit()
     with uow() as u, pytest.raises(WriteConflict):
         u.players.add_session(session, "third-" + p.id)
+        u.commit()  # PostgreSQL: raised when the batch is sent
 
 
 def test_a_players_sessions_most_recently_used_first_and_ended_one_by_one(
@@ -127,6 +130,7 @@ def test_key_digest_finds_its_player_once(uow: SqlUnitOfWorkFactory) -> None:
         assert u.players.by_key_digest("digest-2") is None
     with uow() as u, pytest.raises(WriteConflict):
         u.players.add(q, "digest-1")
+        u.commit()  # PostgreSQL: raised when the batch is sent
 
 
 def test_an_identity_finds_its_player_and_ties_to_one_only(uow: SqlUnitOfWorkFactory) -> None:
@@ -144,6 +148,7 @@ def test_an_identity_finds_its_player_and_ties_to_one_only(uow: SqlUnitOfWorkFac
         assert u.players.by_identity("https://c/", sub) is None
     with uow() as u, pytest.raises(WriteConflict):
         u.players.add_identity(q.id, "https://a/", sub, r.T0)
+        u.commit()  # PostgreSQL: raised when the batch is sent
 
 
 def test_a_token_hash_is_replaced_only_from_the_current_one(uow: SqlUnitOfWorkFactory) -> None:
@@ -266,8 +271,10 @@ def test_save_on_a_stale_version_conflicts(uow: SqlUnitOfWorkFactory) -> None:
     game.version += 1
     with uow() as u, pytest.raises(WriteConflict):
         u.games.save(game, expected_version=3)
+        u.commit()  # PostgreSQL: raised when the batch is sent
     with uow() as u, pytest.raises(WriteConflict):
         u.games.save(r.lobby_game(host.id), expected_version=3)  # never added
+        u.commit()  # PostgreSQL: raised when the batch is sent
 
 
 def test_duplicate_game_id_conflicts(uow: SqlUnitOfWorkFactory) -> None:
@@ -276,6 +283,7 @@ def test_duplicate_game_id_conflicts(uow: SqlUnitOfWorkFactory) -> None:
     _store_game(uow, game)
     with uow() as u, pytest.raises(WriteConflict):
         u.games.add(game)
+        u.commit()  # PostgreSQL: raised when the batch is sent
 
 
 def test_corrupt_state_is_refused_whole(uow: SqlUnitOfWorkFactory) -> None:
@@ -332,8 +340,10 @@ def test_duplicate_seq_conflicts(uow: SqlUnitOfWorkFactory) -> None:
         u.commit()
     with uow() as u, pytest.raises(WriteConflict):
         u.events.append([r.event(game.id, 3), r.event(game.id, 2)])
+        u.commit()  # PostgreSQL: raised when the batch is sent
     with uow() as u, pytest.raises(WriteConflict):
         u.events.append([r.event(game.id, 3), r.event(game.id, 3)])
+        u.commit()  # PostgreSQL: raised when the batch is sent
     with uow() as u:
         assert [e.seq for e in u.events.read(game.id, 0, 10, None)] == [1, 2]
 
@@ -349,6 +359,7 @@ def test_idempotency_round_trip_and_duplicate(uow: SqlUnitOfWorkFactory) -> None
         assert u.idempotency.get(p.id, "other") is None
     with uow() as u, pytest.raises(WriteConflict):
         u.idempotency.put(r.idempotency(p.id, rec.key))
+        u.commit()  # PostgreSQL: raised when the batch is sent
 
 
 def test_a_kept_refusal_round_trips(uow: SqlUnitOfWorkFactory) -> None:

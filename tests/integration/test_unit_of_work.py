@@ -45,6 +45,7 @@ def test_a_conflict_discards_the_whole_transaction(uow: SqlUnitOfWorkFactory) ->
     with pytest.raises(WriteConflict), uow() as u:
         u.idempotency.put(r.idempotency(p.id))
         u.events.append([r.event(game.id, 1)])
+        u.commit()  # PostgreSQL: raised when the batch is sent
     with uow() as u:
         assert u.idempotency.get(p.id, "key-1") is None
 

@@ -1,0 +1,167 @@
+"""A transaction's statements sent together on PostgreSQL (issue #28,
+docs/decisions/0069).
+
+Each statement on PostgreSQL is a round trip: the transaction's worker
+thread waits for the answer, then for the GIL again, while it holds its
+pooled connection. A :class:`Batch` holds the statements whose answers are
+not needed at once (a move's UPDATE, its events' INSERT, its "my games"
+rows, its notifications and idempotency record) and sends them together in
+psycopg's pipeline mode (``Connection.pipeline()``, a public API), with the
+next statement that needs an answer or before the COMMIT. A ``then`` runs on
+each answer: the game's conditional UPDATE checks its ``rowcount`` there. A
+move with notifications is four round trips where it was thirteen.
+
+The unit of work opens one per PostgreSQL transaction and keeps it in its
+``Connection.info`` under :data:`BATCH`; :class:`~infra.db.direct.DirectStatement`
+and, through the engine's ``before_execute`` event, every Core statement send
+what waits first, so a transaction always reads its own writes. Errors of a
+batched statement are raised when it is sent, as Core's (``IntegrityError``,
+...), so a lost race is still :class:`~domain.ports.WriteConflict`. SQLite
+(no round trips) runs every statement at once, as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import suppress
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+
+from domain.ports import WriteConflict
+from infra.db.errors import conflicts_as_write_conflict
+
+BATCH = "mmk.batch"
+Then = Callable[[Any], None]
+"""Called with a statement's cursor once its answer has arrived."""
+
+
+@dataclass(slots=True)
+class _Queued:
+    sql: str
+    params: Sequence[Any]  # one set of parameters per row
+    then: Then | None
+
+
+class Batch:
+    """The statements of one transaction waiting to be sent."""
+
+    def __init__(self) -> None:
+        self._queue: list[_Queued] = []
+        self.round_trips = 0
+
+    def __len__(self) -> int:
+        return len(self._queue)
+
+    def add(self, sql: str, params: Sequence[Any], then: Then | None = None) -> None:
+        self._queue.append(_Queued(sql, params, then))
+
+    def clear(self) -> None:
+        self._queue.clear()
+
+    def send(self, conn: sa.Connection) -> None:
+        """Send what waits: one round trip, or one more for what a check
+        (a ``then``) queued. Errors are raised as Core's, a lost race as
+        ``WriteConflict``; a check's ``WriteConflict`` (the game moved on)
+        wins over the errors of the statements after it (its "my games"
+        rows, say)."""
+        if not self._queue:
+            return
+        if not conn.in_transaction():
+            conn.begin()  # as Core's autobegin would
+        driver = conn.connection.driver_connection
+        assert driver is not None
+        driver_error = conn.dialect.loaded_dbapi.Error
+        failure: BaseException | None = None
+        manager = driver.pipeline()
+        pipeline = manager.__enter__()
+        try:
+            while self._queue:
+                queued, self._queue = self._queue, []
+                sent: list[tuple[_Queued, Any]] = []
+                self.round_trips += 1
+                try:  # psycopg may read answers while it sends: errors come here too
+                    for q in queued:
+                        sent.append((q, _execute(driver, q)))
+                    pipeline.sync()
+                except driver_error as e:
+                    raise _checked(sent) or _as_core(conn, driver, e) from e
+                for q, cursor in sent:
+                    if q.then is not None:
+                        q.then(cursor)  # may queue more: sent in the next turn
+        except driver_error as e:
+            failure = _as_core(conn, driver, e)
+        except BaseException as e:  # a check's WriteConflict
+            failure = e
+        finally:
+            try:
+                manager.__exit__(None, None, None)
+            except driver_error as e:  # the pipeline aborted: the failure says why
+                failure = failure or _as_core(conn, driver, e)
+        if failure is not None:
+            self._queue.clear()
+            with conflicts_as_write_conflict("a batch of statements"):
+                raise failure
+
+
+def _checked(sent: list[tuple[_Queued, Any]]) -> BaseException | None:
+    """After a failed send: the first check that fails on the answers that
+    came before the failure (a conflict explains what follows it)."""
+    for q, cursor in sent:
+        if q.then is None or cursor.rowcount < 0:
+            continue
+        try:
+            q.then(cursor)
+        except WriteConflict as conflict:
+            return conflict
+        except Exception:  # only a conflict explains the failure
+            continue
+    return None
+
+
+def _execute(driver: Any, q: _Queued) -> Any:
+    cursor = driver.cursor()
+    if len(q.params) == 1:
+        cursor.execute(q.sql, q.params[0])
+    else:
+        cursor.executemany(q.sql, q.params)
+    return cursor
+
+
+def _as_core(conn: sa.Connection, driver: Any, e: Any) -> BaseException:
+    """The driver's error as Core raises it; a lost connection invalidated."""
+    dialect = conn.dialect
+    lost = dialect.is_disconnect(e, driver, None)
+    error: BaseException = sa.exc.DBAPIError.instance(
+        "a batch of statements",
+        None,
+        e,
+        dialect.loaded_dbapi.Error,
+        hide_parameters=True,
+        connection_invalidated=lost,
+        dialect=dialect,
+    )
+    if lost:
+        with suppress(Exception):
+            conn.invalidate(e)
+    return error
+
+
+def batch_of(conn: sa.Connection) -> Batch | None:
+    """The batch of the transaction on ``conn``, if it has one (PostgreSQL)."""
+    found = conn.info.get(BATCH)
+    return found if isinstance(found, Batch) else None
+
+
+def settle(conn: sa.Connection) -> None:
+    """Send what waits on ``conn`` (nothing without a batch)."""
+    batch = batch_of(conn)
+    if batch is not None and len(batch):
+        batch.send(conn)
+
+
+def send_before_core(conn: sa.Connection, *_: object) -> None:
+    """The engine's ``before_execute`` listener: a Core statement reads
+    what its transaction wrote."""
+    settle(conn)

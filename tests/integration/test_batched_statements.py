@@ -1,0 +1,172 @@
+"""A transaction's statements sent together on PostgreSQL (infra/db/batch.py,
+issue #28): a move in a few round trips, its own writes read back, errors
+as Core's; and the pool's checkout check without a round trip."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from domain.game.engine import to_act
+from domain.game.legal import legal_actions
+from domain.records import GameRecord
+from domain.services.deps import Deps
+from domain.services.games import NewGame, create_game, join_game, start_game
+from domain.services.play import act
+from domain.services.players import create_player
+from domain.services.transaction import Request
+from infra.bus.memory import InProcessBus
+from infra.db.game_cache import GameCache
+from infra.db.uow import SqlUnitOfWork, SqlUnitOfWorkFactory
+from tests.fakes import FakeClock, FakeIds
+from tests.integration import records as r
+
+
+@pytest.fixture
+def pg(uow: SqlUnitOfWorkFactory) -> SqlUnitOfWorkFactory:
+    if uow.engine.dialect.name != "postgresql":
+        pytest.skip("round trips are PostgreSQL's: SQLite runs each statement at once")
+    return uow
+
+
+class _Counted(SqlUnitOfWorkFactory):
+    """Units of work that note the round trips of each commit: the batches
+    sent, the Core statements run one by one, and the COMMIT."""
+
+    def __init__(self, base: SqlUnitOfWorkFactory) -> None:
+        super().__init__(base.engine, GameCache())
+        self.trips: list[int] = []
+        self.core = 0
+        sa.event.listen(base.engine, "before_cursor_execute", self._seen)
+
+    def _seen(self, *_: Any) -> None:
+        self.core += 1
+
+    def close(self) -> None:
+        sa.event.remove(self.engine, "before_cursor_execute", self._seen)
+
+    def __call__(self) -> SqlUnitOfWork:
+        factory = self
+
+        class Counting(SqlUnitOfWork):
+            def commit(self) -> None:
+                before = factory.core
+                super().commit()
+                assert self._batch is not None
+                factory.trips.append(self._batch.round_trips + factory.core - before + 1)
+
+        return Counting(self.engine, self.cache)
+
+
+def _terminate(engine: sa.Engine, pid: object) -> None:
+    """End a backend from a connection of its own (not the pool's)."""
+    admin = sa.create_engine(engine.url, poolclass=sa.pool.NullPool)
+    try:
+        with admin.connect() as c:
+            c.exec_driver_sql("SELECT pg_terminate_backend(%s)", (pid,))
+            c.commit()
+    finally:
+        admin.dispose()
+
+
+def _game(uow: SqlUnitOfWorkFactory, game_id: str) -> GameRecord:
+    with uow() as u:
+        game = u.games.get(game_id)
+    assert game is not None
+    return game
+
+
+def test_a_move_with_a_key_and_notices_is_five_round_trips(pg: SqlUnitOfWorkFactory) -> None:
+    """The version read, the key's look-up, the game's writes with the
+    notices' counters, the notices with the key's record, then the COMMIT:
+    thirteen round trips before (a pre-ping, BEGIN and one per statement)."""
+    counted = _Counted(pg)
+    deps = Deps(counted, asyncio.to_thread, InProcessBus(1000), FakeClock(), FakeIds(), print)
+
+    async def play() -> None:
+        people = [(await create_player(deps, f"p{i}")).player.id for i in range(3)]
+        game_id = (await create_game(deps, Request(people[0], "c", {}), NewGame(3))).game_id
+        for pid in people[1:]:
+            await join_game(deps, Request(pid, "j", {}), game_id, None)
+        await start_game(deps, Request(people[0], "s", {}), game_id)
+        for n in range(6):
+            state = _game(counted, game_id).state
+            assert state is not None
+            seat = to_act(state)
+            assert seat is not None
+            counted.trips.clear()
+            req = Request(people[seat], "act", {"n": n}, idempotency_key=f"k{n}")
+            await act(deps, req, game_id, legal_actions(state, seat)[0])
+            assert len(counted.trips) == 1  # one transaction
+            assert counted.trips[0] <= 5, f"move {n}: {counted.trips[0]} round trips"
+
+    try:
+        asyncio.run(play())
+    finally:
+        counted.close()
+
+
+def test_a_transaction_reads_what_it_wrote_before_it_is_sent(pg: SqlUnitOfWorkFactory) -> None:
+    """A Core read sends what waits first (the engine's ``before_execute``)."""
+    p = r.player()
+    with pg() as u:
+        u.players.add(p)  # waits in the batch
+        u.games.add(r.lobby_game(p.id))
+        assert u.players.get(p.id) == p  # Core: sent first, then read
+        u.commit()
+    with pg() as u:
+        assert u.players.get(p.id) == p
+
+
+def test_a_rolled_back_batch_leaves_nothing_and_a_clean_connection(
+    pg: SqlUnitOfWorkFactory,
+) -> None:
+    p = r.player()
+    with pg() as u:
+        u.players.add(p)
+        u.games.add(r.lobby_game(p.id))
+    for _ in range(3):  # every pooled connection: no transaction left open
+        with pg() as u:
+            assert u.players.get(p.id) is None
+
+
+def test_a_connection_the_server_closed_is_replaced_at_checkout(
+    pg: SqlUnitOfWorkFactory,
+) -> None:
+    """No pre-ping (a round trip per transaction): an idle connection the
+    server ended (a restart, ``pg_terminate_backend``) has something to
+    read, and the pool takes a fresh one; the transaction never sees it."""
+    with pg() as u:
+        u.players.add(r.player())
+        u.commit()
+    with pg.engine.connect() as c:
+        pid = c.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+    _terminate(pg.engine, pid)
+    deadline_rounds = 200  # the server's goodbye reaches the socket soon after
+    for _ in range(deadline_rounds):
+        with pg.engine.connect() as c:
+            now = c.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+            if now != pid:
+                break
+    else:
+        pytest.fail("the ended connection was still handed out")
+    p = r.player()
+    with pg() as u:
+        u.players.add(p)
+        u.commit()
+    with pg() as u:
+        assert u.players.get(p.id) == p
+
+
+def test_a_lost_connection_mid_batch_invalidates_it(pg: SqlUnitOfWorkFactory) -> None:
+    with pg() as u:
+        conn = u._live()
+        pid = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+        u.players.add(r.player())  # waits in the batch
+        _terminate(pg.engine, pid)
+        with pytest.raises(sa.exc.DBAPIError) as caught:
+            u.commit()
+        assert caught.value.connection_invalidated
