@@ -2,7 +2,7 @@
 sha256 of their text, so that clients may send the hash alone.
 
 Each process keeps the recent ones (infra/fair_lru.py). With Redis, every
-registration is also written there (``<prefix>apq:<sha256>``, with a TTL
+registration is also written there (``{<prefix>apq}:<sha256>``, with a TTL
 that every read renews), so that any instance knows a hash any other
 registered, and a miss in the process is looked up there. The server never
 trusts a stored text blindly: a text whose hash is not its key is ignored.
@@ -14,12 +14,18 @@ recently used one goes. When the store is full, the least recently used
 text of the client holding the most goes. So one client cannot flush the
 others' texts (a plain LRU of 512 let 700 registrations push out the first
 one). The same rule holds in each process and, with Redis, across the
-instances (the Lua scripts below: ``<prefix>apq-owner``, a hash of each
-text's client; ``<prefix>apq-by:<client>``, a sorted set of its texts by
-last use; ``<prefix>apq-counts``, a sorted set of the clients by texts held;
-``<prefix>apq-total``). Their metadata is bounded by the store's size:
+instances (the Lua scripts below: ``{<prefix>apq}-owner``, a hash of each
+text's client; ``{<prefix>apq}-by:<client>``, a sorted set of its texts by
+last use; ``{<prefix>apq}-counts``, a sorted set of the clients by texts held;
+``{<prefix>apq}-total``). Their metadata is bounded by the store's size:
 a text that expired is counted until its place is needed or its client
 registers again.
+
+[decision] Every key of the store carries one hash tag, ``{<prefix>apq}``
+(docs/decisions/0068): the scripts read and write several of them at once,
+which a Redis Cluster allows only within one hash slot. On a cluster the
+store therefore lives on one shard, which is acceptable: it is small and
+bounded (:data:`SHARED_KEPT` texts of at most 16 KB, and their metadata).
 
 [decision] Redis is a shared cache here, not a store of record: a query
 missing from it (expired, evicted, Redis away) costs the client one round
@@ -35,11 +41,10 @@ import hashlib
 import logging
 import time
 
-import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from infra.fair_lru import FairLRU
-from infra.redis_client import fail_fast
+from infra.redis_client import AnyRedis, close, fail_fast
 
 log = logging.getLogger("mmk.apq")
 
@@ -105,7 +110,7 @@ redis.call('INCR', total)
 return 1
 """
 )
-"""Registers a text (KEYS[1] ``<prefix>apq``; ARGV: sha256, text, client,
+"""Registers a text (KEYS[1] ``{<prefix>apq}``; ARGV: sha256, text, client,
 TTL, per client, size); a text kept already is renewed, its client kept."""
 _READ = (
     _LUA_COMMON
@@ -118,7 +123,7 @@ if owner then redis.call('ZADD', held(owner), 'XX', now, sha) end
 return {text, owner or ''}
 """
 )
-"""A text and its client (KEYS[1] ``<prefix>apq``; ARGV: sha256, TTL);
+"""A text and its client (KEYS[1] ``{<prefix>apq}``; ARGV: sha256, TTL);
 renews it."""
 
 
@@ -142,8 +147,8 @@ class PersistedQueries:
     ) -> None:
         self._local: FairLRU[str, str] = FairLRU(size, min(per_client, size))
         self._ttl, self._per_client, self._shared_size = ttl, per_client, shared_size
-        self._key = f"{prefix}apq"
-        self._client: aioredis.Redis | None = None
+        self._key = f"{{{prefix}apq}}"
+        self._client: AnyRedis | None = None
         if redis_url:
             self._client = fail_fast(redis_url)
             self._register = self._client.register_script(_REGISTER)
@@ -220,4 +225,4 @@ class PersistedQueries:
         if self._writes:
             await asyncio.gather(*self._writes, return_exceptions=True)
         if self._client is not None:
-            await self._client.aclose()
+            await close(self._client)

@@ -36,7 +36,7 @@ from typing import Final, Literal, Protocol
 
 from redis.exceptions import RedisError
 
-from infra.redis_client import fail_fast
+from infra.redis_client import close, fail_fast
 
 log = logging.getLogger("mmk.rate_limit")
 
@@ -333,9 +333,16 @@ return out
 
 class RedisLimiter:
     """GCRA in Redis, shared by every server instance on it: one script call
-    (one round trip) per checked request. Keys: ``<prefix>rl:<kind>:ip:..``
-    and ``<prefix>rl:<kind>:tk:..``, each expiring when its budget is full
-    again."""
+    (one round trip) per checked request. Keys: ``{<prefix>rl}:<kind>:ip:..``
+    and ``{<prefix>rl}:<kind>:tk:..``, each expiring when its budget is full
+    again.
+
+    [decision] One hash tag for every budget (docs/decisions/0068): a request
+    is checked and charged on its IP's and its token's budgets by one script,
+    and a settlement on many callers', which a Redis Cluster allows only
+    within one hash slot. On a cluster the budgets therefore live on one
+    shard: one short string per recent caller and kind, each expiring within
+    about a minute of its last use."""
 
     def __init__(
         self,
@@ -345,7 +352,7 @@ class RedisLimiter:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.limits = limits
-        self._prefix = f"{prefix}rl:"
+        self._prefix = f"{{{prefix}rl}}:"
         self._client = fail_fast(url)
         self._script = self._client.register_script(_GCRA)
         self._settle = self._client.register_script(_SETTLE)
@@ -414,7 +421,7 @@ class RedisLimiter:
         return out
 
     async def aclose(self) -> None:
-        await self._client.aclose()
+        await close(self._client)
 
 
 def build_limiter(limits: Limits, redis_url: str | None, prefix: str) -> RateLimiter | None:

@@ -10,33 +10,39 @@ a failed publish is kept in a bounded outbox and sent again after the
 reconnect; the reader reconnects with backoff, subscribes again, and tells
 every local subscriber :data:`~domain.ports.RESYNC` so it backfills from the log.
 Messages travel as JSON (infra/codec.py).
+
+On a Redis Cluster (``redis+cluster://``, docs/decisions/0068) the same
+class uses sharded pub/sub (``SSUBSCRIBE``/``SPUBLISH``, infra/redis_cluster.py):
+a game's channels share one hash slot (domain/channels.py). A master lost to
+a failover (or a slot moved) costs only its channels: the reader subscribes
+them again on the new owner, with backoff, and tells their subscribers, and
+only theirs, to resync; publishes to it wait in the outbox meanwhile.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections import deque
+from collections import Counter, deque
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager, suppress
 from typing import Any
 
 import orjson
-import redis.asyncio as aioredis
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
-from redis.exceptions import RedisError
+from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from domain.ports import RESYNC, BusMessage, Resync
 from infra import codec
 from infra.bus.memory import LocalSubscribers, QueueSubscription
+from infra.redis_client import DISCONNECTS, close, subscriber
+from infra.redis_cluster import ShardedPublisher, ShardedPubSub, ShardLost
 from infra.work_meter import detached
 
 log = logging.getLogger("mmk.bus")
 OUTBOX_LIMIT = 10_000
 BACKOFF_MIN, BACKOFF_MAX = 0.05, 2.0
 CONFIRM_TIMEOUT = 2.0
-DISCONNECTS = (RedisError, ConnectionError, OSError, TimeoutError)
 
 
 class RedisBus(LocalSubscribers):
@@ -44,15 +50,23 @@ class RedisBus(LocalSubscribers):
         super().__init__(queue_limit)
         # No retries inside redis-py: its pub/sub would reconnect and subscribe
         # again by itself, silently, and nobody would resync; this class does it.
-        self._client = aioredis.from_url(url, health_check_interval=10, retry=Retry(NoBackoff(), 0))
+        self._client = subscriber(url)
+        self._url = url
+        self._sharded: ShardedPublisher | None = None
+        if isinstance(self._client, RedisCluster):
+            self._sharded = ShardedPublisher(self._client, url)
         self._prefix = prefix
         self._pubsub: Any = None
         self._reader: asyncio.Task[None] | None = None
         self._outbox: deque[tuple[str, str]] = deque(maxlen=OUTBOX_LIMIT)
+        self._waiting: Counter[str] = Counter()  # the outbox's messages by channel
         self._flush_lock = asyncio.Lock()
         self._flusher: asyncio.Task[None] | None = None
         self._ready: dict[str, asyncio.Event] = {}
         self._unsubscribing: set[asyncio.Task[None]] = set()
+        self._lost: set[str] = set()  # on a cluster: channels of a lost master, to subscribe again
+        self._lost_retry = 0.0  # loop time of the next try
+        self._lost_backoff = BACKOFF_MIN
         self._ever_connected = False
         self.connected = False
         self.reconnects = 0
@@ -70,20 +84,37 @@ class RedisBus(LocalSubscribers):
                 data = encoded[id(m)] = orjson.dumps(codec.message_to_json(m)).decode()
             batch.append((self._prefix + channel, data))
         if self._outbox:
-            self._keep(batch)  # keep the order behind what is waiting
-            return
+            if self._sharded is None:  # Redis is away
+                self._keep(batch)  # keep the order behind what is waiting
+                return
+            # a master is away: its channels wait, in order; the others go
+            waiting = self._waiting
+            if any(channel in waiting for channel, _ in batch):
+                self._keep([item for item in batch if item[0] in waiting])
+                batch = [item for item in batch if item[0] not in waiting]
+                if not batch:
+                    return
         try:
-            await self._send(batch)
+            unsent = await self._send(batch)
         except DISCONNECTS as e:
             log.warning("bus: publish failed (%s); %d message(s) kept for later", e, len(batch))
             self._keep(batch)
+            return
+        if unsent:  # a cluster's master is away: its share waits
+            log.warning("bus: publish failed; %d message(s) kept for later", len(unsent))
+            self._keep(unsent)
 
     def _keep(self, batch: Sequence[tuple[str, str]]) -> None:
         self.publish_failures += 1  # every publish kept, not only the first one that failed
+        batch = batch[-OUTBOX_LIMIT:]
         overflow = len(self._outbox) + len(batch) - OUTBOX_LIMIT
         if overflow > 0:  # the oldest go; subscribers still backfill from the log
             log.warning("bus: outbox full; %d oldest message(s) dropped", overflow)
+            for _ in range(overflow):
+                self._waiting[self._outbox.popleft()[0]] -= 1
+            self._waiting = +self._waiting  # without the channels at 0
         self._outbox.extend(batch)
+        self._waiting.update(channel for channel, _ in batch)
         if self._flusher is None or self._flusher.done():
             self._flusher = detached(self._flush_later())
 
@@ -100,20 +131,33 @@ class RedisBus(LocalSubscribers):
             with suppress(*DISCONNECTS):
                 await self._flush_outbox()
 
-    async def _send(self, batch: Sequence[tuple[str, str]]) -> None:
-        async with self._client.pipeline(transaction=False) as pipe:
-            for channel, data in batch:
-                pipe.publish(channel, data)
-            await pipe.execute()
-        self.published += len(batch)
+    async def _send(self, batch: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+        """What could not be sent (on a cluster, the share of a master that
+        is away); raises when nothing was."""
+        unsent: list[tuple[str, str]] = []
+        if self._sharded is not None:
+            unsent = await self._sharded.send(batch)
+        else:
+            async with self._client.pipeline(transaction=False) as pipe:
+                for channel, data in batch:
+                    pipe.publish(channel, data)
+                await pipe.execute()
+        self.published += len(batch) - len(unsent)
+        return unsent
 
     async def _flush_outbox(self) -> None:
         async with self._flush_lock:  # one flush at a time: none sent twice
             while self._outbox:
                 batch = [self._outbox[i] for i in range(min(500, len(self._outbox)))]
-                await self._send(batch)
+                unsent = await self._send(batch)
                 for _ in batch:
                     self._outbox.popleft()
+                self._waiting.subtract(channel for channel, _ in batch)
+                self._waiting.update(channel for channel, _ in unsent)
+                self._waiting = +self._waiting  # without the channels at 0
+                if unsent:  # first again, in order
+                    self._outbox.extendleft(reversed(unsent))
+                    raise RedisConnectionError(f"{len(unsent)} message(s) still unsent")
 
     # ------------------------------------------------------------ subscribing
     @asynccontextmanager
@@ -149,6 +193,8 @@ class RedisBus(LocalSubscribers):
             await self._pubsub.subscribe(self._prefix + channel)
         except DISCONNECTS as e:
             log.warning("bus: subscribe failed (%s); will retry on reconnect", e)
+            if self._sharded is not None:  # its master alone may be away
+                self._lose([channel])
             return
         await self._confirmed(channel)
 
@@ -175,7 +221,10 @@ class RedisBus(LocalSubscribers):
         this was under way (their subscribers left it to this reader: until
         ``connected`` is set, nobody else subscribes), then count as
         connected."""
-        self._pubsub = self._client.pubsub()
+        if isinstance(self._client, RedisCluster):
+            self._pubsub = ShardedPubSub(self._client, self._url)
+        else:
+            self._pubsub = self._client.pubsub()
         await self._pubsub.ping()
         sent: set[str] = set()
         while missing := [c for c in self._subs if c not in sent]:
@@ -200,6 +249,7 @@ class RedisBus(LocalSubscribers):
 
     async def _read_forever(self) -> None:
         backoff = BACKOFF_MIN
+        loop = asyncio.get_running_loop()
         while True:
             try:
                 if not self.connected:
@@ -209,14 +259,29 @@ class RedisBus(LocalSubscribers):
                         log.info("bus: reconnected to Redis")
                     self._ever_connected = True
                     backoff = BACKOFF_MIN
+                    self._lost.clear()  # every channel was subscribed again
                     # whatever was published while nobody listened: backfill it
                     self._fan_out_all(RESYNC)
-                msg = await self._pubsub.get_message(timeout=1.0)
+                wait = 1.0
+                if self._lost:
+                    wait = self._lost_retry - loop.time()
+                    if wait <= 0:
+                        await self._recover_lost()
+                        continue
+                msg = await self._pubsub.get_message(timeout=min(wait, 1.0))
                 if msg is None:
                     continue
                 self._handle(msg)
             except asyncio.CancelledError:
                 raise
+            except ShardLost as e:
+                if not self.connected:  # while (re)connecting: all again
+                    await self._drop_pubsub()
+                    await asyncio.sleep(backoff)
+                    backoff = min(backoff * 2, BACKOFF_MAX)
+                    continue
+                log.warning("bus: %s; subscribing them again", e)
+                self._lose([c.removeprefix(self._prefix) for c in e.channels])
             except DISCONNECTS as e:
                 if self.connected:
                     log.warning("bus: lost Redis (%s); reconnecting", e)
@@ -226,6 +291,44 @@ class RedisBus(LocalSubscribers):
                 await self._drop_pubsub()
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, BACKOFF_MAX)
+
+    def _lose(self, channels: list[str]) -> None:
+        """Channels of a cluster's master that is away: their subscribers wait
+        (RESYNC once they are subscribed again on its successor)."""
+        for channel in channels:
+            ready = self._ready.get(channel)
+            if ready is not None:
+                ready.clear()
+        if not self._lost:
+            self._lost_retry = asyncio.get_running_loop().time() + self._lost_backoff
+        self._lost.update(channels)
+
+    async def _recover_lost(self) -> None:
+        """Subscribe the lost channels still wanted on their masters of now;
+        once confirmed, their subscribers backfill from the log. A failure
+        puts them back, to be tried again after a longer wait."""
+        wanted = [c for c in self._lost if c in self._subs]
+        self._lost.clear()
+        if not wanted:
+            return
+        try:
+            await self._pubsub.ping()  # the slot map of now
+            await self._pubsub.subscribe(*(self._prefix + c for c in wanted))
+            await self._await_confirmations(len(wanted))
+        except ShardLost as e:  # the new master's connection failed too
+            e.channels += [self._prefix + c for c in wanted]
+            self._lost_backoff = min(self._lost_backoff * 2, BACKOFF_MAX)
+            raise
+        except DISCONNECTS as e:
+            log.info("bus: subscribing %d channel(s) again failed (%s)", len(wanted), e)
+            self._lost_backoff = min(self._lost_backoff * 2, BACKOFF_MAX)
+            self._lose(wanted)
+            return
+        self._lost_backoff = BACKOFF_MIN
+        self.reconnects += 1
+        log.info("bus: %d channel(s) subscribed again on their new master", len(wanted))
+        for channel in wanted:  # whatever was published meanwhile: backfill it
+            self._offer(channel, RESYNC)
 
     def _handle(self, msg: dict[str, Any]) -> object:
         """A message is delivered, a subscription confirmed; returns the kind."""
@@ -274,7 +377,9 @@ class RedisBus(LocalSubscribers):
         self.connected = False
         self._close_all()
         await self._drop_pubsub()
-        await self._client.aclose()
+        if self._sharded is not None:
+            await self._sharded.aclose()
+        await close(self._client)
 
 
 def _text(value: bytes | str) -> str:

@@ -1,17 +1,23 @@
 """Presence in Redis (scale-out, docs/decisions/0047).
 
-``<prefix>presence:<game>`` is a sorted set with one member
+``<prefix>presence:{<game>}`` is a sorted set with one member
 ``<instance>|<player>`` per instance where the player has a live
 subscription to the game; its score is when the entry expires (Redis's own
 clock, ``TIME``, so instances' clocks do not matter). Each instance
 refreshes its entries every heartbeat; an instance that dies without
 cleaning up loses them ``ttl`` later, and the key itself expires once no
-instance refreshes it. ``<prefix>presence-marks:<game>`` is a hash of the
+instance refreshes it. ``<prefix>presence-marks:{<game>}`` is a hash of the
 players' last announced marks, swapped by a script (compare-and-set).
+
+The game id in braces is the game's Redis Cluster hash tag (docs/decisions/0068):
+a game's presence lives on the shard of its channels. On a cluster the
+heartbeat's scripts go one call per game (redis-py refuses scripts in a
+cluster pipeline), at most :data:`CONCURRENT` at once.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from collections import Counter
@@ -19,19 +25,21 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 
+from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError
+from redis.exceptions import RedisClusterException, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from domain.ports import PresenceUnavailable
 from domain.presence import Mark
-from infra.redis_client import fail_fast
+from infra.redis_client import close, fail_fast
 
 log = logging.getLogger("mmk.presence")
-DISCONNECTS = (RedisError, ConnectionError, OSError, TimeoutError)
+DISCONNECTS = (RedisError, RedisClusterException, ConnectionError, OSError, TimeoutError)
 UNREACHABLE = (RedisConnectionError, RedisTimeoutError)
 """What a read raises while Redis is away (not a bug, such as a script error)."""
 MARKS_TTL_MS = 86_400_000  # a game's marks outlive its last refresh by a day
+CONCURRENT = 64  # a heartbeat's script calls in flight at once, on a cluster
 
 _NOW = "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000) "
 REFRESH = (
@@ -106,10 +114,10 @@ class RedisPresence:
         self._swap = self._client.register_script(SWAP)
 
     def _entries(self, game_id: str) -> str:
-        return f"{self._prefix}presence:{game_id}"
+        return f"{self._prefix}presence:{{{game_id}}}"
 
     def _marks(self, game_id: str) -> str:
-        return f"{self._prefix}presence-marks:{game_id}"
+        return f"{self._prefix}presence-marks:{{{game_id}}}"
 
     def _member(self, player_id: str) -> str:
         return f"{self.instance}|{player_id}"
@@ -171,6 +179,9 @@ class RedisPresence:
         """Refresh this instance's entries (one pipeline); never raises."""
         if not self._live:
             return
+        if isinstance(self._client, RedisCluster):
+            await self._heartbeat_sharded()
+            return
         try:
             async with self._client.pipeline(transaction=False) as pipe:
                 for game_id, live in self._live.items():
@@ -181,6 +192,24 @@ class RedisPresence:
                 await pipe.execute()
         except DISCONNECTS as e:
             log.warning("presence: heartbeat failed (%s)", e)
+
+    async def _heartbeat_sharded(self) -> None:
+        async def refresh(game_id: str, members: list[str]) -> None:
+            await self._refresh(keys=[self._entries(game_id)], args=[self._ttl_ms, *members])
+
+        work = [(g, [self._member(p) for p in live]) for g, live in self._live.items()]
+        failed: BaseException | None = None
+        for at in range(0, len(work), CONCURRENT):
+            results = await asyncio.gather(
+                *(refresh(g, m) for g, m in work[at : at + CONCURRENT]), return_exceptions=True
+            )
+            for result in results:
+                if isinstance(result, DISCONNECTS):
+                    failed = result
+                elif isinstance(result, BaseException):
+                    raise result
+        if failed is not None:
+            log.warning("presence: heartbeat failed (%s)", failed)
 
     def forget(self, game_id: str) -> None:
         """Marks expire in Redis by themselves."""
@@ -201,4 +230,4 @@ class RedisPresence:
         except DISCONNECTS as e:
             log.warning("presence: entries not removed at shutdown (%s); they expire", e)
         self._live.clear()
-        await self._client.aclose()
+        await close(self._client)

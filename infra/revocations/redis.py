@@ -18,6 +18,11 @@ is down is lost to it, and an instance can die between its commit and its
 publish. So the listeners are told ``missed`` (check every token in use
 again) each time the channel is subscribed (again), and every ``recheck``
 seconds whatever happens: a lost notice costs at most that long.
+
+[decision] On a Redis Cluster (docs/decisions/0068) the channel is a shard
+channel (``SPUBLISH``/``SSUBSCRIBE``, infra/redis_cluster.py): it lives on the
+master owning its slot instead of being broadcast to every node, and a
+failover is one more resubscription (then ``missed``), as for the bus.
 """
 
 from __future__ import annotations
@@ -30,12 +35,10 @@ from collections import deque
 from contextlib import suppress
 from typing import Any
 
-import redis.asyncio as aioredis
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
-from redis.exceptions import RedisError
+from redis.asyncio.cluster import RedisCluster
 
-from infra.redis_client import fail_fast
+from infra.redis_client import DISCONNECTS, close, fail_fast, subscriber
+from infra.redis_cluster import ShardedPubSub
 from infra.revocations.memory import InProcessRevocations
 
 log = logging.getLogger("mmk.revocations")
@@ -43,7 +46,6 @@ CHANNEL = "tokens:revoked"
 PENDING_LIMIT = 10_000  # notices kept while Redis is away; the oldest go first
 BACKOFF_MIN, BACKOFF_MAX = 0.05, 2.0
 CONFIRM_TIMEOUT = 2.0  # seconds for Redis to confirm the subscription
-DISCONNECTS = (RedisError, ConnectionError, OSError, TimeoutError)
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
@@ -53,9 +55,8 @@ class RedisRevocations(InProcessRevocations):
         self._publisher = fail_fast(url)
         # No retries inside redis-py (its pub/sub would subscribe again by
         # itself, and nobody would check again); this class reconnects.
-        self._subscriber = aioredis.from_url(
-            url, health_check_interval=10, retry=Retry(NoBackoff(), 0)
-        )
+        self._subscriber = subscriber(url)
+        self._url = url
         self._channel = prefix + CHANNEL
         self._recheck = recheck
         self.instance = secrets.token_hex(8)
@@ -75,7 +76,7 @@ class RedisRevocations(InProcessRevocations):
             self._keep(message)
             return
         try:
-            await self._publisher.publish(self._channel, message)
+            await self._publish(message)
         except DISCONNECTS as e:
             log.warning("revocations: publish failed (%s); the notice is kept for later", e)
             self._keep(message)
@@ -94,8 +95,14 @@ class RedisRevocations(InProcessRevocations):
             backoff = min(backoff * 2, BACKOFF_MAX)
             with suppress(*DISCONNECTS):
                 while self._pending:
-                    await self._publisher.publish(self._channel, self._pending[0])
+                    await self._publish(self._pending[0])
                     self._pending.popleft()
+
+    async def _publish(self, message: str) -> None:
+        if isinstance(self._publisher, RedisCluster):
+            await self._publisher.spublish(self._channel, message)
+        else:
+            await self._publisher.publish(self._channel, message)
 
     # ------------------------------------------------------------ listening
     def start(self) -> None:
@@ -119,7 +126,11 @@ class RedisRevocations(InProcessRevocations):
         while True:
             try:
                 if pubsub is None:
-                    pubsub = self._subscriber.pubsub()
+                    if isinstance(self._subscriber, RedisCluster):
+                        pubsub = ShardedPubSub(self._subscriber, self._url)
+                        await pubsub.ping()  # the slot map of now
+                    else:
+                        pubsub = self._subscriber.pubsub()
                     await self._subscribe(pubsub)
                     self.connected, backoff = True, BACKOFF_MIN
                     if ever:
@@ -178,5 +189,5 @@ class RedisRevocations(InProcessRevocations):
         self._tasks.clear()
         self.connected = False
         await super().aclose()
-        await self._publisher.aclose()
-        await self._subscriber.aclose()
+        await close(self._publisher)
+        await close(self._subscriber)

@@ -32,6 +32,7 @@ import pytest
 import redis
 
 from api.graphql.player_cache import TTL
+from domain.channels import game_channel
 from tests.e2e.audiences import first_seq_with, framed, leaks, public_at
 from tests.e2e.client import (
     CHANGE,
@@ -778,7 +779,7 @@ async def test_serve_with_two_workers_shares_games_and_events_through_redis(
             followers = [
                 await follow(stack, node, f"seat{s}", people[s], game_id) for s in range(3)
             ]
-            public = f"{backend.prefix}game:{game_id}:public"
+            public = backend.prefix + game_channel(game_id, None)
             # Until both workers hold a spectator: the second worker may still be
             # starting (the first answered /healthz), so keep trying for a while.
             deadline = time.monotonic() + 2 * STEP_TIMEOUT

@@ -76,7 +76,7 @@ async def test_entries_of_an_instance_that_died_expire(
     await dead._client.aclose()  # the process is gone: no leave, no aclose, no heartbeat
     assert await survivor.online("g1") == {"ann"}
     await eventually(lambda: _offline(survivor, "g1"), 3, "the entry expired")
-    await eventually(lambda: _gone(admin, f"{prefix}presence:g1"), 3, "the key expired")
+    await eventually(lambda: _gone(admin, f"{prefix}presence:{{g1}}"), 3, "the key expired")
 
 
 async def test_heartbeats_keep_entries_alive(make: Factory) -> None:

@@ -1,6 +1,7 @@
-"""The Redis rate limiter (infra.rate_limit.RedisLimiter) on a real Redis:
-limits shared by server instances, atomic under concurrency, keys that
-expire and hold no token, and per-process limits while Redis is away."""
+"""The Redis rate limiter (infra.rate_limit.RedisLimiter) on a real Redis,
+and on a Redis Cluster (tests/redis_cluster.py): limits shared by server
+instances, atomic under concurrency, keys that expire and hold no token, and
+per-process limits while Redis is away."""
 
 from __future__ import annotations
 
@@ -9,36 +10,46 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 
 import pytest
-import redis.asyncio as aioredis
 
 from api.graphql.limits import SharedBudgetParserCache
 from api.graphql.schema import build_schema
 from infra.rate_limit import MUTATION, QUERY, SUBSCRIPTION, Limits, RedisLimiter
+from infra.redis_client import close, connect
 from tests.api.conftest import Client
 from tests.api.test_rate_limits import codes, context
 from tests.fakes import harness
+from tests.redis_cluster import redis_cluster
+
+__all__ = ["redis_cluster"]  # the fixture
 
 Make = Callable[..., RedisLimiter]
 
 
-@pytest.fixture
-async def make(redis_url: str) -> AsyncIterator[Make]:
-    """Limiters on one fresh key prefix (as instances of one deployment)."""
+@pytest.fixture(params=["redis", "cluster"])
+async def make(request: pytest.FixtureRequest) -> AsyncIterator[Make]:
+    """Limiters on one fresh key prefix (as instances of one deployment), on
+    the test Redis or on a local Redis Cluster; ``make.keys`` the pattern of
+    their keys, ``make.url`` where they are."""
     prefix = f"mmk-test-rl-{uuid.uuid4().hex[:12]}:"
     made: list[RedisLimiter] = []
+    if request.param == "cluster":
+        server: str = request.getfixturevalue("redis_cluster").url
+    else:
+        server = request.getfixturevalue("redis_url")
 
-    def factory(url: str = redis_url, **limits: int) -> RedisLimiter:
+    def factory(url: str = server, **limits: int) -> RedisLimiter:
         limiter = RedisLimiter(url, prefix, Limits(**limits))
         made.append(limiter)
         return limiter
 
-    factory.prefix = prefix  # type: ignore[attr-defined]
+    factory.keys = f"{{{prefix}rl}}:*"  # type: ignore[attr-defined]
+    factory.url = server  # type: ignore[attr-defined]
     yield factory
-    admin = aioredis.from_url(redis_url)
-    keys = [k async for k in admin.scan_iter(f"{prefix}*")]
+    admin = connect(server)
+    keys = [k async for k in admin.scan_iter(factory.keys)]  # type: ignore[attr-defined]
     if keys:
-        await admin.delete(*keys)
-    await admin.aclose()
+        await admin.delete(*keys)  # one hash tag: one slot, also on a cluster
+    await close(admin)
     for limiter in made:
         await limiter.aclose()
 
@@ -69,7 +80,7 @@ async def test_concurrent_requests_never_pass_more_than_the_limit(make: Make) ->
     assert sum(w == 0.0 for w in waits) == 10
 
 
-async def test_both_keys_or_none_and_the_cost(make: Make, redis_url: str) -> None:
+async def test_both_keys_or_none_and_the_cost(make: Make) -> None:
     rl = make(mutations_per_ip=10, mutations_per_token=3)
     assert await rl.check(MUTATION, "3.3.3.3", "a", cost=3) == 0.0
     assert await rl.check(MUTATION, "3.3.3.3", "a") > 0  # the token's budget is spent
@@ -78,18 +89,18 @@ async def test_both_keys_or_none_and_the_cost(make: Make, redis_url: str) -> Non
     assert await rl.check(MUTATION, "3.3.3.3", "z") > 0
 
 
-async def test_keys_expire_and_hold_no_token(make: Make, redis_url: str) -> None:
+async def test_keys_expire_and_hold_no_token(make: Make) -> None:
     rl = make(subscriptions_per_token=2, subscriptions_per_ip=100)
     token = "a-secret-bearer-token"
     assert await rl.check(SUBSCRIPTION, "4.4.4.4", token) == 0.0
-    admin = aioredis.from_url(redis_url, decode_responses=True)
+    admin = connect(make.url, decode_responses=True)  # type: ignore[attr-defined]
     try:
-        keys = [k async for k in admin.scan_iter(f"{make.prefix}*")]  # type: ignore[attr-defined]
+        keys = [k async for k in admin.scan_iter(make.keys)]  # type: ignore[attr-defined]
         assert len(keys) == 2 and not any(token in k for k in keys), keys
         for key in keys:
             assert 0 < await admin.pttl(key) <= 60_000
     finally:
-        await admin.aclose()
+        await close(admin)
 
 
 async def test_without_redis_the_limits_hold_per_process(make: Make) -> None:
@@ -120,6 +131,7 @@ async def test_settlements_are_shared_and_go_in_one_call(make: Make) -> None:
     """docs/decisions/0049: measured work charged after the fact, into debt
     (capped), and given back, on every instance's budget at once."""
     a, b = make(query_cost_per_ip=600, query_cost_per_token=6000), make(query_cost_per_ip=600)
+    assert await b.check(QUERY, "3.3.3.4", None, 1) == 0.0  # b runs (has found a cluster's nodes)
     assert await a.check(QUERY, "3.3.3.3", "t", 100) == 0.0
     waits = await a.settle([(QUERY, "3.3.3.3", "t", 800), (QUERY, "4.4.4.4", None, 50)])
     assert 29.9 < waits[0] <= 30.0 and waits[1] == 0.0
