@@ -43,7 +43,10 @@ SECTIONS: tuple[Section, ...] = (
                 "SQLite file (WAL mode) or `postgresql+psycopg://user@host:5432/db`",
             ),
             Setting(
-                ("REDIS_URL",), "unset: in-process bus", "Redis for pub/sub across server processes"
+                ("REDIS_URL",),
+                "unset: in-process bus",
+                "Redis for pub/sub across server processes: `redis://host:6379/0`, or a "
+                "Redis Cluster (sharded pub/sub) by any one node: `redis+cluster://host:7000`",
             ),
             Setting(("MMK_HOST", "MMK_PORT"), "`127.0.0.1` / `8000`", "where `mmk serve` listens"),
             Setting(("MMK_WORKERS",), "`1`", "uvicorn worker processes"),
