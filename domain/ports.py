@@ -626,6 +626,14 @@ class PresenceStore(Protocol):
         ...
 
 
+class SpectatorCounts(Protocol):
+    """How many subscriptions watch a game's public stream (its spectators),
+    on every instance (issue #28): approximate across instances, exact for
+    this one's own; a read never fails for the store being away."""
+
+    async def count(self, game_id: str) -> int: ...
+
+
 class RevocationListener(Protocol):
     """Told of tokens that stopped working (docs/decisions/0053)."""
 

@@ -59,6 +59,9 @@ from infra.secret_key import server_secret
 from infra.session_use import SessionUseWriter
 from infra.settings import Settings, SettingsError, WebhookSettings
 from infra.settlement import Settler
+from infra.spectators.local import LocalSpectators, bus_channels
+from infra.spectators.memory import InProcessSpectators
+from infra.spectators.redis import RedisSpectators
 from infra.standings import RankSnapshot
 from infra.webhooks.deliverer import Signal, Tuning, WebhookDeliverer
 from infra.webhooks.sender import HttpSender
@@ -116,6 +119,7 @@ class Container:
     sender: HttpSender | None = None
     standings: RankSnapshot | None = None  # the leaderboards for ranks (issue #26)
     thinker: ProcessThinker | None = None  # EXPERT's worker processes (issue #26)
+    spectators: InProcessSpectators | RedisSpectators | None = None  # counts (issue #28)
 
     def start(self) -> None:
         """Background work of a running server (call inside its event loop)."""
@@ -135,6 +139,8 @@ class Container:
             self.webhooks.start()
         if self.standings is not None:
             self.standings.start()
+        if self.spectators is not None:
+            self.spectators.start()
 
     async def aclose(self) -> None:
         await self.sweeper.aclose()
@@ -159,6 +165,8 @@ class Container:
             await self.standings.aclose()
         if self.thinker is not None:
             await self.thinker.aclose()
+        if self.spectators is not None:
+            await self.spectators.aclose()
         await self.bots.aclose()
         if self.settler is not None:
             await self.settler.aclose()
@@ -187,6 +195,17 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         presence = RedisPresence(settings.redis_url, settings.channel_prefix, ttl)
     else:
         presence = InProcessPresence()
+    local_spectators = LocalSpectators(bus, bus_channels(bus))
+    spectators: InProcessSpectators | RedisSpectators
+    if settings.redis_url:
+        spectators = RedisSpectators(
+            settings.redis_url,
+            local_spectators,
+            settings.channel_prefix,
+            settings.presence_heartbeat,
+        )
+    else:
+        spectators = InProcessSpectators(local_spectators)
     revocations: InProcessRevocations | RedisRevocations
     if settings.redis_url:
         revocations = RedisRevocations(
@@ -208,6 +227,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         keys=key_policy(settings, engine),
         presence=presence,
         presence_grace=timedelta(seconds=settings.presence_grace),
+        spectators=spectators,
         rematch_wait=timedelta(seconds=settings.rematch_wait),
         revocations=revocations,
         caps=caps_of(settings),
@@ -280,6 +300,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         sender,
         standings,
         thinker,
+        spectators=spectators,
     )
 
 

@@ -16,11 +16,15 @@ the same data message Strawberry would send (``next``, or graphql-ws's
 ``data``), and the task sleeps on. An event the pusher does not take goes
 the usual way, after what was pushed before it.
 
-Each connection has one :class:`Outbox`, written in order by a short task
-per burst. A connection more than its limit behind drops the subscription
-that would overflow it (``SubscriptionClosed``, as the bus does with a slow
-queue). A write that fails ends the operations that were writing, as a
-failed send in the operation's own task did.
+Each connection has one :class:`Outbox`. A frame is written at once, in the
+publisher's task, when nothing waits before it and the socket takes it
+without waiting (``send_now`` of api/fast/ws_protocol.py: a fan-out to
+thousands of spectators costs no task a socket, issue #28); else it waits
+in the outbox, written in order by a short task per burst. A connection
+more than its limit behind drops the subscription that would overflow it
+(``SubscriptionClosed``, as the bus does with a slow queue). A write that
+fails ends the operations that were writing, as a failed send in the
+operation's own task did.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
     Operation,
 )
 
+from api.fast.ws_protocol import PROTOCOL_KEY
 from api.graphql.revocation import ORIGIN_WAIT, REVOKED_CLOSE, close_reason, hang_up_soon
 from api.graphql.stream_limits import tarpit
 from api.graphql.unrunnable import unrunnable
@@ -63,6 +68,10 @@ class Outbox:
         self._writer: asyncio.Task[None] | None = None
         self._idle: asyncio.Event | None = None
         self.broken = False
+        scope = getattr(getattr(websocket, "ws", None), "scope", None)
+        now = None if not isinstance(scope, dict) else scope.get(PROTOCOL_KEY)
+        # the protocol's send_now (held by its weak reference in the scope)
+        self._now: Callable[[str], bool] | None = None if now is None else now()
         # The connection's context (its caller's meter): a write is the
         # subscriber's work, whoever's task published the event.
         self._context = contextvars.copy_context()
@@ -72,6 +81,9 @@ class Outbox:
             raise SubscriptionClosed("the connection is closing")
         frames = self._frames
         if frames is None:
+            now = self._now
+            if now is not None and pusher.alive() and now(text):
+                return  # nothing waited before it, and the socket took it
             frames = self._frames = deque()
         elif len(frames) >= self._limit:
             self.discard(pusher)

@@ -21,6 +21,7 @@ from domain.ports import (
     PresenceStore,
     RatingModel,
     Revocations,
+    SpectatorCounts,
     Standings,
     Thinker,
     UnitOfWorkFactory,
@@ -60,6 +61,8 @@ class Deps:
     # as not connected).
     presence: PresenceStore | None = None
     presence_grace: timedelta = timedelta(seconds=15)
+    # Spectators per game, on every instance (issue #28); None: not counted (0).
+    spectators: SpectatorCounts | None = None
     # How long after its end a game's stream, when asked to, stays open for
     # the rematch offer (docs/decisions/0048).
     rematch_wait: timedelta = timedelta(seconds=120)

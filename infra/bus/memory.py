@@ -151,6 +151,10 @@ class LocalSubscribers:
                 sub.close("the server is shutting down")
         self._subs.clear()
 
+    def channels(self) -> tuple[str, ...]:
+        """The channels with a local subscriber now."""
+        return tuple(self._subs)
+
     def subscriber_count(self, channel: str | None = None) -> int:
         if channel is not None:
             return len(self._subs.get(channel, ()))

@@ -19,6 +19,12 @@ from domain.records import GameSummary as DomainSummary
 from domain.services import queries
 from domain.services.queries import GameSnapshot, SeatInfo
 
+SPECTATORS = (
+    "How many subscriptions watch the game's public stream (spectators: `gameEvents` of "
+    "someone not seated), on every server instance. Cheap and approximate: exact for the "
+    "instance that answers, the others' counts a few seconds old (docs/clients.md "
+    '"Spectators")'
+)
 RATED = "A rated game: its end changes its seats' ratings (docs/ratings.md)"
 PRACTICE = (
     "A practice (reproducible) game: the host chose its seed, so its deal is not secret "
@@ -240,6 +246,11 @@ class Game:
             if s.viewer_seat is None or s.viewer is None
             else Viewer(game_id=self.id, snapshot=s)
         )
+
+    @strawberry.field(description=SPECTATORS)
+    async def spectator_count(self, info: Info) -> int:
+        counts = info.context.deps.spectators
+        return 0 if counts is None else await counts.count(str(self.id))
 
     @classmethod
     def from_domain(cls, s: GameSnapshot) -> Game:

@@ -9,11 +9,17 @@ average (a card played, who acts next, every 4th move a trick won and a new
 trick, every 10th a hand refilled), ~110 moves a game, as MMK's games do.
 
     python -m tests.bench.capacity.bare --port 8001
+
+With ``--redis URL --channel NAME`` (issue #28's spectators, two processes),
+each process fans out what every process emits: an event goes to Redis, and
+each process's reader hands it to its own subscribers of the game, as MMK's
+instances do; a process subscribes to a game made on another one by its id.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import itertools
 import uuid
 from dataclasses import dataclass, field
@@ -21,6 +27,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import orjson
+import redis.asyncio as aioredis
 import uvicorn
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from starlette.applications import Starlette
@@ -68,10 +75,12 @@ class Game:
 
 
 class Broadcaster:
-    def __init__(self) -> None:
+    def __init__(self, relay: aioredis.Redis | None = None, channel: str = "") -> None:
+        """``relay``: events go through this Redis channel to every process."""
         self.games: dict[str, Game] = {}
         self.players: dict[str, str] = {}
         self.ids = itertools.count(1)
+        self.relay, self.channel = relay, channel
 
     async def emit(self, game: Game, kind: str, **fields: Any) -> int:
         seq = len(game.log) + 1
@@ -80,9 +89,32 @@ class Broadcaster:
             {"__typename": kind, "gameId": game.id, "seq": seq, "at": at, **fields}
         )
         game.log.append(event)
-        for sub in list(game.subscribers):
-            await self._send(game, sub, event, kind == "GameEnded")
+        if self.relay is not None:
+            last = b"1" if kind == "GameEnded" else b"0"
+            await self.relay.publish(self.channel, b"%s %s %s" % (game.id.encode(), last, event))
+            return seq
+        await self.fan_out(game, event, kind == "GameEnded")
         return seq
+
+    async def fan_out(self, game: Game, event: bytes, last: bool) -> None:
+        for sub in list(game.subscribers):
+            await self._send(game, sub, event, last)
+
+    async def relayed(self, message: bytes) -> None:
+        """An event from the relay: to this process's subscribers of its game."""
+        game_id, last, event = message.split(b" ", 2)
+        game = self.games.get(game_id.decode())
+        if game is not None:
+            await self.fan_out(game, event, last == b"1")
+
+    def game(self, game_id: str) -> Game:
+        """A game of this process, or (relayed) one made on another process."""
+        game = self.games.get(game_id)
+        if game is None:
+            if self.relay is None:
+                raise KeyError(game_id)
+            game = self.games[game_id] = Game(game_id, [])
+        return game
 
     async def _send(self, game: Game, sub: Subscriber, event: bytes, last: bool) -> None:
         frame = b'{"id":%s,"type":"next","payload":{"data":{"gameEvents":%s}}}' % (
@@ -130,6 +162,9 @@ class Broadcaster:
             return {"__typename": "Game", "viewer": viewer}
         if name == "Move":
             return await self.move(game, game.tokens.index(token), v)
+        if name == "Emit":  # another server's events of a move, as they were (#28)
+            seqs = [await self.emit(game, e["__typename"], **fields(e)) for e in v["events"]]
+            return self.change(game, seqs[0], seqs[-1])
         return {"__typename": "Refusal", "code": "BAD_INPUT", "message": name}
 
     async def move(self, game: Game, seat: int, v: dict[str, Any]) -> dict[str, Any]:
@@ -152,7 +187,7 @@ class Broadcaster:
         return self.change(game, first, last)
 
     async def subscribe(self, socket: WebSocket, op: str, v: dict[str, Any]) -> Subscriber:
-        game = self.games[v["gameId"]]
+        game = self.game(v["gameId"])
         sub = Subscriber(socket, op, game)
         for event in game.log[int(v.get("afterSeq") or 0) :]:
             await self._send(game, sub, event, False)
@@ -163,8 +198,14 @@ class Broadcaster:
         return sub
 
 
-def create_app() -> Starlette:
-    hub = Broadcaster()
+def fields(event: dict[str, Any]) -> dict[str, Any]:
+    """An event's own fields (its kind, game, seq and time are the emitter's)."""
+    return {k: v for k, v in event.items() if k not in ("__typename", "gameId", "seq", "at")}
+
+
+def create_app(redis_url: str | None = None, channel: str = "bare") -> Starlette:
+    relay = None if redis_url is None else aioredis.from_url(redis_url)
+    hub = Broadcaster(relay, channel)
     registry = CollectorRegistry()
     runtime = RuntimeMetrics(registry, prefix="bare")
 
@@ -205,10 +246,21 @@ def create_app() -> Starlette:
     async def metrics(request: Request) -> Response:
         return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
 
+    async def relay_reader() -> None:
+        assert relay is not None
+        pubsub = relay.pubsub()
+        await pubsub.subscribe(channel)
+        async for message in pubsub.listen():
+            if message["type"] == "message":
+                await hub.relayed(message["data"])
+
     async def lifespan(app: Starlette) -> Any:
         runtime.start()
+        reader = None if relay is None else asyncio.get_running_loop().create_task(relay_reader())
         yield
         runtime.stop()
+        if reader is not None:
+            reader.cancel()
 
     return Starlette(
         routes=[
@@ -224,9 +276,11 @@ def create_app() -> Starlette:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--redis", help="relay events through this Redis (several processes)")
+    parser.add_argument("--channel", default="bare", help="the relay's channel")
     args = parser.parse_args()
     uvicorn.run(
-        create_app(),
+        create_app(args.redis, args.channel),
         host="127.0.0.1",
         port=args.port,
         log_level="warning",

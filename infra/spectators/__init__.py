@@ -1,0 +1,1 @@
+"""Spectator counts per game (issue #28, domain.ports.SpectatorCounts)."""
