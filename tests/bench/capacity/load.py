@@ -124,6 +124,8 @@ class Load:
             await asyncio.sleep(float(command["warmup"]))
             before = await self._scrape(scrapers, prefix)
             server0 = sum(stats.cpu_seconds(p) for p in pids)
+            database = command.get("database")
+            db0 = await asyncio.to_thread(stats.backend_cpu, database) if database else {}
             cpu0, t0 = time.process_time(), time.perf_counter()
             setup_errors = self.window
             self.window = Window(start=t0, end=t0 + float(command["measure"]))
@@ -139,6 +141,10 @@ class Load:
             wall = time.perf_counter() - t0
             cpu = time.process_time() - cpu0
             server_cpu = sum(stats.cpu_seconds(p) for p in pids) - server0
+            db_cpu = None
+            if database:
+                db1 = await asyncio.to_thread(stats.backend_cpu, database)
+                db_cpu = sum(cpu - db0.get(pid, 0.0) for pid, cpu in db1.items())
             after = await self._scrape(scrapers, prefix)
             rss = sum(stats.rss_bytes(p) for p in pids)
             await asyncio.sleep(min(LATE_S, 2.0))  # let the window's deliveries land
@@ -166,6 +172,7 @@ class Load:
             "error_samples": w.samples,
             "load_cpu": cpu / wall,
             "server_cpu": server_cpu / wall,
+            "db_cpu": None if db_cpu is None else db_cpu / wall,
             "rss_per_connection": (rss - self.rss0[target]) / max(1, connections),
             "lag_p99_bound": lag.quantile_bound(0.99),
             "lag_max_bound": lag.quantile_bound(1.0),

@@ -83,14 +83,28 @@ class Step:
             f"{int(f['gc_pauses']):>5} {int(f['gc_pauses_over_20ms']):>3}/"
             f"{int(f['gc_full_passes']):<2}"
             f"{f['load_cpu'] * 100:>5.0f}% {errors:>5} {f['gc_collected'] / f['seconds']:>6.0f}"
+            f"{self.db_column}"
+        )
+
+    @property
+    def db_column(self) -> str:
+        """PostgreSQL's backends' CPU, and theirs and the servers' per move."""
+        f = self.figures
+        if f.get("db_cpu") is None:
+            return ""
+        moves = max(1, f["moves"])
+        per_move = f["seconds"] / moves * 1e3
+        return (
+            f" {f['db_cpu'] * 100:>4.0f}% {f['server_cpu'] * per_move:>5.1f}"
+            f" {f['db_cpu'] * per_move:>5.1f}"
         )
 
 
 HEADER = (
     "      to tables  conns  moves/s  del50   del99   mut50   mut99  hlth99   cpu "
-    "KB/con lag99 gcs gc>20/full load errs cycl/s\n"
+    "KB/con lag99 gcs gc>20/full load errs cycl/s   db  ms/mv  db/mv\n"
     "                                    (ms)    (ms)    (ms)    (ms)    (ms)        "
-    "        (<=ms)"
+    "        (<=ms)                                  (cpu)  (cpu)"
 )
 
 
@@ -125,13 +139,17 @@ def two_instances(directory: Path) -> Iterator[list[Any]]:
         fresh_backend(database_url, redis_url, "capacity", **RATE_LIMITS_OFF) as backend,
         cluster(backend, directory) as instances,
     ):
-        yield [_Running(urlsplit(i.server.base_url).port or 0, i.proc) for i in instances]
+        yield [
+            _Running(urlsplit(i.server.base_url).port or 0, i.proc, backend.database_url)
+            for i in instances
+        ]
 
 
 @dataclass
 class _Running:
     port: int
     process: Any
+    database: str | None = None  # PostgreSQL's: its backends' CPU is measured too
 
 
 def bare_server(directory: Path) -> Any:
@@ -223,6 +241,7 @@ def ramp(
                         # uvicorn's own 5 s for an older checkout
                         "idle_s": 4.0 if target == "was" else 60.0,
                         "tables": tables,
+                        "database": getattr(instances[0], "database", None),
                         "warmup": warmup,
                         "measure": measure,
                     }
