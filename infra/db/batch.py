@@ -55,6 +55,9 @@ class Batch:
         return len(self._queue)
 
     def add(self, sql: str, params: Sequence[Any], then: Then | None = None) -> None:
+        """``then`` only reads its cursor or queues (``DirectStatement.later``):
+        it runs inside the pipeline, where a Core statement would read
+        nothing; what it queues goes in the next turn of the same send."""
         self._queue.append(_Queued(sql, params, then))
 
     def clear(self) -> None:
@@ -74,8 +77,12 @@ class Batch:
         assert driver is not None
         driver_error = conn.dialect.loaded_dbapi.Error
         failure: BaseException | None = None
-        manager = driver.pipeline()
-        pipeline = manager.__enter__()
+        try:
+            manager = driver.pipeline()
+            pipeline = manager.__enter__()
+        except driver_error as e:
+            self._queue.clear()
+            raise _as_core(conn, driver, e) from e
         try:
             while self._queue:
                 queued, self._queue = self._queue, []
@@ -99,6 +106,8 @@ class Batch:
                 manager.__exit__(None, None, None)
             except driver_error as e:  # the pipeline aborted: the failure says why
                 failure = failure or _as_core(conn, driver, e)
+            if driver.pgconn.pipeline_status and not conn.invalidated:
+                conn.invalidate()  # never back to the pool in pipeline mode
         if failure is not None:
             self._queue.clear()
             with conflicts_as_write_conflict("a batch of statements"):

@@ -11,13 +11,15 @@ write, and the lock is held only for one short transaction.
 from __future__ import annotations
 
 import select
+import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import orjson
 import sqlalchemy as sa
 from sqlalchemy import event
-from sqlalchemy.engine import URL, Engine, make_url
+from sqlalchemy.engine import URL, Dialect, Engine, make_url
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.pool import ConnectionPoolEntry, QueuePool, StaticPool
 
@@ -122,23 +124,55 @@ def _postgresql(u: URL, pool_size: int | None, echo: bool) -> Engine:
         pool_size=pool_size or PG_POOL_SIZE,
         max_overflow=PG_MAX_OVERFLOW,
         pool_recycle=1_800,
-        connect_args={"application_name": "mmk-server", "connect_timeout": PG_CONNECT_TIMEOUT_S},
+        connect_args={
+            "application_name": "mmk-server",
+            "connect_timeout": PG_CONNECT_TIMEOUT_S,
+            # TCP keepalives: a connection a NAT or firewall dropped while
+            # idle is found dead within about a minute, not at its next use
+            "keepalives": 1,
+            "keepalives_idle": 30,
+            "keepalives_interval": 10,
+            "keepalives_count": 3,
+        },
     )
-    event.listen(engine, "checkout", _still_open)
+    event.listen(engine, "checkin", _idle_from)
+    event.listen(engine, "checkout", partial(_still_open, engine.dialect))
     event.listen(engine, "before_execute", send_before_core)
     return engine
 
 
-def _still_open(dbapi_conn: Any, _record: ConnectionPoolEntry, _proxy: Any) -> None:
+PING_AFTER_IDLE_S = 30.0
+"""A connection idle longer is pinged on checkout (a round trip): a silent
+drop (a NAT's idle timeout, a primary moved behind the same address) shows
+no sign on the socket. A busy pool's connections are never idle that long."""
+_IDLE_SINCE = "mmk.idle_since"
+
+
+def _idle_from(_dbapi_conn: Any, record: ConnectionPoolEntry) -> None:
+    record.info[_IDLE_SINCE] = time.monotonic()
+
+
+def _still_open(
+    dialect: Dialect, dbapi_conn: Any, record: ConnectionPoolEntry, _proxy: Any
+) -> None:
     """The pool's check of a connection on checkout, without a round trip
-    (``pool_pre_ping`` spent one per transaction: issue #28). An idle
-    connection's socket has nothing to read: if it has, the server closed
-    it or is closing it (a restart, ``pg_terminate_backend``, an idle
-    timeout) and the pool takes another (SQLAlchemy's documented
-    ``DisconnectionError`` on checkout)."""
+    when it was in use lately (``pool_pre_ping`` spent one per transaction:
+    issue #28, docs/decisions/0069). An idle connection's socket has
+    nothing to read: if it has, the server closed it or is closing it (a
+    restart, ``pg_terminate_backend``) and the pool takes another
+    (SQLAlchemy's documented ``DisconnectionError`` on checkout). One idle
+    past :data:`PING_AFTER_IDLE_S` is pinged, as the pre-ping did."""
     if dbapi_conn.closed or dbapi_conn.broken:
         raise DisconnectionError("the connection is closed")
     poll = select.poll()  # not select(): a busy process's descriptors pass 1024
     poll.register(dbapi_conn.fileno(), select.POLLIN)
     if poll.poll(0):
         raise DisconnectionError("the server closed the connection or is closing it")
+    since = record.info.get(_IDLE_SINCE)
+    if since is not None and time.monotonic() - since > PING_AFTER_IDLE_S:
+        try:
+            alive = dialect.do_ping(dbapi_conn)
+        except Exception as e:
+            raise DisconnectionError(f"the connection did not answer a ping: {e}") from e
+        if not alive:
+            raise DisconnectionError("the connection did not answer a ping")

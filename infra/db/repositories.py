@@ -38,6 +38,7 @@ from domain.records import (
 )
 from domain.webhooks import outbox
 from infra.db import mappers as m
+from infra.db.batch import settle
 from infra.db.direct import DirectStatement
 from infra.db.errors import conflicts_as_write_conflict
 from infra.db.game_cache import GameCache
@@ -827,7 +828,8 @@ class SqlNotificationStore(_Repo):
             counted = {"p": player_id, "n": len(by_player[player_id])}
             with conflicts_as_write_conflict(f"notifications of {player_id}"):
                 take.later(self._c, [counted], partial(_took, last, player_id))
-        endpoints = self._webhooks.live_endpoints()  # sent with the counters
+        endpoints = self._webhooks.live_endpoints()  # read with the counters
+        settle(self._c)  # the counters answered, whatever the read above did
         made: list[Notification] = []
         for player_id in sorted(by_player):
             mine = by_player[player_id]

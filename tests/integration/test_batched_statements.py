@@ -5,6 +5,7 @@ as Core's; and the pool's checkout check without a round trip."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,6 +20,8 @@ from domain.services.play import act
 from domain.services.players import create_player
 from domain.services.transaction import Request
 from infra.bus.memory import InProcessBus
+from infra.db import engine as engine_module
+from infra.db.engine import make_engine
 from infra.db.game_cache import GameCache
 from infra.db.uow import SqlUnitOfWork, SqlUnitOfWorkFactory
 from tests.fakes import FakeClock, FakeIds
@@ -62,11 +65,12 @@ class _Counted(SqlUnitOfWorkFactory):
 
 
 def _terminate(engine: sa.Engine, pid: object) -> None:
-    """End a backend from a connection of its own (not the pool's)."""
+    """End a backend from a connection of its own (not the pool's), and
+    wait (up to 5 s) until it is gone."""
     admin = sa.create_engine(engine.url, poolclass=sa.pool.NullPool)
     try:
         with admin.connect() as c:
-            c.exec_driver_sql("SELECT pg_terminate_backend(%s)", (pid,))
+            c.exec_driver_sql("SELECT pg_terminate_backend(%s, 5000)", (pid,))
             c.commit()
     finally:
         admin.dispose()
@@ -133,31 +137,65 @@ def test_a_rolled_back_batch_leaves_nothing_and_a_clean_connection(
             assert u.players.get(p.id) is None
 
 
+@pytest.fixture
+def one_connection(pg: SqlUnitOfWorkFactory) -> Iterator[SqlUnitOfWorkFactory]:
+    """A pool of one: every checkout is the same connection until replaced."""
+    engine = make_engine(pg.engine.url, pool_size=1)
+    yield SqlUnitOfWorkFactory(engine)
+    engine.dispose()
+
+
+def _pid(engine: sa.Engine) -> int:
+    with engine.connect() as c:
+        pid: int = c.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
+    return pid
+
+
 def test_a_connection_the_server_closed_is_replaced_at_checkout(
-    pg: SqlUnitOfWorkFactory,
+    one_connection: SqlUnitOfWorkFactory,
 ) -> None:
     """No pre-ping (a round trip per transaction): an idle connection the
     server ended (a restart, ``pg_terminate_backend``) has something to
     read, and the pool takes a fresh one; the transaction never sees it."""
-    with pg() as u:
-        u.players.add(r.player())
-        u.commit()
-    with pg.engine.connect() as c:
-        pid = c.exec_driver_sql("SELECT pg_backend_pid()").scalar()
-    _terminate(pg.engine, pid)
-    deadline_rounds = 200  # the server's goodbye reaches the socket soon after
-    for _ in range(deadline_rounds):
-        with pg.engine.connect() as c:
-            now = c.exec_driver_sql("SELECT pg_backend_pid()").scalar()
-            if now != pid:
-                break
-    else:
-        pytest.fail("the ended connection was still handed out")
+    uow = one_connection
+    pid = _pid(uow.engine)
+    assert _pid(uow.engine) == pid  # the pool of one hands out the same
+    _terminate(uow.engine, pid)  # waits for the backend to be gone
     p = r.player()
-    with pg() as u:
+    with uow() as u:
         u.players.add(p)
         u.commit()
-    with pg() as u:
+    assert _pid(uow.engine) != pid
+    with uow() as u:
+        assert u.players.get(p.id) == p
+
+
+def test_a_connection_idle_for_long_is_pinged_and_replaced_if_dead(
+    one_connection: SqlUnitOfWorkFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A silent drop (a NAT's idle timeout) shows nothing on the socket: a
+    connection idle past ``PING_AFTER_IDLE_S`` is pinged first, and one
+    that does not answer is replaced."""
+    uow = one_connection
+    pid = _pid(uow.engine)
+    monkeypatch.setattr(engine_module, "PING_AFTER_IDLE_S", 0.0)
+    pings: list[object] = []
+    real_ping = uow.engine.dialect.do_ping
+
+    def first_fails(dbapi_conn: Any) -> bool:
+        pings.append(dbapi_conn)
+        if len(pings) == 1:
+            raise OSError("no answer")
+        return real_ping(dbapi_conn)
+
+    monkeypatch.setattr(uow.engine.dialect, "do_ping", first_fails)
+    p = r.player()
+    with uow() as u:
+        u.players.add(p)
+        u.commit()
+    assert len(pings) == 1  # the idle one; its replacement is new, not pinged
+    assert _pid(uow.engine) != pid
+    with uow() as u:
         assert u.players.get(p.id) == p
 
 
