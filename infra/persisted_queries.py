@@ -41,10 +41,8 @@ import hashlib
 import logging
 import time
 
-from redis.exceptions import RedisError
-
 from infra.fair_lru import FairLRU
-from infra.redis_client import AnyRedis, close, fail_fast
+from infra.redis_client import DISCONNECTS, AnyRedis, close, fail_fast
 
 log = logging.getLogger("mmk.apq")
 
@@ -168,7 +166,7 @@ class PersistedQueries:
             return query
         try:
             found = await self._read(keys=[self._key], args=[sha256, self._ttl])
-        except (RedisError, OSError) as e:
+        except DISCONNECTS as e:
             self._failed("read", e)
             return None
         if not found:
@@ -205,7 +203,7 @@ class PersistedQueries:
         args: list[str | int] = [sha256, query, client, *limits]
         try:
             await self._register(keys=[self._key], args=args)
-        except (RedisError, OSError) as e:
+        except DISCONNECTS as e:
             self._failed("write", e)
 
     def _failed(self, what: str, e: Exception) -> None:

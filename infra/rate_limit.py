@@ -34,9 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, Protocol
 
-from redis.exceptions import RedisError
-
-from infra.redis_client import close, fail_fast
+from infra.redis_client import DISCONNECTS, close, fail_fast
 
 log = logging.getLogger("mmk.rate_limit")
 
@@ -378,7 +376,7 @@ class RedisLimiter:
         ]
         try:
             wait_us = await self._script(keys=[self._prefix + k for k, _, _ in keys], args=args)
-        except (RedisError, OSError) as e:
+        except DISCONNECTS as e:
             if not self._down_until:
                 log.warning("rate limits: Redis failed (%s); per-process limits for now", e)
             self._down_until = self._clock() + FALLBACK_SECONDS
@@ -405,7 +403,7 @@ class RedisLimiter:
                 args += [str(units), str(limit), str(int(tolerance * 1_000_000))]
         try:
             waits_us = await self._settle(keys=names, args=args)
-        except (RedisError, OSError) as e:
+        except DISCONNECTS as e:
             if not self._down_until:
                 log.warning("rate limits: Redis failed (%s); per-process limits for now", e)
             self._down_until = self._clock() + FALLBACK_SECONDS

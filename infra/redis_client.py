@@ -21,13 +21,35 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
-from redis.exceptions import RedisClusterException, RedisError
+from redis.exceptions import (
+    AskError,
+    ClusterDownError,
+    RedisClusterException,
+    RedisError,
+    TryAgainError,
+)
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 REDIS_TIMEOUT = 0.5  # seconds for one command before Redis counts as away
 HEALTH_CHECK = 10  # seconds of silence before a pub/sub connection is pinged
 CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
-DISCONNECTS = (RedisError, RedisClusterException, ConnectionError, OSError, TimeoutError)
-"""What Redis (one node or a cluster) raises while it is away or moving."""
+AWAY = (
+    RedisConnectionError,
+    RedisTimeoutError,
+    RedisClusterException,  # no node reachable; SlotNotCoveredError during a failover
+    ClusterDownError,
+    TryAgainError,
+    AskError,  # and MovedError: a slot on its way to another master
+    ConnectionError,
+    OSError,
+    TimeoutError,
+)
+"""What Redis (one node or a cluster) raises while it is away or moving,
+not for a bug of ours (a script's error is none of these)."""
+DISCONNECTS = (RedisError, *AWAY)
+"""Any failure of Redis (:data:`AWAY`, or an error reply): what a best
+effort user of Redis (rate limits, persisted queries) survives."""
 
 
 class ClusterClient(RedisCluster):

@@ -16,6 +16,11 @@ slot moved, its master became a replica), is raised by
 it cost; the reader subscribes them again (the slot map read anew) and tells
 their subscribers, and only theirs, to resync. redis-py's ``ClusterPubSub``
 moves subscriptions by itself, silently, which would leave nobody to resync.
+A subscribe that fails on a broken connection costs that master's other
+channels too: they are raised as lost the same way. A subscribe cancelled
+(its caller left) is still sent, whole, and never closes the connection.
+A master's connection left without channels is closed at the next
+:meth:`ShardedPubSub.ping` (the former master, after a failover).
 """
 
 from __future__ import annotations
@@ -45,6 +50,8 @@ from infra.redis_client import (
 
 Message = dict[str, Any]
 Batch = Sequence[tuple[str, str]]
+Ended = tuple[str, PubSub, BaseException]
+"""In the inbox: a master's connection that broke (with the error)."""
 KINDS = {"smessage": "message", "ssubscribe": "subscribe", "sunsubscribe": "unsubscribe"}
 
 
@@ -84,66 +91,103 @@ class ShardedPubSub:
         self._links: dict[str, PubSub] = {}
         self._readers: dict[str, asyncio.Task[None]] = {}
         self._wanted: dict[str, asyncio.Event] = {}  # per link: it has channels to read
+        self._sending: dict[str, asyncio.Lock] = {}  # per link: one (un)subscribe at a time
         self._node_of: dict[str, str] = {}  # channel -> the node it was subscribed on
-        self._leaving: Counter[str] = Counter()  # sunsubscribes asked for, not confirmed
-        self._inbox: asyncio.Queue[Message | BaseException | tuple[str, BaseException]] = (
-            asyncio.Queue()
-        )
+        self._leaving: Counter[tuple[str, str]] = Counter()  # (node, channel) sunsubscribes
+        self._inbox: asyncio.Queue[Message | BaseException | Ended] = asyncio.Queue()
+        self._inflight: set[asyncio.Task[None]] = set()
 
     async def ping(self) -> bool:
-        """Reads the slot map anew (after a failover it names the new masters)."""
+        """Reads the slot map anew (after a failover it names the new
+        masters); closes the connections left without channels."""
         await read_slot_map(self._cluster)
+        for name in [n for n in self._links if self._idle(n)]:
+            await self._drop(name)
         return True
 
     async def subscribe(self, *channels: str) -> None:
+        """``SSUBSCRIBE`` each channel on its master. A broken connection
+        raises, and its master's channels (these and the others) come out
+        of :meth:`get_message` as :class:`ShardLost`."""
         by_node: dict[str, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
         for channel in channels:
             name = _owner(self._cluster, channel)
             by_node[name][key_slot(channel.encode())].append(channel)
-            self._node_of[channel] = name
         for name, slots in by_node.items():
-            link = self._link(name)
-            try:
-                for group in slots.values():  # one SSUBSCRIBE per slot (no CROSSSLOT)
+            groups = list(slots.values())  # one SSUBSCRIBE per slot (no CROSSSLOT)
+            for group in groups:
+                self._node_of.update(dict.fromkeys(group, name))
+            # shielded: a caller that leaves does not cut a command in half
+            # (its channels are then unsubscribed by whoever no longer wants them)
+            task = asyncio.get_running_loop().create_task(self._ssubscribe(name, groups))
+            self._inflight.add(task)
+            task.add_done_callback(_settled)
+            task.add_done_callback(self._inflight.discard)
+            await asyncio.shield(task)
+
+    async def _ssubscribe(self, name: str, groups: list[list[str]]) -> None:
+        link = self._link(name)
+        try:
+            async with self._sending[name]:
+                for group in groups:
                     await link.ssubscribe(*group)
-            except BaseException:
-                await self._drop(name)  # a fresh connection next time
-                raise
-            self._wanted[name].set()
+        except DISCONNECTS as e:
+            if self._links.get(name) is link:  # every channel of it is lost
+                self._inbox.put_nowait((name, link, e))
+            raise
+        wanted = self._wanted.get(name) if self._links.get(name) is link else None
+        if wanted is not None:
+            wanted.set()
 
     async def unsubscribe(self, channel: str) -> None:
         name = self._node_of.pop(channel, None)
-        link = self._links.get(name or "")
-        if link is not None:
-            self._leaving[channel] += 1
-            await link.sunsubscribe(channel)
+        if name is None or name not in self._links:
+            return
+        link, sending = self._links[name], self._sending[name]
+        async with sending:  # after a subscribe of it still being sent
+            if self._links.get(name) is link:
+                self._leaving[name, channel] += 1
+                await link.sunsubscribe(channel)
 
     async def get_message(self, timeout: float = 0.0) -> Message | None:
         """The next entry, or None after ``timeout`` seconds; raises what
         ended a connection, or a moved channel."""
-        try:
-            item = self._inbox.get_nowait()
-        except asyncio.QueueEmpty:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
             try:
-                async with asyncio.timeout(timeout):
-                    item = await self._inbox.get()
-            except TimeoutError:
-                return None
-        if isinstance(item, tuple):  # a master's connection ended
-            name, error = item
+                item = self._inbox.get_nowait()
+            except asyncio.QueueEmpty:
+                try:
+                    async with asyncio.timeout_at(deadline):
+                        item = await self._inbox.get()
+                except TimeoutError:
+                    return None
+            if not isinstance(item, tuple):
+                if isinstance(item, BaseException):
+                    raise item
+                return item
+            name, link, error = item  # a master's connection ended
+            if self._links.get(name) is not link:
+                continue  # one already dropped
             lost = [c for c, n in self._node_of.items() if n == name]
             for channel in lost:
                 del self._node_of[channel]
             await self._drop(name)
             raise ShardLost(error, lost) from error
-        if isinstance(item, BaseException):
-            raise item
-        return item
+
+    def _idle(self, name: str) -> bool:
+        """Whether a master's connection has no channel, none on its way."""
+        sending = self._sending.get(name)
+        return name not in self._node_of.values() and not (sending and sending.locked())
 
     async def _drop(self, name: str) -> None:
         """Close one master's connection; its channels are gone with it."""
         link, client = self._links.pop(name, None), self._clients.pop(name, None)
         self._wanted.pop(name, None)
+        self._sending.pop(name, None)
+        for key in [k for k in self._leaving if k[0] == name]:
+            del self._leaving[key]
         reader = self._readers.pop(name, None)
         if reader is not None:
             reader.cancel()
@@ -167,6 +211,7 @@ class ShardedPubSub:
             )
             self._clients[name] = client
             link = self._links[name] = client.pubsub()
+            self._sending[name] = asyncio.Lock()
             wanted = self._wanted[name] = asyncio.Event()
             task = asyncio.get_running_loop().create_task(self._read(name, link, wanted))
             self._readers[name] = task
@@ -181,33 +226,38 @@ class ShardedPubSub:
                     continue
                 msg = await link.get_message(timeout=1.0)
                 if msg is not None:
-                    self._shape(msg)
+                    self._shape(name, msg)
         except asyncio.CancelledError:
             raise
         except DISCONNECTS as e:
             if self._links.get(name) is link:  # not dropped already
-                self._inbox.put_nowait((name, e))
+                self._inbox.put_nowait((name, link, e))
         except Exception as e:  # the reader raises it, as a plain PubSub's would
             self._inbox.put_nowait(e)
 
-    def _shape(self, msg: Message) -> None:
+    def _shape(self, name: str, msg: Message) -> None:
         kind = KINDS.get(_text(msg["type"]))
         if kind is None:
             return
         if kind == "unsubscribe":
-            channel = _text(msg["channel"])
-            if self._leaving[channel] <= 0:  # not ours: the cluster moved it
-                self._node_of.pop(channel, None)
-                self._inbox.put_nowait(ShardLost(f"{channel} moved", [channel]))
+            key = (name, _text(msg["channel"]))
+            if self._leaving[key] <= 0:  # not ours: the cluster moved it
+                if self._node_of.get(key[1]) == name:
+                    del self._node_of[key[1]]
+                self._inbox.put_nowait(ShardLost(f"{key[1]} moved", [key[1]]))
                 return
-            self._leaving[channel] -= 1
-            if not self._leaving[channel]:
-                del self._leaving[channel]
+            self._leaving[key] -= 1
+            if not self._leaving[key]:
+                del self._leaving[key]
         self._inbox.put_nowait({**msg, "type": kind})
 
     async def aclose(self) -> None:
-        for task in self._readers.values():
+        inflight = list(self._inflight)
+        for task in (*inflight, *self._readers.values()):
             task.cancel()
+        for task in inflight:
+            with suppress(asyncio.CancelledError, Exception):
+                await task
         for task in self._readers.values():
             with suppress(asyncio.CancelledError, Exception):
                 await task
@@ -219,6 +269,7 @@ class ShardedPubSub:
                 await client.aclose()
         self._readers.clear()
         self._wanted.clear()
+        self._sending.clear()
         self._links.clear()
         self._clients.clear()
 
@@ -293,6 +344,13 @@ class ShardedPublisher:
             with suppress(Exception):
                 await client.aclose()
         self._masters.clear()
+
+
+def _settled(task: asyncio.Task[None]) -> None:
+    """A shielded subscribe's error, retrieved (its caller may have left;
+    the inbox has it)."""
+    if not task.cancelled():
+        task.exception()
 
 
 async def _caught(work: Awaitable[None]) -> BaseException | None:

@@ -166,12 +166,12 @@ class RedisBus(LocalSubscribers):
         at once: the resync after the reconnect covers the gap; the first
         connection is waited for, within ``CONFIRM_TIMEOUT``)."""
         sub, subs = self._add(channel)
-        self._ensure_reader()
-        if len(subs) == 1:
-            await self._redis_subscribe(channel)
-        else:
-            await self._confirmed(channel)
-        try:
+        try:  # a caller cancelled while this waits leaves nothing behind
+            self._ensure_reader()
+            if len(subs) == 1:
+                await self._redis_subscribe(channel)
+            else:
+                await self._confirmed(channel)
             yield sub
         finally:
             self._remove(channel, sub)
@@ -230,22 +230,28 @@ class RedisBus(LocalSubscribers):
         while missing := [c for c in self._subs if c not in sent]:
             await self._pubsub.subscribe(*(self._prefix + c for c in missing))
             sent.update(missing)
-            await self._await_confirmations(len(missing))
+            unconfirmed = await self._await_confirmations(missing)
+            if unconfirmed:  # not live: no resync may claim they are
+                raise RedisConnectionError(f"{len(unconfirmed)} subscription(s) unconfirmed")
         self.connected = True  # no await since the last check: nothing was missed
         await self._flush_outbox()
 
-    async def _await_confirmations(self, count: int) -> None:
-        """Read until Redis confirmed ``count`` subscriptions (or a timeout), so
-        that the resync that follows cannot race a subscription still in
-        flight; messages that arrive meanwhile are delivered as usual."""
+    async def _await_confirmations(self, channels: Sequence[str]) -> list[str]:
+        """Read until Redis confirmed each of ``channels`` still wanted (or
+        none came for ``CONFIRM_TIMEOUT`` seconds), so that the resync that
+        follows cannot race a subscription still in flight; messages that
+        arrive meanwhile are delivered as usual. Returns those unconfirmed."""
+
+        def unconfirmed() -> list[str]:
+            return [c for c in channels if (r := self._ready.get(c)) and not r.is_set()]
+
         loop = asyncio.get_running_loop()
         deadline = loop.time() + CONFIRM_TIMEOUT
-        while count > 0 and loop.time() < deadline:
+        while (left := unconfirmed()) and loop.time() < deadline:
             msg = await self._pubsub.get_message(timeout=max(0.0, deadline - loop.time()))
-            if msg is None:
-                continue
-            if self._handle(msg) == "subscribe":
-                count -= 1
+            if msg is not None and self._handle(msg) == "subscribe":
+                deadline = loop.time() + CONFIRM_TIMEOUT  # progress: a slow Redis is no dead one
+        return left
 
     async def _read_forever(self) -> None:
         backoff = BACKOFF_MIN
@@ -314,7 +320,7 @@ class RedisBus(LocalSubscribers):
         try:
             await self._pubsub.ping()  # the slot map of now
             await self._pubsub.subscribe(*(self._prefix + c for c in wanted))
-            await self._await_confirmations(len(wanted))
+            unconfirmed = await self._await_confirmations(wanted)
         except ShardLost as e:  # the new master's connection failed too
             e.channels += [self._prefix + c for c in wanted]
             self._lost_backoff = min(self._lost_backoff * 2, BACKOFF_MAX)
@@ -324,10 +330,18 @@ class RedisBus(LocalSubscribers):
             self._lost_backoff = min(self._lost_backoff * 2, BACKOFF_MAX)
             self._lose(wanted)
             return
-        self._lost_backoff = BACKOFF_MIN
+        if unconfirmed:  # not live yet: tried again later, resynced then
+            log.info("bus: %d channel(s) not confirmed; trying again", len(unconfirmed))
+            self._lost_backoff = min(self._lost_backoff * 2, BACKOFF_MAX)
+            self._lose(unconfirmed)
+        else:
+            self._lost_backoff = BACKOFF_MIN
+        live = [c for c in wanted if c not in unconfirmed]
+        if not live:
+            return
         self.reconnects += 1
-        log.info("bus: %d channel(s) subscribed again on their new master", len(wanted))
-        for channel in wanted:  # whatever was published meanwhile: backfill it
+        log.info("bus: %d channel(s) subscribed again on their new master", len(live))
+        for channel in live:  # whatever was published meanwhile: backfill it
             self._offer(channel, RESYNC)
 
     def _handle(self, msg: dict[str, Any]) -> object:

@@ -26,17 +26,13 @@ from contextlib import contextmanager
 from datetime import datetime
 
 from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisClusterException, RedisError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from domain.ports import PresenceUnavailable
 from domain.presence import Mark
-from infra.redis_client import close, fail_fast
+from infra.redis_client import AWAY, DISCONNECTS, close, fail_fast
 
 log = logging.getLogger("mmk.presence")
-DISCONNECTS = (RedisError, RedisClusterException, ConnectionError, OSError, TimeoutError)
-UNREACHABLE = (RedisConnectionError, RedisTimeoutError)
+UNREACHABLE = AWAY
 """What a read raises while Redis is away (not a bug, such as a script error)."""
 MARKS_TTL_MS = 86_400_000  # a game's marks outlive its last refresh by a day
 CONCURRENT = 64  # a heartbeat's script calls in flight at once, on a cluster
@@ -176,7 +172,8 @@ class RedisPresence:
         return set(self._live)
 
     async def heartbeat(self) -> None:
-        """Refresh this instance's entries (one pipeline); never raises."""
+        """Refresh this instance's entries (one pipeline; on a cluster, one
+        script call per game); never raises (but when cancelled)."""
         if not self._live:
             return
         if isinstance(self._client, RedisCluster):
@@ -192,6 +189,8 @@ class RedisPresence:
                 await pipe.execute()
         except DISCONNECTS as e:
             log.warning("presence: heartbeat failed (%s)", e)
+        except Exception:
+            log.exception("presence: heartbeat failed")
 
     async def _heartbeat_sharded(self) -> None:
         async def refresh(game_id: str, members: list[str]) -> None:
@@ -206,7 +205,9 @@ class RedisPresence:
             for result in results:
                 if isinstance(result, DISCONNECTS):
                     failed = result
-                elif isinstance(result, BaseException):
+                elif isinstance(result, Exception):  # a bug: said, and the others go on
+                    log.error("presence: heartbeat failed", exc_info=result)
+                elif isinstance(result, BaseException):  # cancelled
                     raise result
         if failed is not None:
             log.warning("presence: heartbeat failed (%s)", failed)

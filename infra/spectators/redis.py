@@ -20,15 +20,13 @@ import secrets
 from contextlib import suppress
 
 import redis.asyncio as aioredis
-from redis.exceptions import RedisClusterException, RedisError
 
-from infra.redis_client import fail_fast
+from infra.redis_client import DISCONNECTS, fail_fast
 from infra.spectators.keys import spectators_key
 from infra.spectators.local import LocalSpectators
 from infra.work_meter import detached
 
 log = logging.getLogger("mmk.spectators")
-FAILURES = (RedisError, RedisClusterException, ConnectionError, OSError, TimeoutError)
 FRESH = 1.0
 """Seconds a read of the other instances' counts is reused (a screen that
 polls costs Redis one read a second, at most, per game and instance)."""
@@ -102,7 +100,7 @@ class RedisSpectators:
             others = int(
                 await self._read(keys=[spectators_key(self._prefix, game_id)], args=[self.instance])
             )
-        except FAILURES as e:
+        except DISCONNECTS as e:
             log.warning("spectators: counts of other instances not read (%s)", e)
             return here + (0 if known is None else known[0])
         if len(self._others) > 10_000:  # a bounded memo, not a store
@@ -140,7 +138,7 @@ class RedisSpectators:
         while True:
             try:
                 await self.publish()
-            except FAILURES as e:  # the next beat writes it
+            except DISCONNECTS as e:  # the next beat writes it
                 log.warning("spectators: counts not written (%s)", e)
             except Exception:
                 log.exception("spectators: writing the counts failed; trying again later")
@@ -151,7 +149,7 @@ class RedisSpectators:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
             self._task = None
-        with suppress(*FAILURES):  # leave no field for the others to count until it expires
+        with suppress(*DISCONNECTS):  # leave no field for the others to count until it expires
             await self._send(dict.fromkeys(self._written, 0))
         self._written = {}
         await self._client.aclose()

@@ -97,11 +97,16 @@ async def test_a_registration_reaches_every_instance_through_redis(shared: Share
         await two.aclose()
 
 
-async def test_redis_away_is_a_miss_and_one_warning(caplog: pytest.LogCaptureFixture) -> None:
+@pytest.mark.parametrize("scheme", ["redis", "redis+cluster"])
+async def test_redis_away_is_a_miss_and_one_warning(
+    caplog: pytest.LogCaptureFixture, scheme: str
+) -> None:
+    """Also on a cluster, whose client raises ``RedisClusterException`` (no
+    ``RedisError``) when it reaches no node."""
     with socket.socket() as s:  # a port nothing listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    store = PersistedQueries(f"redis://127.0.0.1:{port}/0", "mmk-test:")
+    store = PersistedQueries(f"{scheme}://127.0.0.1:{port}/0", "mmk-test:")
     caplog.set_level(logging.WARNING, logger="mmk.apq")
     sha = sha256_of(QUERY)
     assert await store.get(sha) is None

@@ -16,6 +16,8 @@ from contextlib import AsyncExitStack
 from typing import Any
 
 import pytest
+from redis.asyncio.client import PubSub
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from domain.channels import LOBBY, game_channel, notice_channel, presence_channel
 from domain.ports import RESYNC
@@ -233,18 +235,118 @@ async def test_a_manual_failover_moves_the_channel_and_subscribers_resync(
             for n in redis_cluster.nodes
             if redis_cluster.role(n) == "slave" and _master_port(n) == old.port
         )
+        await publisher.publish([(channel, note(game, 1))])
+        assert [number(m) for m in await c.wait_data(1, RECOVERY)] == [1]
+        resyncs = c.resyncs()  # the first connection's, by now
         assert replica.ask("CLUSTER", "FAILOVER") in (b"OK", "OK", True)
         await eventually(
             lambda: redis_cluster.owner(slot_of(game)) is replica, FAILOVER_TIMEOUT, "handed over"
         )
-        await eventually(lambda: c.resyncs() >= 1, RECOVERY, "a resync")
+        await eventually(lambda: c.resyncs() > resyncs, RECOVERY, "a resync")
         await eventually(
             lambda: shard_subscribers(redis_cluster, prefix + channel) == 1, RECOVERY, "moved"
         )
-        await publisher.publish([(channel, note(game, 1))])
-        assert [number(m) for m in await c.wait_data(1, RECOVERY)] == [1]
+        await publisher.publish([(channel, note(game, 2))])
+        assert [number(m) for m in await c.wait_data(2, RECOVERY)] == [1, 2]
+        # the former master's connection, left without channels, is closed
+        links = subscriber._pubsub._links
+        await eventually(lambda: f"127.0.0.1:{old.port}" not in links, RECOVERY, "closed")
         await c.stop()
     await asyncio.to_thread(redis_cluster.wait_healthy)
+
+
+# ---------------------------------------------------------------- 4. a subscribe that fails
+async def _hold(bus: RedisBus, channel: str) -> None:
+    async with bus.subscribe(channel):
+        await asyncio.Event().wait()  # until cancelled
+
+
+def _two_games_on_one_master(cluster: LocalCluster) -> tuple[str, str]:
+    games = [uuid.uuid4().hex for _ in range(200)]
+    master = cluster.owner(slot_of(games[0]))
+    second = next(g for g in games[1:] if cluster.owner(slot_of(g)) is master)
+    return games[0], second
+
+
+async def test_a_subscribe_cancelled_while_it_is_sent_spares_the_masters_other_channels(
+    redis_cluster: LocalCluster,
+    make_bus: BusFactory,
+    prefix: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A client leaves while its channel's ``SSUBSCRIBE`` is on its way (to a
+    master that serves another channel here already): the other channel
+    keeps its connection, its messages, and needs no resync; the left one
+    is unsubscribed once sent."""
+    publisher, subscriber = make_bus(), make_bus()
+    first, second = _two_games_on_one_master(redis_cluster)
+    channel, left = game_channel(first, None), game_channel(second, None)
+    async with subscriber.subscribe(channel) as sub:
+        c = Collector(sub)
+        await publisher.publish([(channel, note(first, 1))])
+        await c.wait_data(1)
+        resyncs = c.resyncs()
+        entered, release = asyncio.Event(), asyncio.Event()
+        real = PubSub.ssubscribe
+
+        async def held(self: PubSub, *args: Any, **kwargs: Any) -> Any:
+            entered.set()
+            await release.wait()
+            return await real(self, *args, **kwargs)
+
+        monkeypatch.setattr(PubSub, "ssubscribe", held)
+        task = asyncio.create_task(_hold(subscriber, left))
+        await asyncio.wait_for(entered.wait(), 5)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        monkeypatch.setattr(PubSub, "ssubscribe", real)
+        release.set()
+        await eventually(lambda: prefix + left not in subscriber._pubsub._node_of, 5, "left")
+        await eventually(
+            lambda: shard_subscribers(redis_cluster, prefix + left) == 0, 5, "unsubscribed"
+        )
+        await publisher.publish([(channel, note(first, 2))])
+        assert [number(m) for m in await c.wait_data(2)] == [1, 2]
+        assert c.resyncs() == resyncs, "nothing was lost"
+        assert shard_subscribers(redis_cluster, prefix + channel) == 1
+        await c.stop()
+
+
+async def test_a_subscribe_that_meets_a_broken_connection_resyncs_the_masters_other_channels(
+    redis_cluster: LocalCluster,
+    make_bus: BusFactory,
+    prefix: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The subscribing task is the first to see its master's connection
+    broken (a failover): the master's other channel here is reported lost
+    too, subscribed again and resynced, as is the new one."""
+    publisher, subscriber = make_bus(), make_bus()
+    first, second = _two_games_on_one_master(redis_cluster)
+    channel, new = game_channel(first, None), game_channel(second, None)
+    async with subscriber.subscribe(channel) as sub:
+        c = Collector(sub)
+        await publisher.publish([(channel, note(first, 1))])
+        await c.wait_data(1)
+        resyncs = c.resyncs()
+        real = PubSub.ssubscribe
+
+        async def broken(self: PubSub, *args: Any, **kwargs: Any) -> Any:
+            monkeypatch.setattr(PubSub, "ssubscribe", real)  # once
+            raise RedisConnectionError("Connection closed by server.")
+
+        monkeypatch.setattr(PubSub, "ssubscribe", broken)
+        async with subscriber.subscribe(new) as new_sub:
+            n = Collector(new_sub)
+            await eventually(lambda: c.resyncs() > resyncs, 10, "a resync")
+            await eventually(lambda: n.resyncs() >= 1, 10, "a resync of the new channel")
+            await eventually(lambda: not subscriber._lost, 10, "subscribed again")
+            await publisher.publish([(channel, note(first, 2)), (new, note(second, 1))])
+            assert [number(m) for m in await c.wait_data(2)] == [1, 2]
+            assert [number(m) for m in await n.wait_data(1)] == [1]
+            await n.stop()
+        await c.stop()
 
 
 def _master_port(replica: ClusterNode) -> int | None:

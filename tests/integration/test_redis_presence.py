@@ -174,10 +174,12 @@ async def _new_game(deps: Deps) -> tuple[str, list[str]]:
     return game.game_id, ids
 
 
-async def test_reads_with_redis_away_are_presence_unavailable() -> None:
+@pytest.mark.parametrize("scheme", ["redis", "redis+cluster"])
+async def test_reads_with_redis_away_are_presence_unavailable(scheme: str) -> None:
     """What the callers catch (presence is best effort): a read of a store
-    whose Redis does not answer says so, and writes log and carry on."""
-    away = RedisPresence(f"redis://127.0.0.1:{free_port()}/0")
+    whose Redis does not answer says so, and writes log and carry on; also
+    on a cluster (``RedisClusterException``: no node reachable)."""
+    away = RedisPresence(f"{scheme}://127.0.0.1:{free_port()}/0")
     try:
         for read in (away.online("g"), away.marks("g"), away.swap("g", "p", None, Mark(True))):
             with pytest.raises(PresenceUnavailable):
