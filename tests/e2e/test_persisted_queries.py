@@ -191,7 +191,7 @@ async def test_a_hash_registered_on_one_instance_works_on_another(
             assert (await get(on_b, query)).json()["data"] == registered["data"]
         client = redis.Redis.from_url(redis_url)
         try:
-            key = f"{backend.prefix}apq:{sha(query)}"
+            key = f"{{{backend.prefix}apq}}:{sha(query)}"  # the store's hash tag (0068)
             assert client.get(key) == query.encode()
             assert 0 < client.ttl(key) <= TTL
         finally:

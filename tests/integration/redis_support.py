@@ -4,14 +4,16 @@ stop and start again, a subscription collector, and bounded polling."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import shutil
 import signal
 import socket
 import subprocess
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import suppress
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis
@@ -22,6 +24,20 @@ from infra.bus.redis import BACKOFF_MAX, CONFIRM_TIMEOUT
 
 Message = BusMessage | Resync
 """What a subscription yields."""
+
+
+async def stray_task_errors() -> AsyncIterator[None]:
+    """As an autouse fixture of each Redis test module: a background task
+    that dies with an error, or a connection left open (redis-py's
+    "Unclosed ..." warnings), fails the test."""
+    loop = asyncio.get_running_loop()
+    errors: list[dict[str, Any]] = []
+    loop.set_exception_handler(lambda _loop, context: errors.append(context))
+    yield
+    await asyncio.sleep(0.05)
+    gc.collect()
+    loop.set_exception_handler(None)
+    assert not errors, f"errors in background tasks: {errors}"
 
 
 def note(tag: str, n: int = 0) -> LobbyUpdate:

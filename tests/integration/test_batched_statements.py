@@ -23,16 +23,28 @@ from infra.bus.memory import InProcessBus
 from infra.db import engine as engine_module
 from infra.db.engine import make_engine
 from infra.db.game_cache import GameCache
+from infra.db.migrate import upgrade
 from infra.db.uow import SqlUnitOfWork, SqlUnitOfWorkFactory
 from tests.fakes import FakeClock, FakeIds
 from tests.integration import records as r
+from tests.integration.databases import fresh_postgres
+
+
+@pytest.fixture(scope="module")
+def pg_url(database_url: str) -> Iterator[str]:
+    """A migrated PostgreSQL database of this module's own: round trips are
+    PostgreSQL's (SQLite runs each statement at once), so these tests run
+    on it alone."""
+    with fresh_postgres(database_url) as url:
+        upgrade(url)
+        yield url
 
 
 @pytest.fixture
-def pg(uow: SqlUnitOfWorkFactory) -> SqlUnitOfWorkFactory:
-    if uow.engine.dialect.name != "postgresql":
-        pytest.skip("round trips are PostgreSQL's: SQLite runs each statement at once")
-    return uow
+def pg(pg_url: str) -> Iterator[SqlUnitOfWorkFactory]:
+    engine = make_engine(pg_url)
+    yield SqlUnitOfWorkFactory(engine)
+    engine.dispose()
 
 
 class _Counted(SqlUnitOfWorkFactory):

@@ -11,7 +11,6 @@ collide; the tests that stop Redis run their own private ``redis-server``.
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
 import time
 import uuid
@@ -45,6 +44,7 @@ from tests.integration.redis_support import (
     eventually,
     note,
     number,
+    stray_task_errors,
     with_query,
 )
 
@@ -54,17 +54,7 @@ BusFactory = Callable[..., RedisBus]
 
 
 # ---------------------------------------------------------------- fixtures
-@pytest.fixture(autouse=True)
-async def no_stray_task_errors() -> AsyncIterator[None]:
-    """A background task of the bus that dies with an error fails the test."""
-    loop = asyncio.get_running_loop()
-    errors: list[dict[str, Any]] = []
-    loop.set_exception_handler(lambda _loop, context: errors.append(context))
-    yield
-    await asyncio.sleep(0.05)
-    gc.collect()
-    loop.set_exception_handler(None)
-    assert not errors, f"errors in background tasks: {errors}"
+no_stray_task_errors = pytest.fixture(autouse=True)(stray_task_errors)
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ one, costs subscribers a resync and loses no publish.
 from __future__ import annotations
 
 import asyncio
-import gc
 import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack
@@ -23,7 +22,7 @@ from domain.channels import LOBBY, game_channel, notice_channel, presence_channe
 from domain.ports import RESYNC
 from infra.bus.redis import RedisBus
 from infra.redis_client import cluster_url
-from tests.integration.redis_support import Collector, eventually, note, number
+from tests.integration.redis_support import Collector, eventually, note, number, stray_task_errors
 from tests.redis_cluster import (
     FAILOVER_TIMEOUT,
     ClusterNode,
@@ -40,18 +39,7 @@ BusFactory = Callable[[], RedisBus]
 RECOVERY = FAILOVER_TIMEOUT + 10.0  # a failover, then the bus's backoff and resubscription
 
 
-@pytest.fixture(autouse=True)
-async def no_stray_task_errors() -> AsyncIterator[None]:
-    """A background task that dies with an error, or a connection left
-    open (redis-py's "Unclosed ClusterNode"), fails the test."""
-    loop = asyncio.get_running_loop()
-    errors: list[dict[str, Any]] = []
-    loop.set_exception_handler(lambda _loop, context: errors.append(context))
-    yield
-    await asyncio.sleep(0.05)
-    gc.collect()
-    loop.set_exception_handler(None)
-    assert not errors, f"errors in background tasks: {errors}"
+no_stray_task_errors = pytest.fixture(autouse=True)(stray_task_errors)
 
 
 @pytest.fixture

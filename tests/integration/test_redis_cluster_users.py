@@ -10,18 +10,16 @@ tests/adapters/test_persisted_queries.py.)
 from __future__ import annotations
 
 import asyncio
-import gc
 import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
-from typing import Any
 
 import pytest
 
 from domain.presence import Mark
 from infra.presence.redis import RedisPresence
 from infra.revocations.redis import CHANNEL, RedisRevocations
-from tests.integration.redis_support import eventually
+from tests.integration.redis_support import eventually, stray_task_errors
 from tests.integration.test_redis_revocations import DIGEST, OTHER, Listener
 from tests.redis_cluster import FAILOVER_TIMEOUT, LocalCluster, redis_cluster, slot_of
 
@@ -35,18 +33,7 @@ RECOVERY = FAILOVER_TIMEOUT + 10.0
 TTL = 2.0  # seconds a presence entry lives unrefreshed: ample for a loaded machine
 
 
-@pytest.fixture(autouse=True)
-async def no_stray_task_errors() -> AsyncIterator[None]:
-    """A background task that dies with an error, or a connection left
-    open, fails the test."""
-    loop = asyncio.get_running_loop()
-    errors: list[dict[str, Any]] = []
-    loop.set_exception_handler(lambda _loop, context: errors.append(context))
-    yield
-    await asyncio.sleep(0.05)
-    gc.collect()
-    loop.set_exception_handler(None)
-    assert not errors, f"errors in background tasks: {errors}"
+no_stray_task_errors = pytest.fixture(autouse=True)(stray_task_errors)
 
 
 @pytest.fixture

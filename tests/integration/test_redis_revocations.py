@@ -12,18 +12,21 @@ own private ``redis-server``."""
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
 
 from domain.services.auth import token_hash
 from infra.revocations.redis import CHANNEL, RedisRevocations
-from tests.integration.redis_support import RECOVERY_TIMEOUT, PrivateRedis, eventually
+from tests.integration.redis_support import (
+    RECOVERY_TIMEOUT,
+    PrivateRedis,
+    eventually,
+    stray_task_errors,
+)
 
 pytestmark = [pytest.mark.services, pytest.mark.timeout(60)]
 
@@ -47,17 +50,7 @@ class Listener:
 Factory = Callable[..., tuple[RedisRevocations, Listener]]
 
 
-@pytest.fixture(autouse=True)
-async def no_stray_task_errors() -> AsyncIterator[None]:
-    """A background task that dies with an error fails the test."""
-    loop = asyncio.get_running_loop()
-    errors: list[dict[str, Any]] = []
-    loop.set_exception_handler(lambda _loop, context: errors.append(context))
-    yield
-    await asyncio.sleep(0.05)
-    gc.collect()
-    loop.set_exception_handler(None)
-    assert not errors, f"errors in background tasks: {errors}"
+no_stray_task_errors = pytest.fixture(autouse=True)(stray_task_errors)
 
 
 @pytest.fixture
