@@ -57,21 +57,15 @@ from tests.bench.capacity.workload import (
     MOVES,
     SEATS,
     START_GAME,
+    SUBSCRIBE,
 )
 from tests.bench.http_load import RATE_LIMITS_OFF, ROOT, free_port, serving
 from tests.e2e.cluster import channel_prefix, cluster, fresh_backend
 from tests.stream_policy import action_for
 
-WATCH = """
-subscription Watch($gameId: ID!, $afterSeq: Int!) {
-  gameEvents(gameId: $gameId, afterSeq: $afterSeq) {
-    __typename gameId seq at
-    ... on CardPlayed { seat card { id } }
-    ... on TrickWon { winner }
-    ... on ActionRequired { seat phase }
-  }
-}"""
-"""A spectator screen's selection: plain, so MMK pushes it (docs/decisions/0038)."""
+WATCH = SUBSCRIBE
+"""A spectator screen's selection: the capacity ramp's feed, plain, so MMK
+pushes it (docs/decisions/0038)."""
 
 SERVER_ENV = {
     **RATE_LIMITS_OFF,
