@@ -529,6 +529,9 @@ class Settings:
         loop = e.get("MMK_EVENT_LOOP", "asyncio").lower() or "asyncio"
         if loop not in EVENT_LOOPS:
             raise SettingsError(f"MMK_EVENT_LOOP must be asyncio or uvloop, not {loop!r}")
+        prefix = e.get("MMK_CHANNEL_PREFIX", "mmk:")
+        if "{" in prefix or "}" in prefix:  # the games' hash tags (docs/decisions/0068)
+            raise SettingsError(f"MMK_CHANNEL_PREFIX must not contain {{ or }}, not {prefix!r}")
         return cls(
             database_url=e.get("DATABASE_URL") or DEFAULT_DATABASE_URL,
             redis_url=e.get("REDIS_URL") or None,
@@ -536,7 +539,7 @@ class Settings:
             port=_int(e, "MMK_PORT", 8000, 1, 65535),
             workers=_int(e, "MMK_WORKERS", 1, 1, 64),
             bus_queue_limit=_int(e, "MMK_BUS_QUEUE_LIMIT", 1000, 10, 1_000_000),
-            channel_prefix=e.get("MMK_CHANNEL_PREFIX", "mmk:"),
+            channel_prefix=prefix,
             log_level=level,
             access_log=access,
             graphiql=_bool(e, "MMK_GRAPHIQL", True),

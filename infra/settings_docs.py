@@ -77,7 +77,11 @@ SECTIONS: tuple[Section, ...] = (
                     "subscription that would overflow it is dropped with `RATE_LIMITED`)"
                 ),
             ),
-            Setting(("MMK_CHANNEL_PREFIX",), "`mmk:`", "prefix of the bus channels"),
+            Setting(
+                ("MMK_CHANNEL_PREFIX",),
+                "`mmk:`",
+                "prefix of the bus channels and Redis keys; no `{` or `}` (hash tags)",
+            ),
             Setting(("MMK_LOG_LEVEL",), "`info`", "`debug`, `info`, `warning` or `error`"),
             Setting(
                 ("MMK_ACCESS_LOG",),

@@ -123,6 +123,8 @@ def test_connection_limits_come_from_the_environment() -> None:
         {"MMK_IDEMPOTENCY_RETENTION": "60"},
         {"MMK_PRESENCE_GRACE": "-1"},
         {"MMK_PRESENCE_HEARTBEAT": "0"},
+        {"MMK_CHANNEL_PREFIX": "mmk{a}:"},  # a hash tag of its own (0068)
+        {"MMK_CHANNEL_PREFIX": "mmk}"},
     ],
 )
 def test_bad_settings_are_refused_clearly(env: dict[str, str]) -> None:
