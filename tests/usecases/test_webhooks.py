@@ -391,6 +391,10 @@ async def test_a_replayed_message_gets_a_fresh_day_from_its_first_retry(h: Harne
     assert {m.status for m in h.store.messages.values()} == {Status.PENDING}
 
 
+def _delivered(h: Harness) -> int:
+    return sum(m.status is Status.DELIVERED for m in h.store.messages.values())
+
+
 async def test_queued_messages_follow_their_endpoint_as_it_is_now(h: Harness) -> None:
     """Leased ahead and waiting for a slot: a new URL or secret is used, and
     nothing more goes to an endpoint deleted meanwhile."""
@@ -423,6 +427,9 @@ async def test_queued_messages_follow_their_endpoint_as_it_is_now(h: Harness) ->
     gate.release()
     await posted(2)  # the one in flight (old URL), then a queued one (new URL)
     assert [u for u, _, _ in sender.got] == [URL, URL + "/v2"]
+    async with asyncio.timeout(5):  # the second's result written, the third in flight
+        while d.in_flight != 1 or _delivered(h) != 2:
+            await asyncio.sleep(0.001)
     Webhook(rotated.secret).verify(sender.got[1][2], sender.got[1][1])
     await d.round()  # more leased ahead behind the third, in flight
     assert sum(len(q) for q in d._queue.values()) == 2
