@@ -121,19 +121,36 @@ class WebhookDeliverer:
                     self._setup = None
                 except Exception:
                     log.exception("the webhook endpoint of the settings: not set up yet")
+            if self._worth_a_round():
+                try:
+                    await self.round()
+                except Exception as e:
+                    if is_unavailable(e):
+                        log.warning("webhook delivery: database unavailable; trying again later")
+                    else:
+                        log.exception("webhook delivery failed; trying again later")
             try:
-                await self.round()
-            except Exception as e:
-                if is_unavailable(e):
-                    log.warning("webhook delivery: database unavailable; trying again later")
-                else:
-                    log.exception("webhook delivery failed; trying again later")
-            try:
-                async with asyncio.timeout(self._t.poll):
+                async with asyncio.timeout(self._until_next()):
                     await self._signal.event.wait()
             except TimeoutError:
                 pass
             self._signal.event.clear()
+
+    def _since_read(self) -> float:
+        return time.monotonic() - self._read_at
+
+    def _worth_a_round(self) -> bool:
+        """With no endpoint live when last read, a commit's wake is not worth
+        a read of them: they are read once a ``poll`` (a new endpoint, or one
+        enabled, on any instance, is seen that late). Else every commit with
+        notifications would cost a transaction for nothing (issue #28)."""
+        return bool(self._live) or self._since_read() >= self._t.poll
+
+    def _until_next(self) -> float:
+        """How long to wait for a wake: a ``poll``, or, with no endpoint
+        live, what is left of it since the last read."""
+        left = self._t.poll - self._since_read()
+        return left if not self._live and left > 0 else self._t.poll
 
     async def round(self) -> int:
         """Read the endpoints as they are now (a queued message goes to its

@@ -12,6 +12,7 @@ import asyncio
 import ipaddress
 import itertools
 import json
+import time
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
@@ -26,6 +27,7 @@ from domain.webhooks import (
     KINDS,
     Attempt,
     Disabled,
+    Endpoint,
     Message,
     Policy,
     RetryPolicy,
@@ -38,7 +40,7 @@ from domain.webhooks import (
 )
 from infra.presence.memory import InProcessPresence
 from infra.webhooks.deliverer import ONLINE, Signal, Tuning, WebhookDeliverer
-from tests.fakes import FakeSender, Harness, harness
+from tests.fakes import FakeSender, Harness, _Webhooks, harness
 from tests.usecases.conftest import req
 
 URL = "https://hooks.example.com/mmk"
@@ -351,6 +353,42 @@ async def test_a_failing_setup_never_stops_the_deliveries(h: Harness) -> None:
     finally:
         await d.aclose()
     assert {m.status for m in h.store.messages.values()} == {Status.DELIVERED}
+
+
+async def test_with_no_endpoint_a_wake_is_no_read_and_a_new_one_is_seen_within_a_poll(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No endpoint: each commit with notifications wakes the deliverer, but
+    the endpoints are read once a poll, not once a wake (issue #28); one
+    created meanwhile gets its messages within a poll."""
+    reads = 0
+    endpoints = _Webhooks.endpoints
+
+    def counted(self: _Webhooks) -> list[Endpoint]:
+        nonlocal reads
+        reads += 1
+        return endpoints(self)
+
+    monkeypatch.setattr(_Webhooks, "endpoints", counted)
+    poll, signal, sender = 0.5, Signal(), FakeSender()
+    d = WebhookDeliverer(h.deps, sender, signal, Tuning(poll=poll))
+    d.start()
+    try:
+        async with asyncio.timeout(10):
+            while reads < 1:  # the first round
+                await asyncio.sleep(0.001)
+            began, before = time.monotonic(), reads
+            for _ in range(50):
+                signal()
+                await asyncio.sleep(0.002)
+            took = time.monotonic() - began
+            assert reads - before <= took / poll + 1  # once a poll, not 50 times
+            await hooks.create_endpoint(h.deps, URL, ["YOUR_GAME_STARTED"], "")
+            await _game(h)
+            while len(sender.got) < 2:
+                await asyncio.sleep(0.01)
+    finally:
+        await d.aclose()
 
 
 def test_a_retry_waits_from_the_end_of_the_attempt() -> None:
