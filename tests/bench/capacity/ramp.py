@@ -109,7 +109,11 @@ HEADER = (
 
 
 def mmk_server(
-    directory: Path, root: Path = ROOT, name: str = "mmk", module: str = "api.cli"
+    directory: Path,
+    root: Path = ROOT,
+    name: str = "mmk",
+    module: str = "api.cli",
+    redis: bool = False,
 ) -> Any:
     """``mmk serve`` of the checkout at ``root`` (``--before``: another);
     ``module``: the entry point (``tests.bench.capacity.unpushed``: no
@@ -120,24 +124,24 @@ def mmk_server(
         "DATABASE_URL": f"sqlite:///{directory / (name + '.sqlite3')}",
         **MEASURED,
     }
-    for name in ("REDIS_URL", "MMK_LOG_LEVEL"):
-        env.pop(name, None)
+    for key in ("MMK_LOG_LEVEL", *(() if redis else ("REDIS_URL",))):
+        env.pop(key, None)
     env["PYTHONPATH"] = str(root)
     cmd = [sys.executable, "-m", module, "serve", "--host", HOST, "--port", str(port)]
     return serving(cmd, env, directory / f"{name}.log", port, root)
 
 
 @contextmanager
-def two_instances(directory: Path) -> Iterator[list[Any]]:
-    """Two ``mmk serve`` processes on one PostgreSQL database (a fresh one)
-    and one Redis (a channel prefix of this run): ``DATABASE_URL`` and
-    ``REDIS_URL`` name the servers."""
+def two_instances(directory: Path, names: tuple[str, ...] = ("A", "B")) -> Iterator[list[Any]]:
+    """Two ``mmk serve`` processes (``names``) on one PostgreSQL database (a
+    fresh one) and one Redis (a channel prefix of this run): ``DATABASE_URL``
+    and ``REDIS_URL`` name the servers."""
     database_url, redis_url = os.environ.get("DATABASE_URL"), os.environ.get("REDIS_URL")
     if not database_url or not redis_url or not database_url.startswith("postgresql"):
         raise SystemExit("target pg2 needs DATABASE_URL (PostgreSQL) and REDIS_URL")
     with (
         fresh_backend(database_url, redis_url, "capacity", **RATE_LIMITS_OFF) as backend,
-        cluster(backend, directory) as instances,
+        cluster(backend, directory, names) as instances,
     ):
         yield [
             _Running(urlsplit(i.server.base_url).port or 0, i.proc, backend.database_url)
@@ -214,6 +218,10 @@ def ramp(
             if before is None
             else [stack.enter_context(mmk_server(path, before.resolve(), "was"))],
             "pg2": stack.enter_context(two_instances(path)) if "pg2" in targets else [],
+            "sqlr": [stack.enter_context(mmk_server(path, name="sqlr", redis=True))]
+            if "sqlr" in targets
+            else [],
+            "pg1": stack.enter_context(two_instances(path, ("P",))) if "pg1" in targets else [],
             "unpushed": [
                 stack.enter_context(
                     mmk_server(path, name="unpushed", module="tests.bench.capacity.unpushed")
