@@ -10,7 +10,10 @@ step within bounds.
     python -m tests.bench.capacity.ramp --steps 25,50,100 --measure 15
 
 Target ``pg2``: two instances on PostgreSQL and Redis (``DATABASE_URL``,
-``REDIS_URL``), each table's clients spread over both. Target ``unpushed``:
+``REDIS_URL``), each table's clients spread over both; ``pg1``: one such
+instance; ``sqlr``: ``mmk serve`` on SQLite with the Redis bus (these two
+split the scale-out path's cost: the database, the bus, the second
+instance). Target ``unpushed``:
 ``mmk serve`` without pushed frames (:mod:`tests.bench.capacity.unpushed`),
 for the seam's with-and-without figures.
 """
