@@ -187,7 +187,9 @@ class DirectStatement:
         compiled = self.compiled(dialect)
         params = [compiled.bind(r) for r in rows]
         batch = batch_of(conn)
-        if batch is not None:  # sent with what waits: one round trip
+        # sent with what waits: one round trip. Alone, it runs as below: a
+        # pipeline for one statement costs more CPU than it saves (issue #28)
+        if batch is not None and len(batch):
             answer: list[R] = []
             batch.add(compiled.sql, params, lambda cursor: answer.append(then(cursor)))
             batch.send(conn)
