@@ -9,7 +9,11 @@ Redis going away never fails a move (the database is the source of truth):
 a failed publish is kept in a bounded outbox and sent again after the
 reconnect; the reader reconnects with backoff, subscribes again, and tells
 every local subscriber :data:`~domain.ports.RESYNC` so it backfills from the log.
-Messages travel as JSON (infra/codec.py).
+Messages travel as JSON (infra/codec.py), one Redis message per channel
+and publish: a JSON array of that channel's messages, in order (a move's
+events on a channel are one PUBLISH, not one each: issue #28). A reader
+decodes a payload once when it comes again at once on another channel (the
+public projection on each seat's channel).
 
 On a Redis Cluster (``redis+cluster://``, docs/decisions/0068) the same
 class uses sharded pub/sub (``SSUBSCRIBE``/``SPUBLISH``, infra/redis_cluster.py):
@@ -68,6 +72,9 @@ class RedisBus(LocalSubscribers):
         self._lost_retry = 0.0  # loop time of the next try
         self._lost_backoff = BACKOFF_MIN
         self._ever_connected = False
+        # the last payload read and its messages (shared: they never change)
+        self._last_raw: bytes | str = b""
+        self._last_messages: list[BusMessage] = []
         self.connected = False
         self.reconnects = 0
         self.published = 0
@@ -76,13 +83,7 @@ class RedisBus(LocalSubscribers):
     # ------------------------------------------------------------ publishing
     async def publish(self, messages: Sequence[tuple[str, BusMessage]]) -> None:
         """Never raises: what cannot be sent now waits in the outbox."""
-        encoded: dict[int, str] = {}  # a message sent on several channels is encoded once
-        batch = []
-        for channel, m in messages:
-            data = encoded.get(id(m))
-            if data is None:
-                data = encoded[id(m)] = orjson.dumps(codec.message_to_json(m)).decode()
-            batch.append((self._prefix + channel, data))
+        batch = self._encoded(messages)
         if self._outbox:
             if self._sharded is None:  # Redis is away
                 self._keep(batch)  # keep the order behind what is waiting
@@ -103,6 +104,27 @@ class RedisBus(LocalSubscribers):
         if unsent:  # a cluster's master is away: its share waits
             log.warning("bus: publish failed; %d message(s) kept for later", len(unsent))
             self._keep(unsent)
+
+    def _encoded(self, messages: Sequence[tuple[str, BusMessage]]) -> list[tuple[str, str]]:
+        """One payload per channel, its messages in order; a message on
+        several channels is converted once, and a list of them on several
+        channels (the public projection) encoded once."""
+        by_channel: dict[str, list[BusMessage]] = {}
+        for channel, m in messages:
+            by_channel.setdefault(channel, []).append(m)
+        as_json: dict[int, Any] = {}
+        encoded: dict[tuple[int, ...], str] = {}
+        batch = []
+        for channel, ms in by_channel.items():
+            key = tuple(map(id, ms))
+            data = encoded.get(key)
+            if data is None:
+                for m in ms:
+                    if id(m) not in as_json:
+                        as_json[id(m)] = codec.message_to_json(m)
+                data = encoded[key] = orjson.dumps([as_json[i] for i in key]).decode()
+            batch.append((self._prefix + channel, data))
+        return batch
 
     def _keep(self, batch: Sequence[tuple[str, str]]) -> None:
         self.publish_failures += 1  # every publish kept, not only the first one that failed
@@ -357,12 +379,18 @@ class RedisBus(LocalSubscribers):
 
     def _deliver(self, raw_channel: bytes | str, raw: bytes | str) -> None:
         channel = _text(raw_channel).removeprefix(self._prefix)
-        if channel in self._subs:
+        if channel not in self._subs:
+            return
+        if raw == self._last_raw:  # the same payload on another channel: decoded once
+            messages = self._last_messages
+        else:
             try:
-                message = codec.message_from_json(orjson.loads(raw))
+                messages = decoded(raw)
             except (ValueError, TypeError, KeyError) as e:  # not ours: say so, go on
                 log.error("bus: dropped a malformed message on %s: %s", channel, e)
                 return
+            self._last_raw, self._last_messages = raw, messages
+        for message in messages:
             self._offer(channel, message)
 
     def _fan_out_all(self, message: Resync) -> None:
@@ -394,6 +422,15 @@ class RedisBus(LocalSubscribers):
         if self._sharded is not None:
             await self._sharded.aclose()
         await close(self._client)
+
+
+def decoded(raw: bytes | str) -> list[BusMessage]:
+    """A payload's messages (:meth:`RedisBus.publish`); raises on anything
+    else."""
+    found = orjson.loads(raw)
+    if not isinstance(found, list):
+        raise TypeError(f"a payload is a JSON array, not {type(found).__name__}")
+    return [codec.message_from_json(m) for m in found]
 
 
 def _text(value: bytes | str) -> str:

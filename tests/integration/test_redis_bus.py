@@ -34,7 +34,7 @@ from domain.services.queries import read_events
 from domain.services.streams import Heard, game_events
 from domain.services.transaction import Request
 from infra import codec
-from infra.bus.redis import RedisBus
+from infra.bus.redis import RedisBus, decoded
 from tests.fakes import FakeClock, FakeIds, FakeUnitOfWork, Store, run_inline
 from tests.integration.redis_support import (
     RECOVERY_TIMEOUT,
@@ -117,6 +117,68 @@ async def test_a_subscriber_gets_only_its_channel_in_publish_order(
         for c in collectors.values():
             await c.stop()
     assert subscriber.subscriber_count() == 0
+
+
+async def test_a_publish_is_one_payload_a_channel_decoded_once_where_it_repeats(
+    redis_url: str, make_bus: BusFactory, admin: aioredis.Redis, prefix: str
+) -> None:
+    """A publish's messages on one channel go as one Redis message, in order
+    (a move's events: issue #28); the same payload on two channels is
+    decoded once, its messages shared by both channels' subscribers."""
+    publisher, subscriber = make_bus(redis_url), make_bus(redis_url)
+    public, seat = "game:9:public", "game:9:seat:0"
+    raw = admin.pubsub()
+    await raw.subscribe(prefix + public, prefix + seat)
+    async with asyncio.timeout(5):  # both confirmed before anything is published
+        confirmed = 0
+        while confirmed < 2:
+            got = await raw.get_message(timeout=1.0)
+            confirmed += got is not None and got["type"] == "subscribe"
+    async with AsyncExitStack() as stack:
+        stack.push_async_callback(raw.aclose)
+        on = {
+            ch: Collector(await stack.enter_async_context(subscriber.subscribe(ch)))
+            for ch in (public, seat)
+        }
+        a, b, c = note("a"), note("b"), note("c")
+        await publisher.publish(
+            [(public, a), (seat, a), (public, b), (seat, b), ("game:9:seat:1", c)]
+        )
+        assert publisher.published == 3  # one a channel
+        payloads: list[tuple[str, Any]] = []
+        async with asyncio.timeout(5):
+            while len(payloads) < 2:
+                got = await raw.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                if got is not None:
+                    payloads.append((got["channel"], json.loads(got["data"])))
+        assert [ch for ch, _ in payloads] == [prefix + public, prefix + seat]
+        assert [[number(m) for m in decoded(json.dumps(p))] for _, p in payloads] == [[0, 0]] * 2
+        assert [len(p) for _, p in payloads] == [2, 2]
+        got_public, got_seat = await on[public].wait_data(2), await on[seat].wait_data(2)
+        assert got_public == got_seat == [a, b]
+        assert all(x is y for x, y in zip(got_public, got_seat, strict=True))  # decoded once
+        for collector in on.values():
+            await collector.stop()
+
+
+async def test_a_payload_not_ours_is_dropped_with_a_log_and_the_next_delivered(
+    redis_url: str,
+    make_bus: BusFactory,
+    admin: aioredis.Redis,
+    prefix: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    bus = make_bus(redis_url)
+    channel = "game:9:public"
+    async with bus.subscribe(channel) as sub:
+        collector = Collector(sub)
+        for bad in ('{"seq": 1}', "not json", "[1]"):
+            await admin.publish(prefix + channel, bad)
+        await bus.publish([(channel, note("ok"))])
+        assert await collector.wait_data(1) == [note("ok")]
+        await collector.stop()
+    dropped = [r for r in caplog.records if "dropped a malformed message" in r.getMessage()]
+    assert len(dropped) == 3
 
 
 # ---------------------------------------------------------------- 2. one connection
@@ -288,7 +350,7 @@ async def test_redis_going_away_outbox_reconnect_and_resync(
 
 def _outbox(bus: RedisBus) -> list[tuple[str, Message]]:
     """What waits in a bus's outbox, decoded."""
-    return [(ch, codec.message_from_json(json.loads(data))) for ch, data in bus._outbox]
+    return [(ch, m) for ch, data in bus._outbox for m in decoded(data)]
 
 
 def _has(c: Collector, message: Message) -> Callable[[], bool]:
