@@ -110,7 +110,7 @@ _CLAIM_PLAYER = sa.select(_P.id).where(_P.id == sa.bindparam("p")).with_for_upda
 UPDATE on PostgreSQL, so the foreign-key checks of other transactions'
 inserts (their KEY SHARE locks) never wait on it; nothing on SQLite, where
 every transaction holds the database's write lock (``BEGIN IMMEDIATE``)."""
-_GAME_BY_ID = sa.select(games).where(_G.id == sa.bindparam("id"))
+_GAME_BY_ID = DirectStatement(sa.select(games).where(_G.id == sa.bindparam("id")))
 _LOCK_GAME = sa.select(_G.id).where(_G.id == sa.bindparam("id")).with_for_update()
 _GAME_VERSION = DirectStatement(sa.select(_G.version).where(_G.id == sa.bindparam("id")))
 # Set at creation, never changed: left out of the per-move UPDATE, so it
@@ -584,10 +584,10 @@ class SqlGameRepository(_Repo):
                 self._entries[game_id] = entries_of(cached)
                 self._invited[game_id] = list(cached.invitations)
                 return cached
-        row = self._c.execute(_GAME_BY_ID, {"id": game_id}).first()
+        row = _GAME_BY_ID.first(self._c, {"id": game_id})
         if row is None:
             return None
-        game = m.game_from_row(row._mapping)
+        game = m.game_from_row(row)
         if cache is not None:
             cache.put(game.clone())  # committed; the caller changes its own
         self._entries[game_id] = entries_of(game)
