@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import sqlalchemy as sa
@@ -47,9 +48,26 @@ class _Queued:
 class Batch:
     """The statements of one transaction waiting to be sent."""
 
-    def __init__(self) -> None:
+    def __init__(self, driver: Any = None) -> None:
         self._queue: list[_Queued] = []
-        self.round_trips = 0
+        self.round_trips = 0  # sent here, or run alone (DirectStatement)
+        # the psycopg connection, in autocommit until the first statement
+        # that may write (see infra/db/uow.py)
+        self._driver = driver
+        self.wrote = False
+
+    def note(self, sql: str) -> bool:
+        """``sql`` is about to run or to wait here: the transaction begins
+        with the first statement that is not a plain SELECT (in a batch,
+        its BEGIN goes with it); the reads before it ran in autocommit.
+        Whether it begins with ``sql``."""
+        if self.wrote or reads_only(sql):
+            return False
+        self.wrote = True
+        if self._driver is not None and self._driver.autocommit:
+            self._driver.autocommit = False
+            return True
+        return False
 
     def __len__(self) -> int:
         return len(self._queue)
@@ -58,6 +76,7 @@ class Batch:
         """``then`` only reads its cursor or queues (``DirectStatement.later``):
         it runs inside the pipeline, where a Core statement would read
         nothing; what it queues goes in the next turn of the same send."""
+        self.note(sql)
         self._queue.append(_Queued(sql, params, then))
 
     def clear(self) -> None:
@@ -174,3 +193,20 @@ def send_before_core(conn: sa.Connection, *_: object) -> None:
     """The engine's ``before_execute`` listener: a Core statement reads
     what its transaction wrote."""
     settle(conn)
+
+
+def note_core_statement(conn: sa.Connection, _cursor: object, statement: str, *_: object) -> None:
+    """The engine's ``before_cursor_execute`` listener: a Core statement
+    that may write is noted on its transaction's batch."""
+    batch = batch_of(conn)
+    if batch is not None:
+        batch.note(statement)
+
+
+@lru_cache(maxsize=1024)
+def reads_only(sql: str) -> bool:
+    """A plain SELECT: no row lock (``FOR UPDATE``, ``FOR SHARE``), no
+    advisory lock, no write. Anything else counts as a write (the safe
+    side: it runs in the transaction)."""
+    upper = sql.upper()
+    return upper.lstrip().startswith("SELECT") and " FOR " not in upper and "ADVISORY" not in upper

@@ -194,6 +194,8 @@ class DirectStatement:
             batch.add(compiled.sql, params, lambda cursor: answer.append(then(cursor)))
             batch.send(conn)
             return answer[0]
+        if batch is not None:  # a BEGIN first, if it begins the transaction
+            batch.round_trips += 2 if batch.note(compiled.sql) else 1
         if not conn.in_transaction():
             conn.begin()  # as Core's autobegin would (and SQLite's BEGIN IMMEDIATE)
         dbapi = conn.connection

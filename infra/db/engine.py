@@ -23,7 +23,7 @@ from sqlalchemy.engine import URL, Dialect, Engine, make_url
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.pool import ConnectionPoolEntry, QueuePool, StaticPool
 
-from infra.db.batch import send_before_core
+from infra.db.batch import note_core_statement, send_before_core
 
 BUSY_TIMEOUT_MS = 5_000
 SQLITE_POOL_SIZE = 4  # the write lock serialises anyway; more connections only spin
@@ -138,6 +138,7 @@ def _postgresql(u: URL, pool_size: int | None, echo: bool) -> Engine:
     event.listen(engine, "checkin", _idle_from)
     event.listen(engine, "checkout", partial(_still_open, engine.dialect))
     event.listen(engine, "before_execute", send_before_core)
+    event.listen(engine, "before_cursor_execute", note_core_statement)
     return engine
 
 

@@ -45,7 +45,15 @@ from infra.db.webhook_store import SqlWebhookStore
 class SqlUnitOfWork:
     """Use once: ``with factory() as uow: ...; uow.commit()``. Leaving the block
     without committing (or with an exception) rolls back. The transaction
-    begins with the first statement."""
+    begins with the first statement.
+
+    On PostgreSQL it begins with the first statement that may write
+    (:func:`~infra.db.batch.reads_only`); the plain SELECTs before it run in
+    autocommit, each seeing what was committed when it began, as it would
+    inside the transaction (READ COMMITTED). So a unit of work that only
+    reads (a game, a token) is its SELECTs alone: no BEGIN, no ROLLBACK (on
+    which psycopg forgets its prepared statements), and a write's BEGIN
+    goes in its batch (issue #28)."""
 
     players: PlayerRepository
     service_keys: ServiceKeyRepository
@@ -72,7 +80,10 @@ class SqlUnitOfWork:
             raise RuntimeError("a unit of work is entered once")
         c = self._conn = self._engine.connect()
         if c.dialect.name == "postgresql":  # statements sent together (infra/db/batch.py)
-            c.info[BATCH] = self._batch = Batch()
+            driver = c.connection.driver_connection
+            assert driver is not None  # checked out: a live psycopg connection
+            driver.autocommit = True  # until the first write (above)
+            c.info[BATCH] = self._batch = Batch(driver)
         self.players = SqlPlayerRepository(c)
         self.service_keys = SqlServiceKeyRepository(c)
         self.games = self._games = SqlGameRepository(c, self._cache)
@@ -98,6 +109,8 @@ class SqlUnitOfWork:
                     conn.info.pop(BATCH, None)
             if conn.in_transaction():
                 conn.rollback()
+            if self._batch is not None and not conn.invalidated:
+                _transactional(conn)
         finally:
             conn.close()
 
@@ -150,6 +163,17 @@ class SqlUnitOfWork:
         if self._conn is None:
             raise RuntimeError("the unit of work is not entered")
         return self._conn
+
+
+def _transactional(conn: sa.Connection) -> None:
+    """The connection back to the pool as it came: not in autocommit (or
+    never reused, if that cannot be set)."""
+    driver = conn.connection.driver_connection
+    try:
+        assert driver is not None
+        driver.autocommit = False
+    except Exception as e:
+        conn.invalidate(e)
 
 
 class SqlUnitOfWorkFactory:

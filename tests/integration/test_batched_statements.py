@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from psycopg.pq import TransactionStatus
 
 from domain.game.engine import to_act
 from domain.game.legal import legal_actions
@@ -21,6 +22,7 @@ from domain.services.players import create_player
 from domain.services.transaction import Request
 from infra.bus.memory import InProcessBus
 from infra.db import engine as engine_module
+from infra.db.batch import reads_only
 from infra.db.engine import make_engine
 from infra.db.game_cache import GameCache
 from infra.db.migrate import upgrade
@@ -220,3 +222,69 @@ def test_a_lost_connection_mid_batch_invalidates_it(pg: SqlUnitOfWorkFactory) ->
         with pytest.raises(sa.exc.DBAPIError) as caught:
             u.commit()
         assert caught.value.connection_invalidated
+
+
+def _status(u: SqlUnitOfWork) -> TransactionStatus:
+    """The server's view of the unit of work's connection."""
+    driver = u._live().connection.driver_connection
+    assert driver is not None
+    return TransactionStatus(driver.info.transaction_status)
+
+
+def test_a_unit_of_work_that_only_reads_opens_no_transaction(
+    one_connection: SqlUnitOfWorkFactory,
+) -> None:
+    """Its SELECTs run in autocommit: no BEGIN, no ROLLBACK, so psycopg keeps
+    the statements it prepared (a ROLLBACK makes it DEALLOCATE ALL)."""
+    p = r.player()
+    with one_connection() as u:
+        u.players.add(p)
+        u.commit()
+    for _ in range(8):  # psycopg prepares a statement on its fifth run
+        with one_connection() as u:
+            assert u.players.get(p.id) == p  # Core
+            assert u.games.get("no-such-game") is None  # direct
+            assert _status(u) is TransactionStatus.IDLE
+    with one_connection.engine.connect() as c:  # the same connection: a pool of one
+        driver = c.connection.driver_connection
+        assert driver is not None and not driver.autocommit  # back as it came
+        prepared = c.exec_driver_sql("SELECT count(*) FROM pg_prepared_statements").scalar_one()
+    assert prepared >= 2
+
+
+def test_the_first_write_or_row_lock_begins_the_transaction(
+    one_connection: SqlUnitOfWorkFactory,
+) -> None:
+    """Reads first, then a write: one transaction from the write on, rolled
+    back whole when not committed; a locking read holds its lock to the end."""
+    p, q = r.player(), r.player()
+    with one_connection() as u:
+        u.players.add(p)
+        u.commit()
+    with one_connection() as u:
+        assert u.players.get(p.id) == p
+        assert _status(u) is TransactionStatus.IDLE
+        u.players.add(q)  # waits in the batch: its BEGIN goes with it
+        assert u.players.get(q.id) == q  # sent first, then read, in the transaction
+        assert _status(u) is TransactionStatus.INTRANS
+    with one_connection() as u:
+        assert u.players.get(q.id) is None  # never committed
+        u.players.claim(p.id)  # SELECT ... FOR KEY SHARE
+        assert _status(u) is TransactionStatus.INTRANS
+
+
+@pytest.mark.parametrize(
+    ("sql", "plain"),
+    [
+        ("SELECT games.version FROM games WHERE games.id = %(id)s", True),
+        ("  select 1", True),
+        ("SELECT id FROM games WHERE id = %(id)s FOR UPDATE", False),
+        ("SELECT players.id FROM players FOR KEY SHARE", False),
+        ("SELECT pg_advisory_xact_lock(1)", False),
+        ("WITH x AS (UPDATE games SET version = 1 RETURNING id) SELECT id FROM x", False),
+        ("INSERT INTO players (id) VALUES (%(id)s)", False),
+        ("UPDATE games SET version = 2", False),
+    ],
+)
+def test_only_a_plain_select_runs_before_the_transaction(sql: str, plain: bool) -> None:
+    assert reads_only(sql) is plain
