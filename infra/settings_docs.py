@@ -577,7 +577,8 @@ SECTIONS: tuple[Section, ...] = (
                 "`1`",
                 (
                     "seconds between two looks at the outbox on each instance (1 to 60); a commit "
-                    "on the instance wakes it at once"
+                    "on the instance wakes it at once, unless no endpoint was live at its last "
+                    "look (a new or re-enabled endpoint is seen within this interval)"
                 ),
             ),
             Setting(
