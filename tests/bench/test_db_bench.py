@@ -165,3 +165,42 @@ def test_moves_through_the_use_cases(factory: SqlUnitOfWorkFactory, concurrent: 
     target = 1_500 if backend == "sqlite" else 800
     if concurrent == 8 or backend == "sqlite":
         assert rate >= target, f"{rate:.0f} moves/s on {backend}, target {target}"
+
+
+def test_a_unit_of_work_that_reads_a_game(factory: SqlUnitOfWorkFactory) -> None:
+    """Issue #28: the CPU of a unit of work that reads one game (the
+    ``game`` query's), from the cache (its version read) and on a miss (the
+    row read and decoded), each against the same process's SQLite figures
+    run in the test's other parameter. On PostgreSQL it runs in autocommit
+    (docs/decisions/0071): its SELECTs alone."""
+    served = SqlUnitOfWorkFactory(factory.engine, GameCache())
+    _, game_id = _new_game(served, [None] * 4)
+    for _ in range(20):
+        _move(served, game_id)
+    runs = 3_000
+
+    def read(miss: bool) -> float:
+        start = time.process_time()
+        for _ in range(runs):
+            if miss:
+                served.cache = GameCache()
+            with served() as u:
+                assert u.games.get(game_id) is not None
+        return (time.process_time() - start) / runs * 1e6
+
+    read(False)  # warm: statements prepared, caches filled
+    hit, miss = read(False), read(True)
+    backend = factory.engine.dialect.name
+    print(
+        f"\n{backend}: a unit of work reading a game: {hit:.0f} us cached, {miss:.0f} us on a miss"
+    )
+    READS[backend] = (hit, miss)
+    if len(READS) == 2:
+        (s_hit, s_miss), (p_hit, p_miss) = READS["sqlite"], READS["postgresql"]
+        print(f"postgresql/sqlite: cached {p_hit / s_hit:.1f}x, miss {p_miss / s_miss:.1f}x")
+        # round 22 measured 3.4x cached: a BEGIN and ROLLBACK again would be ~5x
+        assert p_hit / s_hit < 5, "a read-only unit of work on PostgreSQL costs too much"
+
+
+READS: dict[str, tuple[float, float]] = {}
+"""Each backend's figures of the test above (run in the order of its parameters)."""
