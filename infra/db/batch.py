@@ -22,6 +22,7 @@ batched statement are raised when it is sent, as Core's (``IntegrityError``,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
@@ -48,12 +49,12 @@ class _Queued:
 class Batch:
     """The statements of one transaction waiting to be sent."""
 
-    def __init__(self, driver: Any = None) -> None:
+    def __init__(self, conn: sa.Connection | None = None) -> None:
         self._queue: list[_Queued] = []
         self.round_trips = 0  # sent here, or run alone (DirectStatement)
-        # the psycopg connection, in autocommit until the first statement
-        # that may write (see infra/db/uow.py)
-        self._driver = driver
+        # the connection, its psycopg connection in autocommit until the
+        # first statement that may write (see infra/db/uow.py)
+        self._conn = conn
         self.wrote = False
 
     def note(self, sql: str) -> bool:
@@ -64,10 +65,17 @@ class Batch:
         if self.wrote or reads_only(sql):
             return False
         self.wrote = True
-        if self._driver is not None and self._driver.autocommit:
-            self._driver.autocommit = False
-            return True
-        return False
+        conn = self._conn
+        if conn is None or conn.invalidated:
+            return False
+        driver = conn.connection.dbapi_connection
+        if driver is None or not driver.autocommit:
+            return False
+        try:
+            driver.autocommit = False
+        except conn.dialect.loaded_dbapi.Error as e:  # a broken connection: as Core's
+            raise _as_core(conn, driver, e) from e
+        return True
 
     def __len__(self) -> int:
         return len(self._queue)
@@ -205,8 +213,12 @@ def note_core_statement(conn: sa.Connection, _cursor: object, statement: str, *_
 
 @lru_cache(maxsize=1024)
 def reads_only(sql: str) -> bool:
-    """A plain SELECT: no row lock (``FOR UPDATE``, ``FOR SHARE``), no
+    """A plain SELECT: no row lock (``FOR UPDATE``, ``FOR SHARE``, ...), no
     advisory lock, no write. Anything else counts as a write (the safe
     side: it runs in the transaction)."""
     upper = sql.upper()
-    return upper.lstrip().startswith("SELECT") and " FOR " not in upper and "ADVISORY" not in upper
+    return upper.lstrip().startswith("SELECT") and _LOCKS.search(upper) is None
+
+
+_LOCKS = re.compile(r"\bFOR\s+(UPDATE|NO\s+KEY\s+UPDATE|SHARE|KEY\s+SHARE)\b|ADVISORY")
+"""What makes a SELECT take a lock, whatever the white space."""

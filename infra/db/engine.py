@@ -149,8 +149,17 @@ no sign on the socket. A busy pool's connections are never idle that long."""
 _IDLE_SINCE = "mmk.idle_since"
 
 
-def _idle_from(_dbapi_conn: Any, record: ConnectionPoolEntry) -> None:
+def _idle_from(dbapi_conn: Any, record: ConnectionPoolEntry) -> None:
+    """On check-in: when it went idle, and never back in the pool in
+    autocommit (a unit of work's reads run in it: docs/decisions/0071), or
+    not back at all if that cannot be set."""
     record.info[_IDLE_SINCE] = time.monotonic()
+    if dbapi_conn is None or not dbapi_conn.autocommit:
+        return
+    try:
+        dbapi_conn.autocommit = False
+    except Exception as e:
+        record.invalidate(e)
 
 
 def _still_open(

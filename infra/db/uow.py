@@ -80,10 +80,14 @@ class SqlUnitOfWork:
             raise RuntimeError("a unit of work is entered once")
         c = self._conn = self._engine.connect()
         if c.dialect.name == "postgresql":  # statements sent together (infra/db/batch.py)
-            driver = c.connection.driver_connection
-            assert driver is not None  # checked out: a live psycopg connection
-            driver.autocommit = True  # until the first write (above)
-            c.info[BATCH] = self._batch = Batch(driver)
+            try:
+                driver = c.connection.dbapi_connection
+                assert driver is not None  # checked out: a live psycopg connection
+                driver.autocommit = True  # until the first write (above)
+            except BaseException:
+                c.close()
+                raise
+            c.info[BATCH] = self._batch = Batch(c)
         self.players = SqlPlayerRepository(c)
         self.service_keys = SqlServiceKeyRepository(c)
         self.games = self._games = SqlGameRepository(c, self._cache)
@@ -109,10 +113,8 @@ class SqlUnitOfWork:
                     conn.info.pop(BATCH, None)
             if conn.in_transaction():
                 conn.rollback()
-            if self._batch is not None and not conn.invalidated:
-                _transactional(conn)
         finally:
-            conn.close()
+            conn.close()  # back out of autocommit on check-in (infra/db/engine.py)
 
     def commit(self) -> None:
         try:
@@ -163,17 +165,6 @@ class SqlUnitOfWork:
         if self._conn is None:
             raise RuntimeError("the unit of work is not entered")
         return self._conn
-
-
-def _transactional(conn: sa.Connection) -> None:
-    """The connection back to the pool as it came: not in autocommit (or
-    never reused, if that cannot be set)."""
-    driver = conn.connection.driver_connection
-    try:
-        assert driver is not None
-        driver.autocommit = False
-    except Exception as e:
-        conn.invalidate(e)
 
 
 class SqlUnitOfWorkFactory:

@@ -249,7 +249,12 @@ def test_a_unit_of_work_that_only_reads_opens_no_transaction(
         driver = c.connection.driver_connection
         assert driver is not None and not driver.autocommit  # back as it came
         prepared = c.exec_driver_sql("SELECT count(*) FROM pg_prepared_statements").scalar_one()
+        c.rollback()
+        driver.autocommit = True  # as a unit of work that failed half-way would leave it
     assert prepared >= 2
+    with one_connection.engine.connect() as c:  # out of autocommit on check-in
+        driver = c.connection.driver_connection
+        assert driver is not None and not driver.autocommit
 
 
 def test_the_first_write_or_row_lock_begins_the_transaction(
@@ -269,7 +274,7 @@ def test_the_first_write_or_row_lock_begins_the_transaction(
         assert _status(u) is TransactionStatus.INTRANS
     with one_connection() as u:
         assert u.players.get(q.id) is None  # never committed
-        u.players.claim(p.id)  # SELECT ... FOR KEY SHARE
+        u.players.claim(p.id)  # SELECT ... FOR NO KEY UPDATE
         assert _status(u) is TransactionStatus.INTRANS
 
 
@@ -280,6 +285,9 @@ def test_the_first_write_or_row_lock_begins_the_transaction(
         ("  select 1", True),
         ("SELECT id FROM games WHERE id = %(id)s FOR UPDATE", False),
         ("SELECT players.id FROM players FOR KEY SHARE", False),
+        ("SELECT id FROM games\nFOR  NO KEY UPDATE", False),
+        ("SELECT id FROM games WHERE f(x) FOR\tSHARE", False),
+        ("SELECT format FROM games", True),
         ("SELECT pg_advisory_xact_lock(1)", False),
         ("WITH x AS (UPDATE games SET version = 1 RETURNING id) SELECT id FROM x", False),
         ("INSERT INTO players (id) VALUES (%(id)s)", False),
