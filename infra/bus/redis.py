@@ -44,7 +44,7 @@ from infra.redis_cluster import ShardedPublisher, ShardedPubSub, ShardLost
 from infra.work_meter import detached
 
 log = logging.getLogger("mmk.bus")
-OUTBOX_LIMIT = 10_000
+OUTBOX_LIMIT = 10_000  # payloads: each a channel's messages of one publish
 BACKOFF_MIN, BACKOFF_MAX = 0.05, 2.0
 CONFIRM_TIMEOUT = 2.0
 
@@ -73,7 +73,7 @@ class RedisBus(LocalSubscribers):
         self._lost_backoff = BACKOFF_MIN
         self._ever_connected = False
         # the last payload read and its messages (shared: they never change)
-        self._last_raw: bytes | str = b""
+        self._last_raw: bytes | str | None = None
         self._last_messages: list[BusMessage] = []
         self.connected = False
         self.reconnects = 0
@@ -83,7 +83,7 @@ class RedisBus(LocalSubscribers):
     # ------------------------------------------------------------ publishing
     async def publish(self, messages: Sequence[tuple[str, BusMessage]]) -> None:
         """Never raises: what cannot be sent now waits in the outbox."""
-        batch = self._encoded(messages)
+        batch, counts = self._encoded(messages)
         if self._outbox:
             if self._sharded is None:  # Redis is away
                 self._keep(batch)  # keep the order behind what is waiting
@@ -98,17 +98,22 @@ class RedisBus(LocalSubscribers):
         try:
             unsent = await self._send(batch)
         except DISCONNECTS as e:
-            log.warning("bus: publish failed (%s); %d message(s) kept for later", e, len(batch))
+            log.warning("bus: publish failed (%s); %d payload(s) kept for later", e, len(batch))
             self._keep(batch)
             return
+        kept = {channel for channel, _ in unsent}
+        self.published += sum(n for channel, n in counts.items() if channel not in kept)
         if unsent:  # a cluster's master is away: its share waits
-            log.warning("bus: publish failed; %d message(s) kept for later", len(unsent))
+            log.warning("bus: publish failed; %d payload(s) kept for later", len(unsent))
             self._keep(unsent)
 
-    def _encoded(self, messages: Sequence[tuple[str, BusMessage]]) -> list[tuple[str, str]]:
-        """One payload per channel, its messages in order; a message on
-        several channels is converted once, and a list of them on several
-        channels (the public projection) encoded once."""
+    def _encoded(
+        self, messages: Sequence[tuple[str, BusMessage]]
+    ) -> tuple[list[tuple[str, str]], dict[str, int]]:
+        """One payload per channel, its messages in order, and how many
+        messages each (prefixed) channel's holds; a message on several
+        channels is converted once, and a list of them on several channels
+        (the public projection) encoded once."""
         by_channel: dict[str, list[BusMessage]] = {}
         for channel, m in messages:
             by_channel.setdefault(channel, []).append(m)
@@ -124,7 +129,7 @@ class RedisBus(LocalSubscribers):
                         as_json[id(m)] = codec.message_to_json(m)
                 data = encoded[key] = orjson.dumps([as_json[i] for i in key]).decode()
             batch.append((self._prefix + channel, data))
-        return batch
+        return batch, {self._prefix + channel: len(ms) for channel, ms in by_channel.items()}
 
     def _keep(self, batch: Sequence[tuple[str, str]]) -> None:
         self.publish_failures += 1  # every publish kept, not only the first one that failed
@@ -164,7 +169,6 @@ class RedisBus(LocalSubscribers):
                 for channel, data in batch:
                     pipe.publish(channel, data)
                 await pipe.execute()
-        self.published += len(batch) - len(unsent)
         return unsent
 
     async def _flush_outbox(self) -> None:
@@ -172,6 +176,8 @@ class RedisBus(LocalSubscribers):
             while self._outbox:
                 batch = [self._outbox[i] for i in range(min(500, len(self._outbox)))]
                 unsent = await self._send(batch)
+                kept = set(unsent)
+                self.published += sum(len(orjson.loads(p[1])) for p in batch if p not in kept)
                 for _ in batch:
                     self._outbox.popleft()
                 self._waiting.subtract(channel for channel, _ in batch)
