@@ -25,6 +25,8 @@ from graphql import (
     DocumentNode,
     GraphQLError,
     GraphQLSchema,
+    NameNode,
+    OperationDefinitionNode,
     OperationType,
     parse,
     validate,
@@ -81,6 +83,28 @@ _documents: AdmissionCache[str, DocumentNode | GraphQLError] = AdmissionCache(CA
 _STAND_IN = parse("{ __typename }")
 """The document of a request refused before parsing: the refusal replaces
 its validation (Strawberry would otherwise parse the text itself)."""
+
+
+def _stand_in(ctx: ExecutionContext) -> DocumentNode:
+    """:data:`_STAND_IN`, its operation named as the request names the one
+    to run and of a type the entry point takes: Strawberry finds the
+    operation's type by that name before the validation that reports the
+    refusal (else a refused ``operationName: "Me"`` was answered "Unknown
+    operation named Me", a 400)."""
+    allowed = {o.value for o in ctx.allowed_operations}
+    kind = "query" if "query" in allowed or not allowed else sorted(allowed)[-1]
+    if ctx.operation_name is None and kind == "query":
+        return _STAND_IN
+    (operation,) = _STAND_IN.definitions
+    assert isinstance(operation, OperationDefinitionNode)
+    named = OperationDefinitionNode(
+        operation=OperationType(kind),
+        name=None if ctx.operation_name is None else NameNode(value=ctx.operation_name),
+        variable_definitions=(),
+        directives=(),
+        selection_set=operation.selection_set,
+    )
+    return DocumentNode(definitions=(named,))
 
 
 def _bad_input(message: str) -> GraphQLError:
@@ -334,7 +358,7 @@ class CodedParserCache(SchemaExtension):
         if self._refusal is None and wait > 0:
             self._refusal = refuse(ctx, wait)
         if self._refusal is not None:
-            ctx.graphql_document = _STAND_IN
+            ctx.graphql_document = _stand_in(ctx)
             return
         try:
             ctx.graphql_document = parse_document(query or "")
@@ -342,7 +366,7 @@ class CodedParserCache(SchemaExtension):
             # Kept with the text, so not parsed again (Strawberry's own parse
             # would): reported as the operation's only error.
             self._refusal = _bad_input(e.message)
-            ctx.graphql_document = _STAND_IN
+            ctx.graphql_document = _stand_in(ctx)
 
     def on_parse(self) -> Iterator[None]:
         ctx = self.execution_context

@@ -478,3 +478,21 @@ async def test_a_slow_subscriber_is_dropped_with_rate_limited(client: Client) ->
     assert [e.extensions["code"] for e in dropped.errors] == ["RATE_LIMITED"]
     assert "afterSeq" in dropped.errors[0].message
     await stream.aclose()
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "query Me { cardCatalog { id ",  # a syntax error
+        "query Me { cardCatalog { " + "id " * 2_000 + "} }",  # too many tokens
+    ],
+)
+async def test_a_refusal_before_parsing_names_its_own_error_not_the_operation(
+    client: Client, query: str
+) -> None:
+    """A request refused at its parse (syntax, tokens, length, its parse
+    budget) that names its operation gets that refusal, not "Unknown
+    operation named Me": the stand-in document carries the name."""
+    result = await client.schema.execute(query, operation_name="Me", context_value=client.context())
+    assert result.errors and codes([e.formatted for e in result.errors]) == ["BAD_INPUT"]
+    assert "Unknown operation" not in result.errors[0].message

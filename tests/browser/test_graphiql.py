@@ -57,10 +57,12 @@ async def test_the_playground_works_offline(watched: Watched, server: Server, ap
     ann = await api.new_person("graphiql-ann")
     page = await open_playground(watched, server, ME, ann)
     response = page.locator(".graphiql-response")
-    # Known, not yet explained (issue #28's closing note): the first run
-    # after the page loads is sometimes answered "Unknown operation named
-    # Me" (a 400) though the request's body is right. Only that failure is
-    # clicked through, until a deadline; anything else fails the test.
+    # The page's schema introspection is charged to the person's token by
+    # the work it measures (#22): on a loaded machine the first run may be
+    # refused RATE_LIMITED, as it would be for a person, who runs it again.
+    # (It was answered "Unknown operation named Me", a 400, until a refusal
+    # at the parse kept the operation's name: issue #28's second round.)
+    # Only that refusal is clicked through, until a deadline.
     deadline, retried = time.monotonic() + WAIT_MS / 1000, False
     await run(page)
     while True:
@@ -69,7 +71,7 @@ async def test_the_playground_works_offline(watched: Watched, server: Server, ap
             break
         except AssertionError:
             assert time.monotonic() < deadline, "the playground never ran the query"
-            assert "Unknown operation" in await response.inner_text()
+            assert "RATE_LIMITED" in await response.inner_text()
             retried = True
             await run(page)
     await expect(response).to_contain_text('"name": "graphiql-ann"')
