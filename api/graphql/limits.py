@@ -92,7 +92,8 @@ def _stand_in(ctx: ExecutionContext) -> DocumentNode:
     refusal (else a refused ``operationName: "Me"`` was answered "Unknown
     operation named Me", a 400)."""
     allowed = {o.value for o in ctx.allowed_operations}
-    kind = "query" if "query" in allowed or not allowed else sorted(allowed)[-1]
+    # a query where one is taken; else the entry point's one type (a subscribe's)
+    kind = "query" if "query" in allowed or not allowed else next(iter(allowed))
     if ctx.operation_name is None and kind == "query":
         return _STAND_IN
     (operation,) = _STAND_IN.definitions

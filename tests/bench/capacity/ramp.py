@@ -135,10 +135,10 @@ def mmk_server(
 
 
 @contextmanager
-def two_instances(directory: Path, names: tuple[str, ...] = ("A", "B")) -> Iterator[list[Any]]:
-    """Two ``mmk serve`` processes (``names``) on one PostgreSQL database (a
-    fresh one) and one Redis (a channel prefix of this run): ``DATABASE_URL``
-    and ``REDIS_URL`` name the servers."""
+def pg_instances(directory: Path, names: tuple[str, ...] = ("A", "B")) -> Iterator[list[Any]]:
+    """An ``mmk serve`` process per name (two by default) on one PostgreSQL
+    database (a fresh one) and one Redis (a channel prefix of this run):
+    ``DATABASE_URL`` and ``REDIS_URL`` name the servers."""
     database_url, redis_url = os.environ.get("DATABASE_URL"), os.environ.get("REDIS_URL")
     if not database_url or not redis_url or not database_url.startswith("postgresql"):
         raise SystemExit("target pg2 needs DATABASE_URL (PostgreSQL) and REDIS_URL")
@@ -220,11 +220,11 @@ def ramp(
             "was": []
             if before is None
             else [stack.enter_context(mmk_server(path, before.resolve(), "was"))],
-            "pg2": stack.enter_context(two_instances(path)) if "pg2" in targets else [],
+            "pg2": stack.enter_context(pg_instances(path)) if "pg2" in targets else [],
             "sqlr": [stack.enter_context(mmk_server(path, name="sqlr", redis=True))]
             if "sqlr" in targets
             else [],
-            "pg1": stack.enter_context(two_instances(path, ("P",))) if "pg1" in targets else [],
+            "pg1": stack.enter_context(pg_instances(path, ("P",))) if "pg1" in targets else [],
             "unpushed": [
                 stack.enter_context(
                     mmk_server(path, name="unpushed", module="tests.bench.capacity.unpushed")
