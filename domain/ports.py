@@ -166,6 +166,17 @@ class IdentityVerifier(Protocol):
         ...
 
 
+class CommittedGames(Protocol):
+    """Committed games as they are now, each read on its own, outside any
+    unit of work: what a query that reads one game and writes nothing needs.
+    An adapter may serve it without a worker thread (issue #28,
+    docs/decisions/0073)."""
+
+    async def game(self, game_id: str) -> GameRecord | None:
+        """The game as last committed (the caller's own copy), or None."""
+        ...
+
+
 class GameRepository(Protocol):
     """Games. A game stored by :meth:`add` or :meth:`save` is, once
     committed, what later reads start from: the caller may still read it,

@@ -37,7 +37,9 @@ from infra.bot_scheduler import BotScheduler, StalledBotSweeper
 from infra.bus.memory import InProcessBus
 from infra.bus.redis import RedisBus
 from infra.clock import SystemClock
+from infra.db.async_reads import AsyncReads
 from infra.db.checkpoint import Checkpointer
+from infra.db.committed_games import AsyncCommittedGames
 from infra.db.engine import in_memory, make_engine
 from infra.db.game_cache import GameCache
 from infra.db.migrate import upgrade
@@ -120,6 +122,7 @@ class Container:
     standings: RankSnapshot | None = None  # the leaderboards for ranks (issue #26)
     thinker: ProcessThinker | None = None  # EXPERT's worker processes (issue #26)
     spectators: InProcessSpectators | RedisSpectators | None = None  # counts (issue #28)
+    reads: AsyncReads | None = None  # PostgreSQL's reads without a thread (issue #28)
 
     def start(self) -> None:
         """Background work of a running server (call inside its event loop)."""
@@ -176,6 +179,8 @@ class Container:
         if self.checkpointer is not None:
             await asyncio.to_thread(self.checkpointer.stop)
         await self.bus.aclose()
+        if self.reads is not None:
+            await self.reads.aclose()
         self.engine.dispose()
 
 
@@ -217,8 +222,12 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
     signal = Signal()
     standings = RankSnapshot(lambda: listed_keys(deps), settings.rating_rank_refresh)
     thinker = ProcessThinker(settings.bot_workers) if settings.bot_workers else None
+    cache = GameCache()
+    # PostgreSQL: a game's lone read in the event loop, no thread (0073)
+    reads = AsyncReads(engine) if engine.dialect.name == "postgresql" else None
     deps = Deps(
-        uow=SqlUnitOfWorkFactory(engine, GameCache()),
+        uow=SqlUnitOfWorkFactory(engine, cache),
+        committed=None if reads is None else AsyncCommittedGames(reads, cache),
         run=runner_for(engine, settings.workers),
         bus=bus,
         clock=SystemClock(),
@@ -301,6 +310,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
         standings,
         thinker,
         spectators=spectators,
+        reads=reads,
     )
 
 

@@ -139,12 +139,24 @@ async def get_game(
     at it, seen even if that change took their sight of a private game away
     (they left its lobby, declined, 0062); once it moved on, as anyone."""
 
-    def tx() -> GameSnapshot:
+    game = await committed_game(deps, game_id)
+    if game is None:
+        raise NotFound(f"no game {game_id}")
+    if game.version != changed_to:
+        check_may_see(game, player_id)
+    return GameSnapshot(game, player_id)
+
+
+async def committed_game(deps: Deps, game_id: str) -> GameRecord | None:
+    """The game as last committed (the caller's copy), or None: through
+    ``deps.committed`` where the adapter has one (no worker thread), else a
+    unit of work of its own."""
+    if deps.committed is not None:
+        return await deps.committed.game(game_id)
+
+    def tx() -> GameRecord | None:
         with deps.uow() as uow:
-            game = load_game(uow, game_id)
-            if game.version != changed_to:
-                check_may_see(game, player_id)
-            return GameSnapshot(game, player_id)
+            return uow.games.get(game_id)
 
     return await deps.run(tx)
 

@@ -20,6 +20,7 @@ from domain.channels import presence_channel
 from domain.ports import PresenceUnavailable
 from domain.presence import Mark, PresenceChange
 from domain.services.deps import Deps
+from domain.services.queries import committed_game
 
 ONLINE = Mark(connected=True)
 GONE = Mark(connected=False)
@@ -44,14 +45,10 @@ def announced(mark: Mark | None) -> bool:
 async def seated_players(deps: Deps, game_id: str) -> tuple[str | None, ...]:
     """The player id of each seat (None: free, or a bot)."""
 
-    def tx() -> tuple[str | None, ...]:
-        with deps.uow() as uow:
-            game = uow.games.get(game_id)
-            if game is None:
-                return ()
-            return tuple(o.player_id if o is not None else None for o in game.seats)
-
-    return await deps.run(tx)
+    game = await committed_game(deps, game_id)
+    if game is None:
+        return ()
+    return tuple(o.player_id if o is not None else None for o in game.seats)
 
 
 async def review(deps: Deps, game_id: str) -> list[PresenceChange]:

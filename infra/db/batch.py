@@ -32,7 +32,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from domain.ports import WriteConflict
-from infra.db.errors import conflicts_as_write_conflict
+from infra.db.errors import as_core_error, conflicts_as_write_conflict
 
 BATCH = "mmk.batch"
 Then = Callable[[Any], None]
@@ -169,15 +169,7 @@ def _as_core(conn: sa.Connection, driver: Any, e: Any) -> BaseException:
     """The driver's error as Core raises it; a lost connection invalidated."""
     dialect = conn.dialect
     lost = dialect.is_disconnect(e, driver, None)
-    error: BaseException = sa.exc.DBAPIError.instance(
-        "a batch of statements",
-        None,
-        e,
-        dialect.loaded_dbapi.Error,
-        hide_parameters=True,
-        connection_invalidated=lost,
-        dialect=dialect,
-    )
+    error: BaseException = as_core_error(dialect, "a batch of statements", e, lost)
     if lost:
         with suppress(Exception):
             conn.invalidate(e)

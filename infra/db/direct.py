@@ -26,11 +26,13 @@ from typing import Any, TypeVar
 from weakref import WeakKeyDictionary
 
 import sqlalchemy as sa
+from psycopg import AsyncConnection
 from sqlalchemy.engine import Dialect
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.expression import ClauseElement
 
 from infra.db.batch import batch_of
+from infra.db.errors import as_core_error
 
 Processor = Callable[[Any], Any] | None
 R = TypeVar("R")
@@ -209,16 +211,7 @@ class DirectStatement:
             return then(cursor)
         except dialect.loaded_dbapi.Error as e:
             lost = dialect.is_disconnect(e, dbapi, cursor)
-            error = sa.exc.DBAPIError.instance(
-                compiled.sql,
-                None,
-                e,
-                dialect.loaded_dbapi.Error,
-                hide_parameters=True,
-                connection_invalidated=lost,
-                dialect=dialect,
-                ismulti=len(params) > 1,
-            )
+            error = as_core_error(dialect, compiled.sql, e, lost, len(params) > 1)
             if lost:
                 conn.invalidate(e)
             raise error from e
@@ -226,3 +219,22 @@ class DirectStatement:
             if cursor is not None:
                 with suppress(dialect.loaded_dbapi.Error):
                     cursor.close()
+
+    async def first_async(
+        self, conn: AsyncConnection[Any], dialect: Dialect, values: Mapping[str, Any]
+    ) -> dict[str, Any] | None:
+        """:meth:`first` on an async psycopg connection in autocommit: a read
+        that needs no transaction (infra/db/async_reads.py). ``dialect``:
+        the engine's, for the statement's SQL and its values' processors."""
+        compiled = self.compiled(dialect)
+        try:
+            async with conn.cursor() as cursor:
+                await cursor.execute(compiled.sql, compiled.bind(values))
+                raw = await cursor.fetchone()
+                if raw is None:
+                    return None
+                keys, processors = self._result_shape(dialect, cursor.description or ())
+        except dialect.loaded_dbapi.Error as e:
+            lost = conn.closed or conn.broken  # as the psycopg dialect's is_disconnect
+            raise as_core_error(dialect, compiled.sql, e, lost) from e
+        return {k: v if p is None else p(v) for k, p, v in zip(keys, processors, raw, strict=True)}

@@ -35,6 +35,20 @@ PG_MAX_OVERFLOW = 10
 PG_CONNECT_TIMEOUT_S = 5
 
 
+PG_CONNECT_ARGS: dict[str, Any] = {
+    "application_name": "mmk-server",
+    "connect_timeout": PG_CONNECT_TIMEOUT_S,
+    # TCP keepalives: a connection a NAT or firewall dropped while idle is
+    # found dead within about a minute, not at its next use
+    "keepalives": 1,
+    "keepalives_idle": 30,
+    "keepalives_interval": 10,
+    "keepalives_count": 3,
+}
+"""Every PostgreSQL connection's options: the pool's and the async reads'
+(infra/db/async_reads.py)."""
+
+
 def _dumps(value: Any) -> str:
     """orjson: the JSON columns (state, events) are written on every move."""
     return orjson.dumps(value).decode()
@@ -124,16 +138,7 @@ def _postgresql(u: URL, pool_size: int | None, echo: bool) -> Engine:
         pool_size=pool_size or PG_POOL_SIZE,
         max_overflow=PG_MAX_OVERFLOW,
         pool_recycle=1_800,
-        connect_args={
-            "application_name": "mmk-server",
-            "connect_timeout": PG_CONNECT_TIMEOUT_S,
-            # TCP keepalives: a connection a NAT or firewall dropped while
-            # idle is found dead within about a minute, not at its next use
-            "keepalives": 1,
-            "keepalives_idle": 30,
-            "keepalives_interval": 10,
-            "keepalives_count": 3,
-        },
+        connect_args=PG_CONNECT_ARGS,
     )
     event.listen(engine, "checkin", _idle_from)
     event.listen(engine, "checkout", partial(_still_open, engine.dialect))

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import (
     DBAPIError,
     DisconnectionError,
     IntegrityError,
     OperationalError,
+    StatementError,
 )
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
@@ -85,3 +87,21 @@ def is_unavailable(error: BaseException) -> bool:
         return code & 0xFF in _SQLITE_UNAVAILABLE
     sqlstate = getattr(error.orig, "sqlstate", None)  # None: failed on the client side
     return sqlstate is None or str(sqlstate)[:2] in _PG_UNAVAILABLE
+
+
+def as_core_error(
+    dialect: Dialect, sql: str, error: Exception, lost: bool, ismulti: bool = False
+) -> StatementError:
+    """The driver's ``error`` as Core raises it (``OperationalError``, ...,
+    the driver's as ``orig``, parameters hidden); ``lost``: the connection
+    is gone (``connection_invalidated``)."""
+    return DBAPIError.instance(
+        sql,
+        None,
+        error,
+        dialect.loaded_dbapi.Error,
+        hide_parameters=True,
+        connection_invalidated=lost,
+        dialect=dialect,
+        ismulti=ismulti,
+    )

@@ -110,9 +110,9 @@ _CLAIM_PLAYER = sa.select(_P.id).where(_P.id == sa.bindparam("p")).with_for_upda
 UPDATE on PostgreSQL, so the foreign-key checks of other transactions'
 inserts (their KEY SHARE locks) never wait on it; nothing on SQLite, where
 every transaction holds the database's write lock (``BEGIN IMMEDIATE``)."""
-_GAME_BY_ID = DirectStatement(sa.select(games).where(_G.id == sa.bindparam("id")))
+GAME_BY_ID = DirectStatement(sa.select(games).where(_G.id == sa.bindparam("id")))
 _LOCK_GAME = sa.select(_G.id).where(_G.id == sa.bindparam("id")).with_for_update()
-_GAME_VERSION = DirectStatement(sa.select(_G.version).where(_G.id == sa.bindparam("id")))
+GAME_VERSION = DirectStatement(sa.select(_G.version).where(_G.id == sa.bindparam("id")))
 # Set at creation, never changed: left out of the per-move UPDATE, so it
 # writes (and re-indexes) only what a move can change.
 _IMMUTABLE_GAME_COLUMNS = frozenset(
@@ -576,7 +576,7 @@ class SqlGameRepository(_Repo):
         # a game this transaction wrote is not committed yet: never cached
         cache = None if any(g.id == game_id for g in self.written) else self._cache
         if cache is not None:
-            found = _GAME_VERSION.first(self._c, {"id": game_id})
+            found = GAME_VERSION.first(self._c, {"id": game_id})
             if found is None:
                 return None
             cached = cache.get(game_id, found["version"])
@@ -584,7 +584,7 @@ class SqlGameRepository(_Repo):
                 self._entries[game_id] = entries_of(cached)
                 self._invited[game_id] = list(cached.invitations)
                 return cached
-        row = _GAME_BY_ID.first(self._c, {"id": game_id})
+        row = GAME_BY_ID.first(self._c, {"id": game_id})
         if row is None:
             return None
         game = m.game_from_row(row)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -32,9 +32,11 @@ from domain.services.games import NewGame, create_game, join_game, start_game
 from domain.services.play import act
 from domain.services.players import create_player
 from domain.services.transaction import Request
-from infra.bootstrap import runner_for
+from infra.bootstrap import run_in_thread, runner_for
 from infra.bus.memory import InProcessBus
 from infra.clock import SystemClock
+from infra.db.async_reads import AsyncReads
+from infra.db.committed_games import AsyncCommittedGames
 from infra.db.engine import make_engine
 from infra.db.game_cache import GameCache
 from infra.db.migrate import upgrade
@@ -202,5 +204,61 @@ def test_a_unit_of_work_that_reads_a_game(factory: SqlUnitOfWorkFactory) -> None
         assert p_hit / s_hit < 5, "a read-only unit of work on PostgreSQL costs too much"
 
 
+Read = Callable[[], Awaitable[GameRecord | None]]
 READS: dict[str, tuple[float, float]] = {}
 """Each backend's figures of the test above (run in the order of its parameters)."""
+
+
+async def test_a_game_read_in_the_loop_against_one_in_a_worker_thread(
+    database_url: str,
+) -> None:
+    """Issue #28, docs/decisions/0073: the ``game`` query's read of a cached
+    game on PostgreSQL, in the event loop on an async connection against
+    the unit of work in a worker thread it replaced, in the same run: this
+    process's CPU a read and its wall time, 8 reads at once."""
+    with fresh_postgres(database_url) as url:
+        upgrade(url)
+        engine = make_engine(url)
+        cache = GameCache()
+        served = SqlUnitOfWorkFactory(engine, cache)
+        reads = AsyncReads(engine)
+        committed = AsyncCommittedGames(reads, cache)
+        try:
+            _, game_id = _new_game(served, [None] * 4)
+
+            def tx() -> GameRecord | None:
+                with served() as u:
+                    return u.games.get(game_id)
+
+            async def threaded() -> GameRecord | None:
+                return await run_in_thread(tx)
+
+            async def in_loop() -> GameRecord | None:
+                return await committed.game(game_id)
+
+            async def timed(
+                read: Callable[[], Awaitable[GameRecord | None]],
+            ) -> tuple[float, float]:
+                async def one_of_eight() -> None:
+                    for _ in range(MOVES // 8):
+                        assert await read() is not None
+
+                cpu, wall = time.process_time(), time.perf_counter()
+                await asyncio.gather(*(one_of_eight() for _ in range(8)))
+                per = 1e6 / (MOVES // 8 * 8)
+                return (time.process_time() - cpu) * per, (time.perf_counter() - wall) * per
+
+            figures: dict[str, list[tuple[float, float]]] = {"thread": [], "loop": []}
+            for _ in range(3):  # in turns; the first turn warms both
+                for name, read in (("thread", threaded), ("loop", in_loop)):
+                    figures[name].append(await timed(read))
+            (t_cpu, t_wall), (l_cpu, l_wall) = (min(figures[n][1:]) for n in ("thread", "loop"))
+            print(
+                f"\na cached game's read on PostgreSQL, 8 at once: worker thread {t_cpu:.0f} us CPU"
+                f" ({t_wall:.0f} us wall), event loop {l_cpu:.0f} us ({l_wall:.0f} us);"
+                f" loop/thread CPU {l_cpu / t_cpu:.2f}x"
+            )
+            assert l_cpu < t_cpu, "the read in the loop should cost less than the thread's"
+        finally:
+            await reads.aclose()
+            engine.dispose()

@@ -1,0 +1,133 @@
+"""Reads that need no transaction, on PostgreSQL without a worker thread
+(issue #28, docs/decisions/0073).
+
+A few psycopg ``AsyncConnection``s in autocommit, opened on first use by the
+event loop that reads. Each read is one statement: at READ COMMITTED it sees
+what was committed when it began, as a unit of work's reads before its
+first write do (docs/decisions/0071).
+
+A connection idle longer than :data:`~infra.db.engine.PING_AFTER_IDLE_S` is
+closed rather than trusted (a NAT may have dropped it silently); one that
+turns out lost when used after a rest (a restart, ``pg_terminate_backend``)
+is dropped and the read tried once more on a new one, as the pool's check
+on checkout would. Failures are raised as Core's
+(:func:`~infra.db.errors.as_core_error`), so the API answers them as it does
+the pool's (``SERVICE_UNAVAILABLE`` when the database is away). A read
+cancelled mid-statement closes its connection: its state is unknown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from psycopg import AsyncConnection
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
+
+from infra.db.direct import DirectStatement
+from infra.db.engine import PG_CONNECT_ARGS, PING_AFTER_IDLE_S
+from infra.db.errors import as_core_error
+
+READERS = 4
+"""Connections at most, per process: a read holds one for one round trip."""
+
+
+class AsyncReads:
+    """One-statement reads on the engine's PostgreSQL, in the event loop."""
+
+    def __init__(self, engine: Engine, size: int = READERS) -> None:
+        if engine.dialect.name != "postgresql":
+            raise ValueError("async reads serve PostgreSQL only")
+        self._dialect = engine.dialect
+        _, params = engine.dialect.create_connect_args(engine.url)
+        self._params: dict[str, Any] = {**params, **PG_CONNECT_ARGS, "autocommit": True}
+        self._slots = asyncio.Semaphore(size)
+        self._idle: list[tuple[AsyncConnection[Any], float]] = []  # and when it went idle
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._closing: set[asyncio.Task[None]] = set()
+        self._closed = False
+        self.opened = 0  # connections opened so far
+
+    async def first(
+        self, statement: DirectStatement, values: Mapping[str, Any]
+    ) -> dict[str, Any] | None:
+        """The statement's first row (:meth:`DirectStatement.first`), or None."""
+        async with self._slots:
+            conn, rested = self._take()
+            if conn is None:
+                conn = await self._connect()
+            try:
+                found = await statement.first_async(conn, self._dialect, values)
+            except DBAPIError as e:
+                self._discard(conn)
+                if not (e.connection_invalidated and rested):
+                    raise
+                conn = await self._connect()  # lost while idle: once more, on a new one
+                try:
+                    found = await statement.first_async(conn, self._dialect, values)
+                except BaseException:
+                    self._discard(conn)
+                    raise
+            except BaseException:
+                self._discard(conn)
+                raise
+            self._give_back(conn)
+            return found
+
+    async def aclose(self) -> None:
+        self._closed = True
+        idle, self._idle = self._idle, []
+        for conn, _ in idle:
+            self._discard(conn)
+        if self._closing:
+            await asyncio.gather(*self._closing, return_exceptions=True)
+
+    def _take(self) -> tuple[AsyncConnection[Any] | None, bool]:
+        """An idle connection still worth trying (and that it was idle)."""
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:  # another loop's connections serve no more
+            for conn, _ in self._idle:
+                conn.pgconn.finish()  # closed at once: their loop may be gone
+            self._idle, self._loop = [], loop
+        now = time.monotonic()
+        while self._idle:
+            conn, since = self._idle.pop()
+            if conn.closed or conn.broken or now - since > PING_AFTER_IDLE_S:
+                self._discard(conn)
+                continue
+            return conn, True
+        return None, False
+
+    def _give_back(self, conn: AsyncConnection[Any]) -> None:
+        if self._closed or conn.broken:
+            self._discard(conn)
+        else:
+            self._idle.append((conn, time.monotonic()))
+
+    async def _connect(self) -> AsyncConnection[Any]:
+        if self._closed:
+            raise RuntimeError("the async reads are closed")
+        try:
+            conn = await AsyncConnection.connect(**self._params)
+        except self._dialect.loaded_dbapi.Error as e:
+            raise as_core_error(self._dialect, "connect", e, lost=False) from e
+        self.opened += 1
+        return conn
+
+    def _discard(self, conn: AsyncConnection[Any]) -> None:
+        """Close it in the background (a cancelled read cannot wait for it)."""
+        if conn.closed:
+            return
+        task = asyncio.get_running_loop().create_task(_quietly_closed(conn))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+
+async def _quietly_closed(conn: AsyncConnection[Any]) -> None:
+    try:
+        await conn.close()
+    except Exception:  # closing what is already broken: nothing to tell
+        return

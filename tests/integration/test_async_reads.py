@@ -1,0 +1,194 @@
+"""PostgreSQL's reads without a worker thread (issue #28,
+docs/decisions/0073): a game read in the event loop is the game a unit of
+work reads, served from the game cache only at the stored version (another
+process's change is always seen); a connection lost while idle, or a read
+cancelled mid-statement, costs no later read; the database away is an
+error the API counts as unavailable."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.exc import DBAPIError
+
+from domain.records import GameRecord
+from infra.db.async_reads import AsyncReads
+from infra.db.committed_games import AsyncCommittedGames
+from infra.db.direct import DirectStatement
+from infra.db.engine import make_engine
+from infra.db.errors import is_unavailable
+from infra.db.game_cache import GameCache
+from infra.db.migrate import upgrade
+from infra.db.uow import SqlUnitOfWorkFactory
+from tests.integration import records as r
+from tests.integration.databases import empty_tables, fresh_postgres
+
+_BACKENDS = (
+    "SELECT pid FROM pg_stat_activity"
+    " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+)
+
+
+@pytest.fixture(scope="module")
+def pg_url(database_url: str) -> Iterator[str]:
+    with fresh_postgres(database_url) as url:
+        upgrade(url)
+        yield url
+
+
+@pytest.fixture
+def engine(pg_url: str) -> Iterator[sa.Engine]:
+    eng = make_engine(pg_url)
+    empty_tables(eng)
+    yield eng
+    eng.dispose()
+
+
+@pytest.fixture
+async def reads(engine: sa.Engine) -> AsyncReads:
+    return AsyncReads(engine)
+
+
+def _stored(uow: SqlUnitOfWorkFactory) -> GameRecord:
+    host = r.player()
+    game = r.started_game(host.id)
+    with uow() as u:
+        u.players.add(host)
+        u.games.add(game.clone())
+        u.commit()
+    return game
+
+
+def _saved_moved(uow: SqlUnitOfWorkFactory, game: GameRecord) -> GameRecord:
+    """``game`` one version later, committed through ``uow``."""
+    moved = game.clone()
+    moved.version += 1
+    assert moved.state is not None
+    moved.state.seats[1].hand.append(moved.state.seats[0].hand.pop())
+    with uow() as u:
+        u.games.save(moved.clone(), game.version)
+        u.commit()
+    return moved
+
+
+async def test_a_game_read_in_the_loop_is_the_game_a_unit_of_work_reads(
+    engine: sa.Engine, reads: AsyncReads
+) -> None:
+    cache = GameCache()
+    committed = AsyncCommittedGames(reads, cache)
+    plain = SqlUnitOfWorkFactory(engine)
+    game = _stored(plain)
+    for _ in range(3):  # the miss (row read and decoded), then the cached copies
+        found = await committed.game(game.id)
+        with plain() as u:
+            assert found == u.games.get(game.id) == game
+    assert cache.hits == 2
+    assert await committed.game("no-such-game") is None
+    try:
+        assert reads.opened == 1  # one connection, reused
+    finally:
+        await reads.aclose()
+
+
+async def test_another_process_s_change_is_seen_and_copies_are_the_caller_s(
+    engine: sa.Engine, reads: AsyncReads
+) -> None:
+    cache = GameCache()
+    committed = AsyncCommittedGames(reads, cache)
+    other = SqlUnitOfWorkFactory(make_engine(engine.url), GameCache())  # another process
+    try:
+        game = _stored(other)
+        first = await committed.game(game.id)
+        assert first is not None
+        assert first.state is not None
+        first.state.seats[0].hand.clear()  # the caller's own copy
+        assert await committed.game(game.id) == game
+        moved = _saved_moved(other, game)
+        assert await committed.game(game.id) == moved  # not the cached version
+    finally:
+        other.engine.dispose()
+        await reads.aclose()
+
+
+async def test_a_connection_lost_while_idle_costs_no_read(
+    engine: sa.Engine, reads: AsyncReads
+) -> None:
+    committed = AsyncCommittedGames(reads, GameCache())
+    game = _stored(SqlUnitOfWorkFactory(engine))
+    try:
+        assert await committed.game(game.id) == game
+        with engine.connect() as c:  # a restart, an administrator's pg_terminate_backend
+            for (pid,) in c.execute(sa.text(_BACKENDS)).all():
+                c.execute(sa.text("SELECT pg_terminate_backend(:p)"), {"p": pid})
+        assert await committed.game(game.id) == game
+        assert reads.opened == 2
+    finally:
+        await reads.aclose()
+
+
+async def test_a_read_cancelled_mid_statement_leaves_no_connection_behind(
+    engine: sa.Engine, reads: AsyncReads
+) -> None:
+    slow = DirectStatement(sa.select(sa.func.pg_sleep(30).label("slept")))
+    game = _stored(SqlUnitOfWorkFactory(engine))
+    committed = AsyncCommittedGames(reads, GameCache())
+    try:
+        read = asyncio.ensure_future(reads.first(slow, {}))
+        deadline = asyncio.get_running_loop().time() + 10
+        while not _sleeping(engine):  # the statement runs on the server
+            assert asyncio.get_running_loop().time() < deadline, "the read never started"
+            await asyncio.sleep(0.02)
+        read.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await read
+        assert await committed.game(game.id) == game  # on a new connection
+        assert reads.opened == 2
+    finally:
+        await reads.aclose()
+    deadline = asyncio.get_running_loop().time() + 10
+    while _sleeping(engine):  # the cancelled statement's backend went with its connection
+        assert asyncio.get_running_loop().time() < deadline, "the cancelled read still runs"
+        await asyncio.sleep(0.05)
+
+
+def _sleeping(engine: sa.Engine) -> bool:
+    with engine.connect() as c:
+        found = c.execute(
+            sa.text(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND state = 'active' AND query LIKE '%pg_sleep%' AND pid <> pg_backend_pid()"
+            )
+        ).scalar_one()
+    return bool(found)
+
+
+async def test_the_database_away_is_an_unavailable_error() -> None:
+    away = make_engine("postgresql+psycopg://postgres@127.0.0.1:1/none")
+    reads = AsyncReads(away)
+    try:
+        with pytest.raises(DBAPIError) as raised:
+            await AsyncCommittedGames(reads, GameCache()).game("g1")
+        assert is_unavailable(raised.value)
+    finally:
+        await reads.aclose()
+        away.dispose()
+
+
+def test_reads_in_another_event_loop_open_their_own_connections(
+    engine: sa.Engine,
+) -> None:
+    reads = AsyncReads(engine)
+    game = _stored(SqlUnitOfWorkFactory(engine))
+    committed = AsyncCommittedGames(reads, None)  # no cache: the row each time
+    assert asyncio.run(committed.game(game.id)) == game
+    assert asyncio.run(committed.game(game.id)) == game  # the first loop's connection is not used
+    assert reads.opened == 2
+    asyncio.run(reads.aclose())
+
+
+def test_only_postgresql_is_served(tmp_path: object) -> None:
+    with pytest.raises(ValueError, match="PostgreSQL only"):
+        AsyncReads(make_engine("sqlite://"))
