@@ -44,6 +44,7 @@ class AsyncReads:
         self._dialect = engine.dialect
         _, params = engine.dialect.create_connect_args(engine.url)
         self._params: dict[str, Any] = {**params, **PG_CONNECT_ARGS, "autocommit": True}
+        self._size = size
         self._slots = asyncio.Semaphore(size)
         self._idle: list[tuple[AsyncConnection[Any], float]] = []  # and when it went idle
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -55,15 +56,18 @@ class AsyncReads:
         self, statement: DirectStatement, values: Mapping[str, Any]
     ) -> dict[str, Any] | None:
         """The statement's first row (:meth:`DirectStatement.first`), or None."""
-        async with self._slots:
+        async with self._here():
             conn, rested = self._take()
             if conn is None:
                 conn = await self._connect()
             try:
                 found = await statement.first_async(conn, self._dialect, values)
             except DBAPIError as e:
+                if not e.connection_invalidated:
+                    self._give_back(conn)  # a failed statement leaves autocommit as it was
+                    raise
                 self._discard(conn)
-                if not (e.connection_invalidated and rested):
+                if not rested:
                     raise
                 conn = await self._connect()  # lost while idle: once more, on a new one
                 try:
@@ -85,13 +89,19 @@ class AsyncReads:
         if self._closing:
             await asyncio.gather(*self._closing, return_exceptions=True)
 
-    def _take(self) -> tuple[AsyncConnection[Any] | None, bool]:
-        """An idle connection still worth trying (and that it was idle)."""
+    def _here(self) -> asyncio.Semaphore:
+        """The running loop's slots: another loop's connections (a test's
+        earlier loop) serve no more, nor does its semaphore."""
         loop = asyncio.get_running_loop()
-        if loop is not self._loop:  # another loop's connections serve no more
+        if loop is not self._loop:
             for conn, _ in self._idle:
                 conn.pgconn.finish()  # closed at once: their loop may be gone
             self._idle, self._loop = [], loop
+            self._slots = asyncio.Semaphore(self._size)
+        return self._slots
+
+    def _take(self) -> tuple[AsyncConnection[Any] | None, bool]:
+        """An idle connection still worth trying (and that it was idle)."""
         now = time.monotonic()
         while self._idle:
             conn, since = self._idle.pop()

@@ -192,3 +192,18 @@ def test_reads_in_another_event_loop_open_their_own_connections(
 def test_only_postgresql_is_served(tmp_path: object) -> None:
     with pytest.raises(ValueError, match="PostgreSQL only"):
         AsyncReads(make_engine("sqlite://"))
+
+
+async def test_a_failed_statement_keeps_its_connection(
+    engine: sa.Engine, reads: AsyncReads
+) -> None:
+    bad = DirectStatement(sa.select(sa.func.sqrt(sa.literal(-1.0)).label("root")))
+    game = _stored(SqlUnitOfWorkFactory(engine))
+    try:
+        with pytest.raises(DBAPIError) as raised:
+            await reads.first(bad, {})
+        assert not is_unavailable(raised.value)  # a bug's error, not the database away
+        assert await AsyncCommittedGames(reads, None).game(game.id) == game
+        assert reads.opened == 1
+    finally:
+        await reads.aclose()
