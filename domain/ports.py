@@ -166,14 +166,18 @@ class IdentityVerifier(Protocol):
         ...
 
 
-class CommittedGames(Protocol):
-    """Committed games as they are now, each read on its own, outside any
-    unit of work: what a query that reads one game and writes nothing needs.
-    An adapter may serve it without a worker thread (issue #28,
-    docs/decisions/0073)."""
+class CommittedReads(Protocol):
+    """What is committed now, one read on its own, outside any unit of work:
+    what a request that reads one game, or signs in with one token, and
+    writes nothing needs. An adapter may serve it without a worker thread
+    (issue #28, docs/decisions/0073)."""
 
     async def game(self, game_id: str) -> GameRecord | None:
         """The game as last committed (the caller's own copy), or None."""
+        ...
+
+    async def session(self, token_hash: str) -> tuple[Player, SessionRecord, str] | None:
+        """As :meth:`PlayerRepository.by_token_hash`."""
         ...
 
 

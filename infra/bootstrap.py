@@ -39,7 +39,7 @@ from infra.bus.redis import RedisBus
 from infra.clock import SystemClock
 from infra.db.async_reads import AsyncReads
 from infra.db.checkpoint import Checkpointer
-from infra.db.committed_games import AsyncCommittedGames
+from infra.db.committed_reads import AsyncCommittedReads
 from infra.db.engine import in_memory, make_engine
 from infra.db.game_cache import GameCache
 from infra.db.migrate import upgrade
@@ -227,7 +227,7 @@ def build(settings: Settings, *, migrate: bool = True) -> Container:
     reads = AsyncReads(engine) if engine.dialect.name == "postgresql" else None
     deps = Deps(
         uow=SqlUnitOfWorkFactory(engine, cache),
-        committed=None if reads is None else AsyncCommittedGames(reads, cache),
+        committed=None if reads is None else AsyncCommittedReads(reads, cache),
         run=runner_for(engine, settings.workers),
         bus=bus,
         clock=SystemClock(),

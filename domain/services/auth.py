@@ -7,7 +7,6 @@ import hashlib
 import hmac
 
 from domain.errors import Unauthenticated
-from domain.ports import UnitOfWork
 from domain.records import Player, SessionRecord
 
 BEARER = "bearer "
@@ -44,15 +43,22 @@ def is_service_key(token: str) -> bool:
     return token.startswith(SERVICE_KEY_PREFIX)
 
 
-def session_for_token(uow: UnitOfWork, token: str) -> tuple[Player, SessionRecord]:
-    """The token's player and session, or :class:`Unauthenticated`."""
+def player_token_digest(token: str) -> str:
+    """The hash a player's token is looked up by; a service key is
+    :class:`Unauthenticated` here (it signs in no player)."""
     if is_service_key(token):
         raise Unauthenticated(
             "a service key acts for no player: it calls the service operations only "
             "(issuePlayerToken, playerByExternalId, playerGames)"
         )
-    digest = token_hash(token)
-    found = uow.players.by_token_hash(digest)
+    return token_hash(token)
+
+
+def checked_session(
+    found: tuple[Player, SessionRecord, str] | None, digest: str
+) -> tuple[Player, SessionRecord]:
+    """The player and session looked up by ``digest``, its stored hash
+    compared in constant time, or :class:`Unauthenticated`."""
     if found is None or not hmac.compare_digest(found[2], digest):
         raise Unauthenticated("unknown token")
     return found[0], found[1]

@@ -15,7 +15,7 @@ from domain.ports import (
     BlockingRunner,
     BotScheduler,
     Clock,
-    CommittedGames,
+    CommittedReads,
     EventBus,
     IdentityVerifier,
     Ids,
@@ -58,10 +58,10 @@ class Deps:
     ids: Ids
     schedule_bots: BotScheduler
     keys: KeyPolicy = KeyPolicy()
-    # Reads of one committed game outside a unit of work, where the adapter
-    # has a path without a worker thread (docs/decisions/0073); None: each
-    # is a unit of work run by ``run``.
-    committed: CommittedGames | None = None
+    # Lone reads (a game, a token's session) outside a unit of work, where
+    # the adapter has a path without a worker thread (docs/decisions/0073);
+    # None: each is a unit of work run by ``run``.
+    committed: CommittedReads | None = None
     # Seat presence (docs/decisions/0047); None: not tracked (all seats read
     # as not connected).
     presence: PresenceStore | None = None

@@ -13,10 +13,10 @@ from domain.records import (
     PackPage,
     Player,
     SealedToken,
-    SessionRecord,
 )
 from domain.services import sessions
-from domain.services.auth import session_for_token, token_hash
+from domain.services.auth import checked_session, player_token_digest, token_hash
+from domain.services.committed_reads import committed_session
 from domain.services.deps import Deps
 from domain.services.queries import check_limit
 from domain.services.sealing import key_digest, seal, unseal
@@ -183,11 +183,8 @@ async def sign_in(deps: Deps, token: str) -> SignedIn:
         identity = await deps.identity.verify(token)
         return SignedIn(await player_for_identity(deps, identity), identity.expires_at)
 
-    def tx() -> tuple[Player, SessionRecord]:
-        with deps.uow() as uow:
-            return session_for_token(uow, token)
-
-    player, session = await deps.run(tx)
+    digest = player_token_digest(token)
+    player, session = checked_session(await committed_session(deps, digest), digest)
     deps.session_use.note(session.id)  # its lastUsedAt, in the next batch
     return SignedIn(player, None)
 

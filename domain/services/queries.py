@@ -21,6 +21,7 @@ from domain.log import LoggedEvent
 from domain.ports import UnitOfWork
 from domain.records import GameRecord, GameStatus, GameSummary
 from domain.services.clocked import takeover_of
+from domain.services.committed_reads import committed_game
 from domain.services.deps import Deps
 
 MAX_PAGE = 100
@@ -145,20 +146,6 @@ async def get_game(
     if game.version != changed_to:
         check_may_see(game, player_id)
     return GameSnapshot(game, player_id)
-
-
-async def committed_game(deps: Deps, game_id: str) -> GameRecord | None:
-    """The game as last committed (the caller's copy), or None: through
-    ``deps.committed`` where the adapter has one (no worker thread), else a
-    unit of work of its own."""
-    if deps.committed is not None:
-        return await deps.committed.game(game_id)
-
-    def tx() -> GameRecord | None:
-        with deps.uow() as uow:
-            return uow.games.get(game_id)
-
-    return await deps.run(tx)
 
 
 async def seats_of(deps: Deps, snap: GameSnapshot) -> tuple[SeatInfo, ...]:

@@ -19,8 +19,8 @@ from datetime import datetime, timedelta
 from domain.channels import presence_channel
 from domain.ports import PresenceUnavailable
 from domain.presence import Mark, PresenceChange
+from domain.services.committed_reads import committed_game
 from domain.services.deps import Deps
-from domain.services.queries import committed_game
 
 ONLINE = Mark(connected=True)
 GONE = Mark(connected=False)

@@ -121,6 +121,14 @@ def session_from_row(row: Row) -> SessionRecord:
     )
 
 
+def session_found(found: Row) -> tuple[Player, SessionRecord, str]:
+    """A session's row joined with its player's name and creation time
+    (``SESSION_BY_HASH``): the player, the session, its stored hash."""
+    player = {"id": found["player_id"], "name": found["player_name"]}
+    player["created_at"] = found["player_created_at"]
+    return player_from_row(player), session_from_row(found), found["token_hash"]
+
+
 # ---------------------------------------------------------------- games
 _DEFAULT_OPTIONS = GameOptions()
 _CLOCK_OPTIONS = ("turn_seconds", "bank_seconds", "timeouts_to_takeover")

@@ -62,7 +62,7 @@ _P, _G, _E, _I, _B = players.c, games.c, game_events.c, idempotency_keys.c, boos
 
 _PLAYER_BY_ID = sa.select(players).where(_P.id == sa.bindparam("id"))
 _S = sessions.c
-_SESSION_BY_HASH = (
+SESSION_BY_HASH = DirectStatement(
     sa.select(
         sessions,
         _P.name.label("player_name"),
@@ -317,13 +317,8 @@ class SqlPlayerRepository(_Repo):
         return None if row is None else m.player_from_row(row._mapping)
 
     def by_token_hash(self, token_hash: str) -> tuple[Player, SessionRecord, str] | None:
-        row = self._c.execute(_SESSION_BY_HASH, {"h": token_hash}).first()
-        if row is None:
-            return None
-        found = row._mapping
-        player = {"id": found["player_id"], "name": found["player_name"]}
-        player["created_at"] = found["player_created_at"]
-        return m.player_from_row(player), m.session_from_row(found), row.token_hash
+        found = SESSION_BY_HASH.first(self._c, {"h": token_hash})
+        return None if found is None else m.session_found(found)
 
     def sessions_of(self, player_id: str) -> list[SessionRecord]:
         rows = self._c.execute(_SESSIONS_OF, {"p": player_id})

@@ -36,7 +36,7 @@ from infra.bootstrap import run_in_thread, runner_for
 from infra.bus.memory import InProcessBus
 from infra.clock import SystemClock
 from infra.db.async_reads import AsyncReads
-from infra.db.committed_games import AsyncCommittedGames
+from infra.db.committed_reads import AsyncCommittedReads
 from infra.db.engine import make_engine
 from infra.db.game_cache import GameCache
 from infra.db.migrate import upgrade
@@ -222,7 +222,7 @@ async def test_a_game_read_in_the_loop_against_one_in_a_worker_thread(
         cache = GameCache()
         served = SqlUnitOfWorkFactory(engine, cache)
         reads = AsyncReads(engine)
-        committed = AsyncCommittedGames(reads, cache)
+        committed = AsyncCommittedReads(reads, cache)
         try:
             _, game_id = _new_game(served, [None] * 4)
 

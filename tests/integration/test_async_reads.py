@@ -14,9 +14,9 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.exc import DBAPIError
 
-from domain.records import GameRecord
+from domain.records import GameRecord, SessionRecord
 from infra.db.async_reads import AsyncReads
-from infra.db.committed_games import AsyncCommittedGames
+from infra.db.committed_reads import AsyncCommittedReads
 from infra.db.direct import DirectStatement
 from infra.db.engine import make_engine
 from infra.db.errors import is_unavailable
@@ -78,7 +78,7 @@ async def test_a_game_read_in_the_loop_is_the_game_a_unit_of_work_reads(
     engine: sa.Engine, reads: AsyncReads
 ) -> None:
     cache = GameCache()
-    committed = AsyncCommittedGames(reads, cache)
+    committed = AsyncCommittedReads(reads, cache)
     plain = SqlUnitOfWorkFactory(engine)
     game = _stored(plain)
     for _ in range(3):  # the miss (row read and decoded), then the cached copies
@@ -93,11 +93,31 @@ async def test_a_game_read_in_the_loop_is_the_game_a_unit_of_work_reads(
         await reads.aclose()
 
 
+async def test_a_session_read_in_the_loop_is_the_one_a_unit_of_work_reads(
+    engine: sa.Engine, reads: AsyncReads
+) -> None:
+    plain = SqlUnitOfWorkFactory(engine)
+    ann = r.player()
+    session = SessionRecord("s1", ann.id, "phone", r.T0, r.T0)
+    with plain() as u:
+        u.players.add(ann)
+        u.players.add_session(session, "h1")
+        u.commit()
+    committed = AsyncCommittedReads(reads, None)
+    try:
+        found = await committed.session("h1")
+        with plain() as u:
+            assert found == u.players.by_token_hash("h1") == (ann, session, "h1")
+        assert await committed.session("h2") is None
+    finally:
+        await reads.aclose()
+
+
 async def test_another_process_s_change_is_seen_and_copies_are_the_caller_s(
     engine: sa.Engine, reads: AsyncReads
 ) -> None:
     cache = GameCache()
-    committed = AsyncCommittedGames(reads, cache)
+    committed = AsyncCommittedReads(reads, cache)
     other = SqlUnitOfWorkFactory(make_engine(engine.url), GameCache())  # another process
     try:
         game = _stored(other)
@@ -116,7 +136,7 @@ async def test_another_process_s_change_is_seen_and_copies_are_the_caller_s(
 async def test_a_connection_lost_while_idle_costs_no_read(
     engine: sa.Engine, reads: AsyncReads
 ) -> None:
-    committed = AsyncCommittedGames(reads, GameCache())
+    committed = AsyncCommittedReads(reads, GameCache())
     game = _stored(SqlUnitOfWorkFactory(engine))
     try:
         assert await committed.game(game.id) == game
@@ -134,7 +154,7 @@ async def test_a_read_cancelled_mid_statement_leaves_no_connection_behind(
 ) -> None:
     slow = DirectStatement(sa.select(sa.func.pg_sleep(30).label("slept")))
     game = _stored(SqlUnitOfWorkFactory(engine))
-    committed = AsyncCommittedGames(reads, GameCache())
+    committed = AsyncCommittedReads(reads, GameCache())
     try:
         read = asyncio.ensure_future(reads.first(slow, {}))
         deadline = asyncio.get_running_loop().time() + 10
@@ -170,7 +190,7 @@ async def test_the_database_away_is_an_unavailable_error() -> None:
     reads = AsyncReads(away)
     try:
         with pytest.raises(DBAPIError) as raised:
-            await AsyncCommittedGames(reads, GameCache()).game("g1")
+            await AsyncCommittedReads(reads, GameCache()).game("g1")
         assert is_unavailable(raised.value)
     finally:
         await reads.aclose()
@@ -182,7 +202,7 @@ def test_reads_in_another_event_loop_open_their_own_connections(
 ) -> None:
     reads = AsyncReads(engine)
     game = _stored(SqlUnitOfWorkFactory(engine))
-    committed = AsyncCommittedGames(reads, None)  # no cache: the row each time
+    committed = AsyncCommittedReads(reads, None)  # no cache: the row each time
     assert asyncio.run(committed.game(game.id)) == game
     assert asyncio.run(committed.game(game.id)) == game  # the first loop's connection is not used
     assert reads.opened == 2
@@ -203,7 +223,7 @@ async def test_a_failed_statement_keeps_its_connection(
         with pytest.raises(DBAPIError) as raised:
             await reads.first(bad, {})
         assert not is_unavailable(raised.value)  # a bug's error, not the database away
-        assert await AsyncCommittedGames(reads, None).game(game.id) == game
+        assert await AsyncCommittedReads(reads, None).game(game.id) == game
         assert reads.opened == 1
     finally:
         await reads.aclose()
