@@ -12,8 +12,10 @@ turns out lost when used after a rest (a restart, ``pg_terminate_backend``)
 is dropped and the read tried once more on a new one, as the pool's check
 on checkout would. Failures are raised as Core's
 (:func:`~infra.db.errors.as_core_error`), so the API answers them as it does
-the pool's (``SERVICE_UNAVAILABLE`` when the database is away). A read
-cancelled mid-statement closes its connection: its state is unknown.
+the pool's (``INTERNAL``, ``retryable: true``, when the database is away).
+A read waits at most :data:`SLOT_TIMEOUT_S` for a connection, as a unit of
+work waits for the pool's. A read cancelled mid-statement closes its
+connection: its state is unknown.
 """
 
 from __future__ import annotations
@@ -25,14 +27,18 @@ from typing import Any
 
 from psycopg import AsyncConnection
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, DisconnectionError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from infra.db.direct import DirectStatement
 from infra.db.engine import PG_CONNECT_ARGS, PING_AFTER_IDLE_S
 from infra.db.errors import as_core_error
+from infra.work_meter import detached
 
 READERS = 4
 """Connections at most, per process: a read holds one for one round trip."""
+SLOT_TIMEOUT_S = 30.0
+"""Seconds a read waits for a connection (the pool's ``pool_timeout``)."""
 
 
 class AsyncReads:
@@ -46,7 +52,8 @@ class AsyncReads:
         self._params: dict[str, Any] = {**params, **PG_CONNECT_ARGS, "autocommit": True}
         self._size = size
         self._slots = asyncio.Semaphore(size)
-        self._idle: list[tuple[AsyncConnection[Any], float]] = []  # and when it went idle
+        # each idle connection, when it went idle, and its event loop
+        self._idle: list[tuple[AsyncConnection[Any], float, asyncio.AbstractEventLoop]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closing: set[asyncio.Task[None]] = set()
         self._closed = False
@@ -56,7 +63,13 @@ class AsyncReads:
         self, statement: DirectStatement, values: Mapping[str, Any]
     ) -> dict[str, Any] | None:
         """The statement's first row (:meth:`DirectStatement.first`), or None."""
-        async with self._here():
+        slots = self._here()
+        try:
+            async with asyncio.timeout(SLOT_TIMEOUT_S):
+                await slots.acquire()
+        except TimeoutError as e:
+            raise PoolTimeout(f"no connection for a read within {SLOT_TIMEOUT_S:.0f} s") from e
+        try:
             conn, rested = self._take()
             if conn is None:
                 conn = await self._connect()
@@ -80,11 +93,13 @@ class AsyncReads:
                 raise
             self._give_back(conn)
             return found
+        finally:
+            slots.release()
 
     async def aclose(self) -> None:
         self._closed = True
         idle, self._idle = self._idle, []
-        for conn, _ in idle:
+        for conn, _, _ in idle:
             self._discard(conn)
         if self._closing:
             await asyncio.gather(*self._closing, return_exceptions=True)
@@ -94,7 +109,7 @@ class AsyncReads:
         earlier loop) serve no more, nor does its semaphore."""
         loop = asyncio.get_running_loop()
         if loop is not self._loop:
-            for conn, _ in self._idle:
+            for conn, _, _ in self._idle:
                 conn.pgconn.finish()  # closed at once: their loop may be gone
             self._idle, self._loop = [], loop
             self._slots = asyncio.Semaphore(self._size)
@@ -104,7 +119,7 @@ class AsyncReads:
         """An idle connection still worth trying (and that it was idle)."""
         now = time.monotonic()
         while self._idle:
-            conn, since = self._idle.pop()
+            conn, since, _ = self._idle.pop()
             if conn.closed or conn.broken or now - since > PING_AFTER_IDLE_S:
                 self._discard(conn)
                 continue
@@ -112,14 +127,15 @@ class AsyncReads:
         return None, False
 
     def _give_back(self, conn: AsyncConnection[Any]) -> None:
-        if self._closed or conn.broken:
-            self._discard(conn)
+        loop = asyncio.get_running_loop()
+        if self._closed or conn.broken or loop is not self._loop:
+            self._discard(conn)  # (a test's loop changed while it read)
         else:
-            self._idle.append((conn, time.monotonic()))
+            self._idle.append((conn, time.monotonic(), loop))
 
     async def _connect(self) -> AsyncConnection[Any]:
-        if self._closed:
-            raise RuntimeError("the async reads are closed")
+        if self._closed:  # the server is stopping: as the database away
+            raise DisconnectionError("the server's async reads are closed")
         try:
             conn = await AsyncConnection.connect(**self._params)
         except self._dialect.loaded_dbapi.Error as e:
@@ -131,7 +147,7 @@ class AsyncReads:
         """Close it in the background (a cancelled read cannot wait for it)."""
         if conn.closed:
             return
-        task = asyncio.get_running_loop().create_task(_quietly_closed(conn))
+        task = detached(_quietly_closed(conn))  # the server's work, not the caller's
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
 

@@ -22,17 +22,19 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from weakref import WeakKeyDictionary
 
 import sqlalchemy as sa
-from psycopg import AsyncConnection
 from sqlalchemy.engine import Dialect
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.expression import ClauseElement
 
 from infra.db.batch import batch_of
 from infra.db.errors import as_core_error
+
+if TYPE_CHECKING:
+    from psycopg import AsyncConnection
 
 Processor = Callable[[Any], Any] | None
 R = TypeVar("R")

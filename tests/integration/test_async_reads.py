@@ -12,10 +12,12 @@ from collections.abc import Iterator
 
 import pytest
 import sqlalchemy as sa
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, DisconnectionError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from domain.records import GameRecord, SessionRecord
-from infra.db.async_reads import AsyncReads
+from infra.db import async_reads
+from infra.db.async_reads import READERS, AsyncReads
 from infra.db.committed_reads import AsyncCommittedReads
 from infra.db.direct import DirectStatement
 from infra.db.engine import make_engine
@@ -203,10 +205,66 @@ def test_reads_in_another_event_loop_open_their_own_connections(
     reads = AsyncReads(engine)
     game = _stored(SqlUnitOfWorkFactory(engine))
     committed = AsyncCommittedReads(reads, None)  # no cache: the row each time
-    assert asyncio.run(committed.game(game.id)) == game
-    assert asyncio.run(committed.game(game.id)) == game  # the first loop's connection is not used
-    assert reads.opened == 2
-    asyncio.run(reads.aclose())
+    try:
+        assert asyncio.run(committed.game(game.id)) == game
+        assert asyncio.run(committed.game(game.id)) == game  # not the first loop's connection
+        assert reads.opened == 2
+    finally:
+        asyncio.run(reads.aclose())
+
+
+async def test_many_reads_at_once_share_a_few_connections(
+    engine: sa.Engine, reads: AsyncReads
+) -> None:
+    committed = AsyncCommittedReads(reads, GameCache())
+    games = [_stored(SqlUnitOfWorkFactory(engine)) for _ in range(3)]
+    try:
+        found = await asyncio.gather(*(committed.game(games[i % 3].id) for i in range(40)))
+        assert found == [games[i % 3] for i in range(40)]
+        assert 1 <= reads.opened <= READERS
+    finally:
+        await reads.aclose()
+
+
+async def test_a_connection_idle_too_long_is_not_trusted(
+    engine: sa.Engine, reads: AsyncReads, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    committed = AsyncCommittedReads(reads, None)
+    game = _stored(SqlUnitOfWorkFactory(engine))
+    try:
+        assert await committed.game(game.id) == game
+        monkeypatch.setattr(async_reads, "PING_AFTER_IDLE_S", -1.0)  # every rest too long
+        assert await committed.game(game.id) == game
+        assert reads.opened == 2
+    finally:
+        await reads.aclose()
+
+
+async def test_a_read_waits_for_a_connection_in_bounded_time(
+    engine: sa.Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    slow = DirectStatement(sa.select(sa.func.pg_sleep(5).label("slept")))
+    monkeypatch.setattr(async_reads, "SLOT_TIMEOUT_S", 0.2)
+    reads = AsyncReads(engine, size=1)
+    try:
+        held = asyncio.ensure_future(reads.first(slow, {}))
+        await asyncio.sleep(0)  # it takes the one slot
+        with pytest.raises(PoolTimeout) as raised:
+            await reads.first(slow, {})
+        assert is_unavailable(raised.value)
+        held.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await held
+    finally:
+        await reads.aclose()
+
+
+async def test_a_read_after_the_close_is_the_database_away(engine: sa.Engine) -> None:
+    reads = AsyncReads(engine)
+    await reads.aclose()
+    with pytest.raises(DisconnectionError) as raised:
+        await AsyncCommittedReads(reads, None).game("g1")
+    assert is_unavailable(raised.value)
 
 
 def test_only_postgresql_is_served(tmp_path: object) -> None:
