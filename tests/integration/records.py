@@ -14,6 +14,7 @@ from domain.game.options import AbilityTrigger, Format, GameOptions
 from domain.game.setup import new_game
 from domain.game.state import MessageStatus
 from domain.log import LoggedEvent, SeatCommand
+from domain.ports import UnitOfWorkFactory
 from domain.records import (
     BoosterRecord,
     GameRecord,
@@ -104,3 +105,14 @@ def booster(player_id: str, game_id: str | None = None, at: datetime = T0) -> Bo
     commons = tuple(Card(f"sleepy-{i}") for i in range(1, 16))
     pack = BoosterPack(commons, (Card("crazy-30"), Card("crazy-31")), House.HUNGRY)
     return BoosterRecord(new_id(), player_id, pack, at, game_id)
+
+
+def committed_game(uow: UnitOfWorkFactory) -> GameRecord:
+    """A started game of a new host, committed through ``uow``."""
+    host = player()
+    game = started_game(host.id)
+    with uow() as u:
+        u.players.add(host)
+        u.games.add(game.clone())
+        u.commit()
+    return game

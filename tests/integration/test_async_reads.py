@@ -54,16 +54,6 @@ async def reads(engine: sa.Engine) -> AsyncReads:
     return AsyncReads(engine)
 
 
-def _stored(uow: SqlUnitOfWorkFactory) -> GameRecord:
-    host = r.player()
-    game = r.started_game(host.id)
-    with uow() as u:
-        u.players.add(host)
-        u.games.add(game.clone())
-        u.commit()
-    return game
-
-
 def _saved_moved(uow: SqlUnitOfWorkFactory, game: GameRecord) -> GameRecord:
     """``game`` one version later, committed through ``uow``."""
     moved = game.clone()
@@ -82,7 +72,7 @@ async def test_a_game_read_in_the_loop_is_the_game_a_unit_of_work_reads(
     cache = GameCache()
     committed = AsyncCommittedReads(reads, cache)
     plain = SqlUnitOfWorkFactory(engine)
-    game = _stored(plain)
+    game = r.committed_game(plain)
     for _ in range(3):  # the miss (row read and decoded), then the cached copies
         found = await committed.game(game.id)
         with plain() as u:
@@ -122,7 +112,7 @@ async def test_another_process_s_change_is_seen_and_copies_are_the_caller_s(
     committed = AsyncCommittedReads(reads, cache)
     other = SqlUnitOfWorkFactory(make_engine(engine.url), GameCache())  # another process
     try:
-        game = _stored(other)
+        game = r.committed_game(other)
         first = await committed.game(game.id)
         assert first is not None
         assert first.state is not None
@@ -139,7 +129,7 @@ async def test_a_connection_lost_while_idle_costs_no_read(
     engine: sa.Engine, reads: AsyncReads
 ) -> None:
     committed = AsyncCommittedReads(reads, GameCache())
-    game = _stored(SqlUnitOfWorkFactory(engine))
+    game = r.committed_game(SqlUnitOfWorkFactory(engine))
     try:
         assert await committed.game(game.id) == game
         with engine.connect() as c:  # a restart, an administrator's pg_terminate_backend
@@ -155,7 +145,7 @@ async def test_a_read_cancelled_mid_statement_leaves_no_connection_behind(
     engine: sa.Engine, reads: AsyncReads
 ) -> None:
     slow = DirectStatement(sa.select(sa.func.pg_sleep(30).label("slept")))
-    game = _stored(SqlUnitOfWorkFactory(engine))
+    game = r.committed_game(SqlUnitOfWorkFactory(engine))
     committed = AsyncCommittedReads(reads, GameCache())
     try:
         read = asyncio.ensure_future(reads.first(slow, {}))
@@ -203,7 +193,7 @@ def test_reads_in_another_event_loop_open_their_own_connections(
     engine: sa.Engine,
 ) -> None:
     reads = AsyncReads(engine)
-    game = _stored(SqlUnitOfWorkFactory(engine))
+    game = r.committed_game(SqlUnitOfWorkFactory(engine))
     committed = AsyncCommittedReads(reads, None)  # no cache: the row each time
     try:
         assert asyncio.run(committed.game(game.id)) == game
@@ -217,7 +207,7 @@ async def test_many_reads_at_once_share_a_few_connections(
     engine: sa.Engine, reads: AsyncReads
 ) -> None:
     committed = AsyncCommittedReads(reads, GameCache())
-    games = [_stored(SqlUnitOfWorkFactory(engine)) for _ in range(3)]
+    games = [r.committed_game(SqlUnitOfWorkFactory(engine)) for _ in range(3)]
     try:
         found = await asyncio.gather(*(committed.game(games[i % 3].id) for i in range(40)))
         assert found == [games[i % 3] for i in range(40)]
@@ -230,7 +220,7 @@ async def test_a_connection_idle_too_long_is_not_trusted(
     engine: sa.Engine, reads: AsyncReads, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     committed = AsyncCommittedReads(reads, None)
-    game = _stored(SqlUnitOfWorkFactory(engine))
+    game = r.committed_game(SqlUnitOfWorkFactory(engine))
     try:
         assert await committed.game(game.id) == game
         monkeypatch.setattr(async_reads, "PING_AFTER_IDLE_S", -1.0)  # every rest too long
@@ -276,7 +266,7 @@ async def test_a_failed_statement_keeps_its_connection(
     engine: sa.Engine, reads: AsyncReads
 ) -> None:
     bad = DirectStatement(sa.select(sa.func.sqrt(sa.literal(-1.0)).label("root")))
-    game = _stored(SqlUnitOfWorkFactory(engine))
+    game = r.committed_game(SqlUnitOfWorkFactory(engine))
     try:
         with pytest.raises(DBAPIError) as raised:
             await reads.first(bad, {})

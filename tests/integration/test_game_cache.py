@@ -59,17 +59,6 @@ def _cache(uow: SqlUnitOfWorkFactory) -> GameCache:
     return uow.cache
 
 
-def _committed(uow: SqlUnitOfWorkFactory) -> GameRecord:
-    """A started game of a new host, committed through ``uow``."""
-    host = r.player()
-    game = r.started_game(host.id)
-    with uow() as u:
-        u.players.add(host)
-        u.games.add(game.clone())
-        u.commit()
-    return game
-
-
 def _moved(game: GameRecord, seqs: int = 2) -> GameRecord:
     """``game`` one change later (a new version, new events, a changed hand)."""
     moved = game.clone()
@@ -95,7 +84,7 @@ def _get(uow: UnitOfWorkFactory, game_id: str) -> GameRecord | None:
 def test_a_committed_game_is_served_from_memory_at_its_version(
     cached: SqlUnitOfWorkFactory,
 ) -> None:
-    game = _committed(cached)
+    game = r.committed_game(cached)
     first = _get(cached, game.id)
     assert first == game and _cache(cached).hits == 1
     assert first is not None and first.state is not None
@@ -105,7 +94,7 @@ def test_a_committed_game_is_served_from_memory_at_its_version(
 
 
 def test_each_reader_gets_a_copy_of_its_own(cached: SqlUnitOfWorkFactory) -> None:
-    game = _committed(cached)
+    game = r.committed_game(cached)
     a, b = _get(cached, game.id), _get(cached, game.id)
     assert a is not None and b is not None and a is not b
     assert a.state is not None and b.state is not None and a.state is not b.state
@@ -124,7 +113,7 @@ def test_a_game_not_stored_is_not_found(cached: SqlUnitOfWorkFactory) -> None:
 
 # ---------------------------------------------------------------- never a rolled-back change
 def test_an_uncommitted_write_is_never_served(cached: SqlUnitOfWorkFactory) -> None:
-    game = _committed(cached)
+    game = r.committed_game(cached)
     with cached() as u:
         changed = u.games.get(game.id)
         assert changed is not None and changed.state is not None
@@ -145,7 +134,7 @@ def test_an_uncommitted_write_is_never_served(cached: SqlUnitOfWorkFactory) -> N
 def test_a_write_that_loses_its_race_is_never_served(
     cached: SqlUnitOfWorkFactory, other_engine: sa.Engine
 ) -> None:
-    game = _committed(cached)
+    game = r.committed_game(cached)
     mine = _get(cached, game.id)  # at the version committed
     assert mine is not None
     theirs = _moved(game)
@@ -160,7 +149,7 @@ def test_a_write_that_loses_its_race_is_never_served(
 def test_a_game_read_back_after_its_own_uncommitted_save_is_never_served(
     cached: SqlUnitOfWorkFactory, other_engine: sa.Engine
 ) -> None:
-    game = _committed(cached)
+    game = r.committed_game(cached)
     with cached() as u:
         mine = u.games.get(game.id)
         assert mine is not None
@@ -178,7 +167,7 @@ def test_another_writer_on_the_same_engine_makes_the_cached_copy_stale(
     cached: SqlUnitOfWorkFactory,
 ) -> None:
     plain = SqlUnitOfWorkFactory(cached.engine)  # this cache never hears of its writes
-    game = _committed(cached)
+    game = r.committed_game(cached)
     assert _get(cached, game.id) == game
     other = _moved(game)
     _save(plain, other, game.version)
@@ -192,7 +181,7 @@ def test_a_change_committed_by_another_process_is_always_seen(
     """Two processes take turns changing one game: each reads the other's
     change, though its cache holds an older version."""
     there = SqlUnitOfWorkFactory(other_engine, GameCache() if own_cache else None)
-    game = _committed(cached)
+    game = r.committed_game(cached)
     for uow in (cached, there):
         assert _get(uow, game.id) == game  # both caches warm
     current = game
