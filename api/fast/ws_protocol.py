@@ -56,6 +56,8 @@ FLOODED = 1008  # policy violation: every client library knows it
 INVALID_DATA = 1007  # RFC 6455: a text message that is not UTF-8
 flood_line = ThrottledLog(log, logging.WARNING, settings().connection_log_interval)
 malformed_line = ThrottledLog(log, logging.INFO, settings().connection_log_interval)
+# a client gone without a word (a phone off the network) is common: throttled
+silent_line = ThrottledLog(log, logging.INFO, settings().connection_log_interval)
 
 
 PROTOCOL_KEY = "mmk.send_now"
@@ -161,6 +163,8 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
         super().keepalive_timeout()  # sends a close frame and closes, politely
         if self.transport.get_write_buffer_size():
             self._abort("no pong, bytes unsent")  # the polite close would wait forever
+        else:
+            silent_line("WebSocket closed: client answered no ping for %g s", PING_INTERVAL)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import time
 from pathlib import Path
 
@@ -62,7 +63,14 @@ async def test_a_subscriber_that_stops_reading_is_dropped_and_stalls_nobody(
     ):
         await _scenario(srv)
     assert_no_leak(srv)
-    assert "WebSocket dropped: client not reading" in srv.log.read_text()
+    # Dropped for not reading: its buffers full for MMK_WS_SEND_TIMEOUT, or,
+    # when a loaded machine made the replays too slow to fill them first,
+    # its pings unanswered (it reads nothing, pongs included)
+    dropped = re.search(
+        r"WebSocket (dropped: client (not reading|no pong)|closed: client answered no ping)",
+        srv.log.read_text(),
+    )
+    assert dropped is not None, "the server never said why it dropped the stuck client"
 
 
 async def _scenario(srv: Server) -> None:

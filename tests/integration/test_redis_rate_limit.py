@@ -98,7 +98,10 @@ async def test_both_keys_or_none_and_the_cost(make: Make) -> None:
 
 
 async def test_keys_expire_and_hold_no_token(make: Make) -> None:
-    rl = make(subscriptions_per_token=2, subscriptions_per_ip=100)
+    # each key lives until its bucket refills: 30 s and 20 s here (a budget
+    # of 100 a minute would let the IP's key expire within 0.6 s: under
+    # load, before the scan below)
+    rl = make(subscriptions_per_token=2, subscriptions_per_ip=3)
     token = "a-secret-bearer-token"
     assert await rl.check(SUBSCRIPTION, "4.4.4.4", token) == 0.0
     admin = connect(make.url, decode_responses=True)  # type: ignore[attr-defined]
