@@ -47,6 +47,14 @@ def _nothing(cursor: Any) -> None:
     return None
 
 
+def _processed(
+    shape: tuple[tuple[str, ...], tuple[Processor, ...]], raw: Sequence[Any]
+) -> dict[str, Any]:
+    """A row by column key, its values as Core reads them."""
+    keys, processors = shape
+    return {k: v if p is None else p(v) for k, p, v in zip(keys, processors, raw, strict=True)}
+
+
 @dataclass(slots=True)
 class _Compiled:
     sql: str
@@ -145,10 +153,7 @@ class DirectStatement:
             raw = cursor.fetchone()
             if raw is None:
                 return None
-            keys, processors = self._result_shape(conn.dialect, cursor.description)
-            return {
-                k: v if p is None else p(v) for k, p, v in zip(keys, processors, raw, strict=True)
-            }
+            return _processed(self._result_shape(conn.dialect, cursor.description), raw)
 
         found: dict[str, Any] | None = self._execute(conn, [values], fetch)
         return found
@@ -160,11 +165,8 @@ class DirectStatement:
             raw = cursor.fetchall()
             if not raw:
                 return []
-            keys, processors = self._result_shape(conn.dialect, cursor.description)
-            return [
-                {k: v if p is None else p(v) for k, p, v in zip(keys, processors, r, strict=True)}
-                for r in raw
-            ]
+            shape = self._result_shape(conn.dialect, cursor.description)
+            return [_processed(shape, r) for r in raw]
 
         found: list[dict[str, Any]] = self._execute(conn, [values], fetch)
         return found
@@ -235,8 +237,8 @@ class DirectStatement:
                 raw = await cursor.fetchone()
                 if raw is None:
                     return None
-                keys, processors = self._result_shape(dialect, cursor.description or ())
+                shape = self._result_shape(dialect, cursor.description or ())
         except dialect.loaded_dbapi.Error as e:
             lost = conn.closed or conn.broken  # as the psycopg dialect's is_disconnect
             raise as_core_error(dialect, compiled.sql, e, lost) from e
-        return {k: v if p is None else p(v) for k, p, v in zip(keys, processors, raw, strict=True)}
+        return _processed(shape, raw)
