@@ -10,6 +10,10 @@ waits ``warmup`` seconds, then measures for ``measure`` seconds: moves/s,
 mutation and delivery latencies, ``/healthz`` round trips, errors, and this
 process's own CPU. Delivery: from the move's response to a subscriber's
 receiving the move's last event (0 when it came first), for every subscriber.
+With ``"barrier": {"path": ..., "parties": 2}`` the step waits, once its
+tables are up, until that many load processes reached the same barrier
+(a file each in that directory): targets measured together share their
+windows, and so the machine's drift.
 
     python -m tests.bench.capacity.load
 """
@@ -19,12 +23,14 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import os
 import random
 import sys
 import time
 from collections import Counter
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from tests.bench.capacity import server_stats as stats
@@ -44,6 +50,7 @@ from tests.bench.capacity.workload import (
 from tests.stream_policy import action_for
 
 SETUP_CONCURRENCY = 8
+BARRIER_TIMEOUT_S = 600.0
 LATE_S = 5.0  # a delivery still missing this long after the move's response is an error
 HEALTH_EVERY_S = 0.1
 
@@ -118,6 +125,9 @@ class Load:
                 await table.open()
 
         await asyncio.gather(*(add() for _ in range(int(command["tables"]) - len(tables))))
+        if command.get("barrier"):
+            meeting = command["barrier"]
+            await meet(Path(meeting["path"]), int(meeting["parties"]), f"{target}.{os.getpid()}")
         scrapers = [await Http.open(p) for p in ports]
         health, prefix = scrapers[0], command["metrics"]
         try:
@@ -193,6 +203,18 @@ class Load:
             for name, histogram in stats.histograms(body.decode(), prefix).items():
                 total[name] = total[name] + histogram if name in total else histogram
         return total
+
+
+async def meet(directory: Path, parties: int, name: str) -> None:
+    """Waits until ``parties`` load processes have come to ``directory``
+    (each leaves a file there); raises after :data:`BARRIER_TIMEOUT_S`."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / name).touch()
+    deadline = time.monotonic() + BARRIER_TIMEOUT_S
+    while sum(1 for _ in directory.iterdir()) < parties:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"barrier {directory}: the other targets never came")
+        await asyncio.sleep(0.05)
 
 
 @dataclass

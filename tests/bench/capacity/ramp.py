@@ -16,6 +16,15 @@ split the scale-out path's cost: the database, the bus, the second
 instance). Target ``unpushed``:
 ``mmk serve`` without pushed frames (:mod:`tests.bench.capacity.unpushed`),
 for the seam's with-and-without figures.
+
+The targets take each step in turn by default. ``--together``: all at once,
+each with its own load process, their windows started together (the load
+processes meet at a barrier once their tables are up), so that the
+machine's drift from one minute to the next, which moves a target's CPU a
+move by up to a seventh between runs, falls on all of them alike; each
+step then prints every target's CPU a move and its ratio to the first's.
+``--barrier DIR --parties N``: the same with ramps run apart (a checkout
+each, for before-and-after figures of the same target).
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,6 +98,12 @@ class Step:
             f"{f['load_cpu'] * 100:>5.0f}% {errors:>5} {f['gc_collected'] / f['seconds']:>6.0f}"
             f"{self.db_column}"
         )
+
+    @property
+    def cpu_per_move(self) -> float:
+        """The target's server CPU seconds a move (its instances together)."""
+        f = self.figures
+        return float(f["server_cpu"] * f["seconds"] / max(1, f["moves"]))
 
     @property
     def db_column(self) -> str:
@@ -166,8 +182,8 @@ def bare_server(directory: Path) -> Any:
 
 
 class LoadProcess:
-    def __init__(self, directory: Path) -> None:
-        self.stderr = (directory / "load.log").open("wb")
+    def __init__(self, directory: Path, name: str = "load") -> None:
+        self.stderr = (directory / f"{name}.log").open("wb")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "tests.bench.capacity.load"],
             cwd=ROOT,
@@ -205,10 +221,14 @@ def ramp(
     targets: tuple[str, ...] = ("mmk", "bare"),
     directory: Path | None = None,
     before: Path | None = None,
+    together: bool = False,
+    barrier: tuple[Path, int] | None = None,
 ) -> dict[str, list[Step]]:
     """Every step of each target, in the order run; prints the table as it
     goes. ``before``: another checkout (an earlier commit), run as target
-    ``was`` in the same turns, for before-and-after figures."""
+    ``was`` in the same turns, for before-and-after figures. ``together``:
+    the targets of a step run at once; ``barrier``: a directory and how many
+    ramps (this one included) start each step's window together."""
     if before is not None:
         targets = ("was", *targets)
     results: dict[str, list[Step]] = {t: [] for t in targets}
@@ -233,39 +253,62 @@ def ramp(
             if "unpushed" in targets
             else [],
         }
-        load = LoadProcess(path)
-        stack.callback(load.close)
+        names = targets if together else ("load",)
+        loads = {name: LoadProcess(path, f"load-{name}" if together else name) for name in names}
+        for load in loads.values():
+            stack.callback(load.close)
         print("\n" + HEADER, flush=True)
         running = set(targets)
-        for tables in steps:
-            for target in targets:
+        for number, tables in enumerate(steps):
+            now = [t for t in targets if t in running and servers[t]]
+            commands = {}
+            for target in now:
                 instances = servers[target]
-                if target not in running or not instances:
-                    continue
-                step = load.step(
-                    {
-                        "target": target,
-                        "ports": [i.port for i in instances],
-                        "pids": [i.process.pid for i in instances],
-                        "metrics": "bare" if target == "bare" else "mmk",
-                        # the server's keep-alive, less a margin: 75 s, but
-                        # uvicorn's own 5 s for an older checkout
-                        "idle_s": 4.0 if target == "was" else 60.0,
-                        "tables": tables,
-                        "database": getattr(instances[0], "database", None),
-                        "warmup": warmup,
-                        "measure": measure,
-                    }
-                )
+                commands[target] = {
+                    "target": target,
+                    "ports": [i.port for i in instances],
+                    "pids": [i.process.pid for i in instances],
+                    "metrics": "bare" if target == "bare" else "mmk",
+                    # the server's keep-alive, less a margin: 75 s, but
+                    # uvicorn's own 5 s for an older checkout
+                    "idle_s": 4.0 if target == "was" else 60.0,
+                    "tables": tables,
+                    "database": getattr(instances[0], "database", None),
+                    "warmup": warmup,
+                    "measure": measure,
+                }
+                if together:
+                    meeting = path / "barrier" / str(number)
+                    commands[target]["barrier"] = {"path": str(meeting), "parties": len(now)}
+                elif barrier is not None:
+                    meeting = barrier[0] / f"{number}-{target}"
+                    commands[target]["barrier"] = {"path": str(meeting), "parties": barrier[1]}
+            if together:
+                with ThreadPoolExecutor(len(now)) as pool:
+                    done = list(pool.map(lambda t, c=commands: loads[t].step(c[t]), now))
+            else:
+                done = [loads["load"].step(commands[t]) for t in now]
+            for target, step in zip(now, done, strict=True):
                 results[target].append(step)
                 print(step.row(), flush=True)
                 if step["error_samples"]:
                     print("       errors:", "; ".join(step["error_samples"][:3]), flush=True)
                 if not step.within_bounds:
                     running.discard(target)
+            if together and len(done) > 1:
+                print("       " + ratios(done), flush=True)
             if not running:
                 break
     return results
+
+
+def ratios(steps: list[Step]) -> str:
+    """Each target's server CPU a move, and its ratio to the first's."""
+    first = steps[0].cpu_per_move
+    return "CPU a move: " + ", ".join(
+        f"{s['target']} {s.cpu_per_move * 1e3:.2f} ms ({s.cpu_per_move / first:.2f}x)"
+        for s in steps
+    )
 
 
 def sustained(steps: list[Step]) -> int:
@@ -285,13 +328,20 @@ def main() -> None:
     parser.add_argument("--measure", type=float, default=15.0)
     parser.add_argument("--targets", default="mmk,bare")
     parser.add_argument("--before", type=Path, help="an earlier checkout, run as 'was'")
+    parser.add_argument("--together", action="store_true", help="a step's targets at once")
+    parser.add_argument("--barrier", type=Path, help="a directory where ramps run apart meet")
+    parser.add_argument("--parties", type=int, default=2, help="how many ramps meet there")
     args = parser.parse_args()
+    if args.together and args.barrier:
+        parser.error("--together and --barrier: one or the other")
     results = ramp(
         tuple(int(s) for s in args.steps.split(",")),
         args.warmup,
         args.measure,
         tuple(args.targets.split(",")),
         before=args.before,
+        together=args.together,
+        barrier=None if args.barrier is None else (args.barrier, args.parties),
     )
     for target, steps in results.items():
         print(f"{target}: sustained {sustained(steps)} connections")
