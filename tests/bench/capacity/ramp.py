@@ -38,11 +38,12 @@ import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import IO, Any
 from urllib.parse import urlsplit
 
+from infra.settings import Settings
 from tests.bench.http_load import HOST, RATE_LIMITS_OFF, ROOT, free_port, serving
 from tests.e2e.cluster import cluster, fresh_backend
 
@@ -51,6 +52,13 @@ MEASURED = {k: v for k, v in RATE_LIMITS_OFF.items() if k != "MMK_RATE_QUERY_COS
 player's requests are measured and charged (issue #22), as in production;
 the per-IP budget stays off, as all the load comes from one address where
 real players come from many."""
+DEFAULT_BUDGET = {
+    "MMK_RATE_QUERY_COST_TOKEN": str(
+        next(f.default for f in fields(Settings) if f.name == "rate_query_cost_token")
+    )
+}
+"""The work budget per token at its default (the test clusters' is
+unlimited: measured and charged, never refused)."""
 BOUND_MS = 100.0
 DEFAULT_STEPS = (25, 50, 100, 150, 200, 250, 300, 375, 450)
 
@@ -154,12 +162,14 @@ def mmk_server(
 def pg_instances(directory: Path, names: tuple[str, ...] = ("A", "B")) -> Iterator[list[Any]]:
     """An ``mmk serve`` process per name (two by default) on one PostgreSQL
     database (a fresh one) and one Redis (a channel prefix of this run):
-    ``DATABASE_URL`` and ``REDIS_URL`` name the servers."""
+    ``DATABASE_URL`` and ``REDIS_URL`` name the servers. Their limits are
+    the SQLite process's (:data:`MEASURED`: the work budget per token at its
+    default, in Redis here), so that both pay for metering and charging."""
     database_url, redis_url = os.environ.get("DATABASE_URL"), os.environ.get("REDIS_URL")
     if not database_url or not redis_url or not database_url.startswith("postgresql"):
         raise SystemExit("target pg2 needs DATABASE_URL (PostgreSQL) and REDIS_URL")
     with (
-        fresh_backend(database_url, redis_url, "capacity", **RATE_LIMITS_OFF) as backend,
+        fresh_backend(database_url, redis_url, "capacity", **MEASURED, **DEFAULT_BUDGET) as backend,
         cluster(backend, directory, names) as instances,
     ):
         yield [
