@@ -46,6 +46,11 @@ exactly was refused now and then: ``now + 60 - now - 60`` is not 0.0)."""
 KEYS_KEPT = 10_000
 """Callers whose budget keys a process limiter keeps worked out."""
 MAX_DEBT = PERIOD
+VIEW_FRESH = 1.0
+"""Seconds a Redis limiter trusts its view of a work budget after a
+settlement round brought it back (docs/decisions/0074): four rounds."""
+VIEW_KEPT = 50_000
+"""Work budget keys a Redis limiter's view holds at most."""
 """Work charged after the fact may run a budget this far into debt (a caller
 then waits up to this long past a full period); more is forgiven."""
 
@@ -128,6 +133,11 @@ class RateLimiter(Protocol):
     ) -> float: ...
 
     async def settle(self, items: Sequence[Settlement]) -> list[float]: ...
+
+    def owes(self) -> bool:
+        """Whether charges wait for the next settlement (then it is due even
+        with no measured work to settle)."""
+        ...
 
     async def aclose(self) -> None: ...
 
@@ -254,6 +264,9 @@ class LocalLimiter:
                 wait = tat - now - tolerance
         return wait if wait > SLACK else 0.0
 
+    def owes(self) -> bool:
+        return False  # every charge is taken at once
+
     def _sweep(self, now: float) -> None:
         """Drop keys whose TAT has passed (they act as new ones)."""
         self._tats = {k: t for k, t in self._tats.items() if t > now}
@@ -303,7 +316,8 @@ return 0
 # KEYS: the budgets' keys. ARGV[1]: the period, ARGV[2]: the debt a TAT may
 # carry past its tolerance; then per key its units (negative: a refund), its
 # limit and its tolerance. Times in microseconds, Redis' clock; returns per
-# key the microseconds until it has room again (0: it has).
+# key how far its TAT is ahead of now (0: a full budget); it has room again
+# once that is within its tolerance.
 _SETTLE = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -322,7 +336,7 @@ for i, key in ipairs(KEYS) do
     out[i] = 0
   else
     redis.call('SET', key, string.format('%.0f', tat), 'PX', math.ceil((tat - now) / 1000))
-    out[i] = math.max(0, math.ceil(tat - now - tolerance))
+    out[i] = math.ceil(tat - now)
   end
 end
 return out
@@ -331,7 +345,8 @@ return out
 
 class RedisLimiter:
     """GCRA in Redis, shared by every server instance on it: one script call
-    (one round trip) per checked request. Keys: ``{<prefix>rl}:<kind>:ip:..``
+    (one round trip) per checked request, but for the work budget on a fresh
+    view (below). Keys: ``{<prefix>rl}:<kind>:ip:..``
     and ``{<prefix>rl}:<kind>:tk:..``, each expiring when its budget is full
     again.
 
@@ -340,7 +355,15 @@ class RedisLimiter:
     and a settlement on many callers', which a Redis Cluster allows only
     within one hash slot. On a cluster the budgets therefore live on one
     shard: one short string per recent caller and kind, each expiring within
-    about a minute of its last use."""
+    about a minute of its last use.
+
+    [decision] The work budget (:data:`QUERY`) is checked against this
+    instance's view of it while the view is fresh (docs/decisions/0074):
+    each settlement round brings back the budgets it charged, as Redis holds
+    them; a request whose keys were all seen within :data:`VIEW_FRESH` is
+    checked and charged here, its charge sent with the next round. The work
+    budget is charged after the fact anyway; the other kinds (counts of
+    mutations, subscriptions, service calls) stay one round trip each."""
 
     def __init__(
         self,
@@ -358,6 +381,11 @@ class RedisLimiter:
         self.fallback = LocalLimiter(limits, clock)
         self._clock = clock
         self._down_until = 0.0
+        # the work budget's keys as the last round found them: (TAT, when),
+        # local monotonic seconds, this instance's charges since included
+        self._view: dict[str, tuple[float, float]] = {}
+        # charges taken on the view, for the next round: key -> (units, budget)
+        self._owed: dict[str, tuple[int, Budget]] = {}
 
     async def check(
         self, kind: Kind, ip: str | None, token: str | None, cost: int = 1, need: int = 0
@@ -367,6 +395,10 @@ class RedisLimiter:
             return 0.0
         if self._down_until and self._clock() < self._down_until:
             return self.fallback.hit(keys, cost, need)
+        if kind == QUERY:
+            wait = self._on_view(keys, cost, need)
+            if wait is not None:
+                return wait
         args = [
             str(cost),
             *(str(limit) for _, limit, _ in keys),
@@ -386,37 +418,97 @@ class RedisLimiter:
             self._down_until = 0.0
         return int(wait_us) / 1_000_000
 
+    def _on_view(self, keys: Sequence[Budget], cost: int, need: int) -> float | None:
+        """The check on the view (None: a key is not in it, or not fresh):
+        GCRA as :meth:`LocalLimiter.hit`, the charge owed to Redis."""
+        now = self._clock()
+        view = self._view
+        wait = 0.0
+        new: list[float] = []
+        gate = need if need > cost else cost
+        for key, limit, tolerance in keys:
+            seen = view.get(key)
+            if seen is None or now - seen[1] > VIEW_FRESH:
+                return None
+            tat = seen[0] if seen[0] > now else now
+            interval = PERIOD / limit
+            most = tolerance / interval
+            over = tat + (gate if gate < most else most) * interval - now - tolerance
+            if over > wait:
+                wait = over
+            new.append(tat + (cost if cost < most else most) * interval)
+        if wait > SLACK:
+            return wait
+        owed = self._owed
+        for budget, tat in zip(keys, new, strict=True):
+            key = budget[0]
+            view[key] = (tat, view[key][1])
+            units = owed[key][0] if key in owed else 0
+            owed[key] = (units + cost, budget)
+        return 0.0
+
+    def owes(self) -> bool:
+        return bool(self._owed)
+
     async def settle(self, items: Sequence[Settlement]) -> list[float]:
-        """Every settlement in one script call (one round trip)."""
+        """Every settlement, and the charges owed, in one script call (one
+        round trip); what it finds of the work budget's keys is the view."""
         keyed = [budgets(self.limits, kind, ip, token) for kind, ip, token, _ in items]
-        if not any(keyed):
+        owed, self._owed = self._owed, {}
+        if not any(keyed) and not owed:
             return [0.0] * len(items)
         if self._down_until and self._clock() < self._down_until:
-            return [
-                self.fallback.force(keys, item[3]) for keys, item in zip(keyed, items, strict=True)
-            ]
+            return self._settle_here(keyed, items, owed)
         names: list[str] = []
         args = [self._period_us, str(int(MAX_DEBT * 1_000_000))]
+        charged: list[tuple[Budget, int]] = []
         for keys, (_, _, _, units) in zip(keyed, items, strict=True):
-            for key, limit, tolerance in keys:
-                names.append(self._prefix + key)
-                args += [str(units), str(limit), str(int(tolerance * 1_000_000))]
+            charged += [(budget, units) for budget in keys]
+        charged += [(budget, units) for units, budget in owed.values()]
+        for (key, limit, tolerance), units in charged:
+            names.append(self._prefix + key)
+            args += [str(units), str(limit), str(int(tolerance * 1_000_000))]
         try:
-            waits_us = await self._settle(keys=names, args=args)
+            ahead_us = await self._settle(keys=names, args=args)
         except DISCONNECTS as e:
             if not self._down_until:
                 log.warning("rate limits: Redis failed (%s); per-process limits for now", e)
             self._down_until = self._clock() + FALLBACK_SECONDS
-            return [
-                self.fallback.force(keys, item[3]) for keys, item in zip(keyed, items, strict=True)
-            ]
-        out: list[float] = []
-        at = 0
-        for keys in keyed:
-            waits = waits_us[at : at + len(keys)]
-            at += len(keys)
-            out.append(max((int(w) for w in waits), default=0) / 1_000_000)
-        return out
+            return self._settle_here(keyed, items, owed)
+        now = self._clock()
+        waits: dict[str, float] = {}
+        for ((key, _, tolerance), _), ahead in zip(charged, ahead_us, strict=True):
+            seconds = int(ahead) / 1_000_000
+            waits[key] = max(0.0, seconds - tolerance)
+            if key.startswith(QUERY + ":"):
+                self._seen(key, now + seconds, now)
+        return [max((waits[k] for k, _, _ in keys), default=0.0) for keys in keyed]
+
+    def _seen(self, key: str, tat: float, now: float) -> None:
+        """A work budget's key as Redis holds it, plus what this instance
+        charged on the view since the round went (owed again)."""
+        again = self._owed.get(key)
+        if again is not None:
+            units, (_, limit, _) = again
+            tat += units * PERIOD / limit
+        if len(self._view) >= VIEW_KEPT and key not in self._view:
+            self._view = {k: v for k, v in self._view.items() if now - v[1] <= VIEW_FRESH}
+            if len(self._view) >= VIEW_KEPT:
+                self._view.clear()
+        self._view[key] = (tat, now)
+
+    def _settle_here(
+        self,
+        keyed: list[list[Budget]],
+        items: Sequence[Settlement],
+        owed: dict[str, tuple[int, Budget]],
+    ) -> list[float]:
+        """Redis is away: this process's limits take the settlements and
+        what was owed; the view is dropped (checked afresh once it is back)."""
+        for units, budget in owed.values():
+            self.fallback.force([budget], units)
+        self._view.clear()
+        return [self.fallback.force(keys, item[3]) for keys, item in zip(keyed, items, strict=True)]
 
     async def aclose(self) -> None:
         await close(self._client)

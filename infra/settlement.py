@@ -10,7 +10,8 @@ the callers whose budgets ran dry (``Meter.dry_until``), so that their
 streams stop before the next event.
 
 With the in-process limiter a request is settled at once; with Redis, the
-settlements of an interval go in one script call (one round trip).
+settlements of an interval go in one script call (one round trip), with the
+charges the limiter took on its view of the budgets (docs/decisions/0074).
 """
 
 from __future__ import annotations
@@ -166,7 +167,7 @@ class Settler:
         meters = [*self._open, *self._ended]
         self._ended.clear()
         items, charged = self._due(meters)
-        if items:
+        if items or self.limiter.owes():
             self._mark(charged, await self.limiter.settle(items))
 
     async def _run(self) -> None:

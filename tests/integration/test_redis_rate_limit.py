@@ -6,6 +6,7 @@ per-process limits while Redis is away."""
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -19,10 +20,13 @@ from infra.rate_limit import (
     MUTATION,
     QUERY,
     SUBSCRIPTION,
+    VIEW_FRESH,
     Limits,
     RedisLimiter,
+    token_key,
 )
 from infra.redis_client import close, connect
+from infra.settlement import Settler
 from tests.api.conftest import Client
 from tests.api.test_rate_limits import codes, context
 from tests.fakes import harness
@@ -53,13 +57,16 @@ async def make(request: pytest.FixtureRequest) -> AsyncIterator[Make]:
     else:
         server = request.getfixturevalue("redis_url")
 
-    def factory(url: str = server, **limits: int) -> RedisLimiter:
-        limiter = RedisLimiter(url, prefix, Limits(**limits))
+    def factory(
+        url: str = server, clock: Callable[[], float] = time.monotonic, **limits: int
+    ) -> RedisLimiter:
+        limiter = RedisLimiter(url, prefix, Limits(**limits), clock)
         made.append(limiter)
         return limiter
 
     factory.keys = f"{{{prefix}rl}}:*"  # type: ignore[attr-defined]
     factory.url = server  # type: ignore[attr-defined]
+    factory.prefix = prefix  # type: ignore[attr-defined]
     yield factory
     admin = connect(server)
     keys = [k async for k in admin.scan_iter(factory.keys)]  # type: ignore[attr-defined]
@@ -195,3 +202,92 @@ async def test_a_request_needs_room_for_its_estimate_but_pays_its_base(make: Mak
     assert await rl.check(QUERY, "7.7.7.7", None, 500, need=5000) == 0.0
     assert await rl.check(QUERY, "7.7.7.7", None, 500, need=5500) == 0.0
     assert await rl.check(QUERY, "7.7.7.7", None, 500, need=5001) > 0
+
+
+async def held(make: Make, token: str) -> int | None:
+    """The TAT Redis holds for ``token``'s work budget (microseconds, Redis'
+    clock), or None."""
+    admin = connect(make.url)  # type: ignore[attr-defined]
+    try:
+        key = f"{{{make.prefix}rl}}:{QUERY}:tk:{token_key(token)}"  # type: ignore[attr-defined]
+        value = await admin.get(key)
+        return None if value is None else int(value)
+    finally:
+        await close(admin)
+
+
+async def test_a_fresh_view_checks_the_work_budget_here_and_the_next_round_charges_it(
+    make: Make,
+) -> None:
+    """docs/decisions/0074: once a settlement round brought a token's work
+    budget back, its requests are checked and charged on this instance's
+    view (no round trip); the next round sends the charge to Redis."""
+    rl = make(query_cost_per_token=6000)  # 10 ms a unit, a burst of 60 s
+    assert await rl.settle([(QUERY, None, "v1", 100)]) == [0.0]
+    seeded = await held(make, "v1")
+    assert seeded is not None
+    assert await rl.check(QUERY, None, "v1", 1000) == 0.0
+    assert rl.owes()
+    assert await held(make, "v1") == seeded  # not sent yet
+    assert await rl.settle([]) == []
+    assert not rl.owes()
+    sent = await held(make, "v1")
+    assert sent is not None and sent - seeded == 1000 * 10_000  # 1,000 units of 10 ms
+
+
+async def test_a_budget_spent_on_the_view_is_refused_there(make: Make) -> None:
+    """Charges taken on the view count at once: Redis alone (100 units spent
+    of 6,000) would let the last request go."""
+    rl = make(query_cost_per_token=6000)
+    await rl.settle([(QUERY, None, "v2", 100)])
+    assert await rl.check(QUERY, None, "v2", 5800) == 0.0
+    wait = await rl.check(QUERY, None, "v2", 500)
+    assert 3.9 < wait <= 4.01  # 100 + 5,800 + 500 units: 4 s over the burst
+    await rl.settle([])
+    other = make(query_cost_per_token=6000)  # another instance, no view: Redis
+    assert 3.8 < await other.check(QUERY, None, "v2", 500) <= 4.01
+
+
+async def test_each_instance_sees_the_others_charges_after_its_next_round(make: Make) -> None:
+    a, b = make(query_cost_per_token=6000), make(query_cost_per_token=6000)
+    await a.settle([(QUERY, None, "v3", 100)])
+    await b.settle([(QUERY, None, "v3", 0)])  # b's view: 100 units
+    assert await a.check(QUERY, None, "v3", 5000) == 0.0
+    assert await b.check(QUERY, None, "v3", 1000) == 0.0  # b does not know a's yet
+    await a.settle([])
+    await b.settle([])  # b's charge goes, and b learns a's
+    assert 1.0 < await b.check(QUERY, None, "v3", 100) <= 2.01  # 6,200 units: 2 s over
+    assert await held(make, "v3") is not None
+
+
+async def test_a_stale_view_is_not_trusted(make: Make) -> None:
+    now = [1000.0]
+    rl = make(clock=lambda: now[0], query_cost_per_token=6000)
+    await rl.settle([(QUERY, None, "v4", 100)])
+    seeded = await held(make, "v4")
+    now[0] += VIEW_FRESH + 0.5
+    assert await rl.check(QUERY, None, "v4", 1000) == 0.0
+    assert not rl.owes()  # checked and charged in Redis
+    after = await held(make, "v4")
+    assert seeded is not None and after is not None and after > seeded
+
+
+async def test_the_settler_sends_what_is_owed_with_no_work_to_settle(make: Make) -> None:
+    rl = make(query_cost_per_token=6000)
+    await rl.settle([(QUERY, None, "v5", 100)])
+    seeded = await held(make, "v5")
+    assert await rl.check(QUERY, None, "v5", 300) == 0.0
+    await Settler(rl).settle()  # no meter open or ended
+    after = await held(make, "v5")
+    assert not rl.owes()
+    assert seeded is not None and after is not None and after - seeded == 300 * 10_000
+
+
+async def test_the_other_kinds_are_checked_in_redis_every_time(make: Make) -> None:
+    rl = make(mutations_per_token=2, query_cost_per_token=6000)
+    await rl.settle([(QUERY, None, "v6", 100)])
+    a = make(mutations_per_token=2)
+    assert await rl.check(MUTATION, None, "v6") == 0.0
+    assert await a.check(MUTATION, None, "v6") == 0.0
+    assert await rl.check(MUTATION, None, "v6") > 0  # the other instance's counted at once
+    assert not rl.owes()
