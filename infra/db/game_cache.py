@@ -27,6 +27,11 @@ class GameCache:
         self.hits += 1
         return game.clone()
 
+    def version_of(self, game_id: str) -> int | None:
+        """The version of the game kept, if any (no copy made)."""
+        game = self._games.get(game_id)
+        return None if game is None else game.version
+
     def put(self, game: GameRecord) -> None:
         """Only committed records: a rolled-back change must never be served.
         A record older than the one kept (two commits' puts out of order)

@@ -113,6 +113,21 @@ every transaction holds the database's write lock (``BEGIN IMMEDIATE``)."""
 GAME_BY_ID = DirectStatement(sa.select(games).where(_G.id == sa.bindparam("id")))
 _LOCK_GAME = sa.select(_G.id).where(_G.id == sa.bindparam("id")).with_for_update()
 GAME_VERSION = DirectStatement(sa.select(_G.version).where(_G.id == sa.bindparam("id")))
+_KEPT: sa.BindParameter[int] = sa.bindparam("kept", type_=sa.Integer())
+GAME_IF_CHANGED = DirectStatement(
+    sa.select(
+        _G.id,
+        _G.version,
+        *(
+            sa.case((_G.version != _KEPT, c)).label(c.name)
+            for c in games.c
+            if c.name not in ("id", "version")
+        ),
+    ).where(_G.id == sa.bindparam("id"))
+)
+"""A game's version, and its other columns only when that is not ``kept``
+(the version a cache holds): a cache's check and its miss in one round trip
+(NULLs, nothing read or sent, while the copy is current)."""
 # Set at creation, never changed: left out of the per-move UPDATE, so it
 # writes (and re-indexes) only what a move can change.
 _IMMUTABLE_GAME_COLUMNS = frozenset(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
@@ -120,6 +121,41 @@ async def test_another_process_s_change_is_seen_and_copies_are_the_caller_s(
         assert await committed.game(game.id) == game
         moved = _saved_moved(other, game)
         assert await committed.game(game.id) == moved  # not the cached version
+    finally:
+        other.engine.dispose()
+        await reads.aclose()
+
+
+class CountingReads(AsyncReads):
+    """The reads, and how many statements they sent."""
+
+    sent = 0
+
+    async def first(self, statement: DirectStatement, values: Any) -> dict[str, Any] | None:
+        self.sent += 1
+        return await super().first(statement, values)
+
+
+async def test_a_cached_game_costs_one_round_trip_changed_or_not(engine: sa.Engine) -> None:
+    """The cache's check and its miss in one statement (issue #28): the
+    version, and the row only when it is not the cached one's."""
+    reads = CountingReads(engine)
+    cache = GameCache()
+    committed = AsyncCommittedReads(reads, cache)
+    other = SqlUnitOfWorkFactory(make_engine(engine.url), GameCache())  # another process
+    try:
+        game = r.committed_game(other)
+        assert await committed.game(game.id) == game
+        assert reads.sent == 1  # nothing cached: the row
+        assert await committed.game(game.id) == game
+        assert (reads.sent, cache.hits) == (2, 1)  # the version only, the copy served
+        moved = _saved_moved(other, game)
+        assert await committed.game(game.id) == moved
+        assert (reads.sent, cache.hits) == (3, 1)  # changed: the row came with it
+        assert await committed.game(game.id) == moved
+        assert (reads.sent, cache.hits) == (4, 2)
+        assert await committed.game("no-such-game") is None
+        assert reads.sent == 5
     finally:
         other.engine.dispose()
         await reads.aclose()
