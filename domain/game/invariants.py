@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from domain.game.cards import HOUSES, PRIZE_CARDS, RAT_CARD, Card, CardKind, assignment_card
+from domain.game.cards import HOUSES, PRIZE_CARDS, RAT_CARD, Card, assignment_card
 from domain.game.options import MAX_SEATS, MIN_SEATS
 from domain.game.state import GameState, Phase
 
@@ -39,10 +39,6 @@ def zones(state: GameState) -> dict[str, list[Card]]:
     return out
 
 
-def _numbered(card: Card) -> bool:
-    return card.kind is CardKind.NUMBERED
-
-
 def card_counts(state: GameState) -> Counter[Card]:
     """How many places hold each card id (each must be 1)."""
     return Counter(c for cards in zones(state).values() for c in cards)
@@ -66,10 +62,10 @@ def check(state: GameState) -> None:
         elif name.endswith("identity"):
             ok = _IDENTITY.issuperset(cards)
         elif name == "box":  # out of play: unassigned assignment cards, spares
-            ok = RAT_CARD not in cards and all(c in _HOUSE_CARDS or _numbered(c) for c in cards)
-            numbered += sum(1 for c in cards if c not in _HOUSE_CARDS)
-        else:
-            ok = all(_numbered(c) for c in cards)
+            ok = RAT_CARD not in cards
+            numbered += len(cards) - sum(map(_HOUSE_CARDS.__contains__, cards))
+        else:  # a card is numbered or one of the house cards (R1.1): set speed
+            ok = _HOUSE_CARDS.isdisjoint(cards)
             numbered += len(cards)
         if not ok:
             raise CorruptState(f"{name} holds a card of the wrong kind")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.game.cards import Card
+from domain.game.cards import ASSIGNMENT_CARDS, PRIZE_CARDS, THE_RAT, Card
 from domain.game.commands import (
     ChooseNeighbour,
     Command,
@@ -92,6 +92,36 @@ def test_invariants_see_a_house_card_in_a_hand() -> None:
     state = new_game(4, "edges").state
     state.seats[0].hand.append(state.prize_pool.pop())
     with pytest.raises(CorruptState):
+        check(state)
+
+
+_OUT_OF_PLAY = [
+    c
+    for c in (*PRIZE_CARDS, *ASSIGNMENT_CARDS)
+    if all(s.identity != c for s in new_game(4, "edges").state.seats)
+]
+
+
+@pytest.mark.parametrize("zone", ["hand", "won", "rat_deck", "discard"])
+@pytest.mark.parametrize("card", _OUT_OF_PLAY)
+def test_invariants_see_a_house_card_where_only_numbered_ones_go(zone: str, card: Card) -> None:
+    """R1.3, R1.5: each prize card and each assignment card no seat holds as
+    its identity, moved into a zone of numbered cards, is seen there."""
+    state = new_game(4, "edges").state
+    for holder in (state.prize_pool, state.box, *(s.prizes for s in state.seats)):
+        if card in holder:
+            holder.remove(card)
+    into = getattr(state.seats[0], zone) if zone in ("hand", "won") else getattr(state, zone)
+    into.append(card)
+    with pytest.raises(CorruptState, match="holds a card of the wrong kind"):
+        check(state)
+
+
+def test_the_box_never_holds_the_rat() -> None:
+    state = new_game(4, "edges").state
+    check(state)  # a new game's box: spares and the unassigned assignment cards
+    state.box.append(THE_RAT)
+    with pytest.raises(CorruptState, match="box holds a card of the wrong kind"):
         check(state)
 
 
