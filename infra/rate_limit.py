@@ -12,9 +12,11 @@ allowed, and charged to both, only when both allow it.
 :class:`LocalLimiter` keeps the TATs in a dict (one process);
 :class:`RedisLimiter` keeps them in Redis, checked and charged by one Lua
 script (atomic, one round trip, Redis' own clock), so that every server
-instance shares the limits. [decision] When Redis fails, the limits stay on,
-per process (the local limiter) for a few seconds before Redis is tried
-again: a Redis outage neither stops play nor lifts the limits.
+instance shares the limits; the work budget is checked on each instance's
+view of it, which every settlement round brings back (docs/decisions/0074).
+[decision] When Redis fails, the limits stay on, per process (the local
+limiter) for a few seconds before Redis is tried again: a Redis outage
+neither stops play nor lifts the limits.
 
 [decision] A token is keyed by a digest of it (no secret in memory or in
 Redis keys; no database lookup before the limit); an IPv6 client by its /64
@@ -46,13 +48,14 @@ exactly was refused now and then: ``now + 60 - now - 60`` is not 0.0)."""
 KEYS_KEPT = 10_000
 """Callers whose budget keys a process limiter keeps worked out."""
 MAX_DEBT = PERIOD
+"""Work charged after the fact may run a budget this far into debt (a caller
+then waits up to this long past a full period); more is forgiven."""
 VIEW_FRESH = 1.0
 """Seconds a Redis limiter trusts its view of a work budget after a
 settlement round brought it back (docs/decisions/0074): four rounds."""
 VIEW_KEPT = 50_000
-"""Work budget keys a Redis limiter's view holds at most."""
-"""Work charged after the fact may run a budget this far into debt (a caller
-then waits up to this long past a full period); more is forgiven."""
+"""Work budget keys a Redis limiter's view holds before it drops the stale
+ones."""
 
 
 Kind = Literal["m", "s", "q", "k"]
@@ -386,6 +389,7 @@ class RedisLimiter:
         self._view: dict[str, tuple[float, float]] = {}
         # charges taken on the view, for the next round: key -> (units, budget)
         self._owed: dict[str, tuple[int, Budget]] = {}
+        self._prune_at = VIEW_KEPT
 
     async def check(
         self, kind: Kind, ip: str | None, token: str | None, cost: int = 1, need: int = 0
@@ -441,10 +445,11 @@ class RedisLimiter:
             return wait
         owed = self._owed
         for budget, tat in zip(keys, new, strict=True):
-            key = budget[0]
-            view[key] = (tat, view[key][1])
+            key, limit, tolerance = budget
+            most = int(tolerance * limit / PERIOD)  # a burst at most, as the script charges
             units = owed[key][0] if key in owed else 0
-            owed[key] = (units + cost, budget)
+            view[key] = (tat, view[key][1])
+            owed[key] = (units + (cost if cost < most else most), budget)
         return 0.0
 
     def owes(self) -> bool:
@@ -461,13 +466,15 @@ class RedisLimiter:
             return self._settle_here(keyed, items, owed)
         names: list[str] = []
         args = [self._period_us, str(int(MAX_DEBT * 1_000_000))]
-        charged: list[tuple[Budget, int]] = []
+        # what was owed first: a request's refund comes after its reservation
+        charged: list[tuple[Budget, int]] = [(budget, units) for units, budget in owed.values()]
         for keys, (_, _, _, units) in zip(keyed, items, strict=True):
             charged += [(budget, units) for budget in keys]
-        charged += [(budget, units) for units, budget in owed.values()]
         for (key, limit, tolerance), units in charged:
             names.append(self._prefix + key)
             args += [str(units), str(limit), str(int(tolerance * 1_000_000))]
+        # cancelled while it waits for the reply (the Settler's aclose), the
+        # call went and Redis charged it: what was owed is not owed again
         try:
             ahead_us = await self._settle(keys=names, args=args)
         except DISCONNECTS as e:
@@ -491,10 +498,9 @@ class RedisLimiter:
         if again is not None:
             units, (_, limit, _) = again
             tat += units * PERIOD / limit
-        if len(self._view) >= VIEW_KEPT and key not in self._view:
+        if len(self._view) >= self._prune_at and key not in self._view:
             self._view = {k: v for k, v in self._view.items() if now - v[1] <= VIEW_FRESH}
-            if len(self._view) >= VIEW_KEPT:
-                self._view.clear()
+            self._prune_at = max(VIEW_KEPT, 2 * len(self._view))
         self._view[key] = (tat, now)
 
     def _settle_here(

@@ -170,7 +170,8 @@ def paid_now(context: object, query: str | None, limiter: LocalLimiter | None) -
 
 
 async def pay_for_parse(context: object, query: str | None, limiter: RateLimiter | None) -> float:
-    """:func:`paid_now` with any limiter (Redis: one round trip)."""
+    """:func:`paid_now` with any limiter (Redis: a round trip unless the
+    instance's view of the budget decides, docs/decisions/0074)."""
     if isinstance(limiter, LocalLimiter) or limiter is None:
         return paid_now(context, query, limiter)
     charge, made = _charge_parse(query, limiter)
@@ -455,8 +456,9 @@ class CodedParserCache(SchemaExtension):
 
 
 class SharedBudgetParserCache(CodedParserCache):
-    """:class:`CodedParserCache` charging queries to a shared limiter (Redis:
-    one round trip per query, before its validation)."""
+    """:class:`CodedParserCache` charging queries to a shared limiter, before
+    their validation (Redis: a round trip per query unless the instance's
+    view of the budget decides, docs/decisions/0074)."""
 
     def __init__(self, checks: Checks, limiter: RateLimiter) -> None:
         super().__init__(checks)

@@ -216,14 +216,30 @@ async def held(make: Make, token: str) -> int | None:
         await close(admin)
 
 
+class Clock:
+    """A monotonic clock the test moves (the view's freshness); Redis keeps
+    its own, and every key here lives tens of seconds."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+SEED = 2000
+"""Units a test's first settlement charges: 20 s of a 6,000 a minute budget
+(10 ms a unit), so the key outlives a slow machine's test."""
+
+
 async def test_a_fresh_view_checks_the_work_budget_here_and_the_next_round_charges_it(
     make: Make,
 ) -> None:
     """docs/decisions/0074: once a settlement round brought a token's work
     budget back, its requests are checked and charged on this instance's
     view (no round trip); the next round sends the charge to Redis."""
-    rl = make(query_cost_per_token=6000)  # 10 ms a unit, a burst of 60 s
-    assert await rl.settle([(QUERY, None, "v1", 100)]) == [0.0]
+    rl = make(clock=Clock(), query_cost_per_token=6000)  # 10 ms a unit, a burst of 60 s
+    assert await rl.settle([(QUERY, None, "v1", SEED)]) == [0.0]
     seeded = await held(make, "v1")
     assert seeded is not None
     assert await rl.check(QUERY, None, "v1", 1000) == 0.0
@@ -236,36 +252,38 @@ async def test_a_fresh_view_checks_the_work_budget_here_and_the_next_round_charg
 
 
 async def test_a_budget_spent_on_the_view_is_refused_there(make: Make) -> None:
-    """Charges taken on the view count at once: Redis alone (100 units spent
-    of 6,000) would let the last request go."""
-    rl = make(query_cost_per_token=6000)
-    await rl.settle([(QUERY, None, "v2", 100)])
-    assert await rl.check(QUERY, None, "v2", 5800) == 0.0
+    """Charges taken on the view count at once: Redis alone (2,000 units
+    spent of 6,000) would let the last request go."""
+    rl = make(clock=Clock(), query_cost_per_token=6000)
+    await rl.settle([(QUERY, None, "v2", SEED)])
+    assert await rl.check(QUERY, None, "v2", 3900) == 0.0
     wait = await rl.check(QUERY, None, "v2", 500)
-    assert 3.9 < wait <= 4.01  # 100 + 5,800 + 500 units: 4 s over the burst
+    assert 3.0 < wait <= 4.01  # 2,000 + 3,900 + 500 units: 4 s over the burst, less Redis' time
+    assert await held(make, "v2") is not None
     await rl.settle([])
     other = make(query_cost_per_token=6000)  # another instance, no view: Redis
-    assert 3.8 < await other.check(QUERY, None, "v2", 500) <= 4.01
+    assert 3.0 < await other.check(QUERY, None, "v2", 500) <= 4.01
 
 
 async def test_each_instance_sees_the_others_charges_after_its_next_round(make: Make) -> None:
-    a, b = make(query_cost_per_token=6000), make(query_cost_per_token=6000)
-    await a.settle([(QUERY, None, "v3", 100)])
-    await b.settle([(QUERY, None, "v3", 0)])  # b's view: 100 units
-    assert await a.check(QUERY, None, "v3", 5000) == 0.0
+    a = make(clock=Clock(), query_cost_per_token=6000)
+    b = make(clock=Clock(), query_cost_per_token=6000)
+    await a.settle([(QUERY, None, "v3", SEED)])
+    await b.settle([(QUERY, None, "v3", 0)])  # b's view: 2,000 units
+    assert await a.check(QUERY, None, "v3", 3000) == 0.0
     assert await b.check(QUERY, None, "v3", 1000) == 0.0  # b does not know a's yet
+    assert b.owes()  # decided on b's view
     await a.settle([])
     await b.settle([])  # b's charge goes, and b learns a's
-    assert 1.0 < await b.check(QUERY, None, "v3", 100) <= 2.01  # 6,200 units: 2 s over
-    assert await held(make, "v3") is not None
+    assert 0.5 < await b.check(QUERY, None, "v3", 600) <= 6.01  # 6,600 units: 6 s over
 
 
 async def test_a_stale_view_is_not_trusted(make: Make) -> None:
-    now = [1000.0]
-    rl = make(clock=lambda: now[0], query_cost_per_token=6000)
-    await rl.settle([(QUERY, None, "v4", 100)])
+    clock = Clock()
+    rl = make(clock=clock, query_cost_per_token=6000)
+    await rl.settle([(QUERY, None, "v4", SEED)])
     seeded = await held(make, "v4")
-    now[0] += VIEW_FRESH + 0.5
+    clock.now += VIEW_FRESH + 0.5
     assert await rl.check(QUERY, None, "v4", 1000) == 0.0
     assert not rl.owes()  # checked and charged in Redis
     after = await held(make, "v4")
@@ -273,8 +291,8 @@ async def test_a_stale_view_is_not_trusted(make: Make) -> None:
 
 
 async def test_the_settler_sends_what_is_owed_with_no_work_to_settle(make: Make) -> None:
-    rl = make(query_cost_per_token=6000)
-    await rl.settle([(QUERY, None, "v5", 100)])
+    rl = make(clock=Clock(), query_cost_per_token=6000)
+    await rl.settle([(QUERY, None, "v5", SEED)])
     seeded = await held(make, "v5")
     assert await rl.check(QUERY, None, "v5", 300) == 0.0
     await Settler(rl).settle()  # no meter open or ended
@@ -283,11 +301,38 @@ async def test_the_settler_sends_what_is_owed_with_no_work_to_settle(make: Make)
     assert seeded is not None and after is not None and after - seeded == 300 * 10_000
 
 
+async def test_a_refund_in_the_round_of_its_reservation_is_given_back(make: Make) -> None:
+    """The owed reservation goes first in the round, then the measured
+    difference: a refund is not lost against a budget that looked full."""
+    rl = make(clock=Clock(), query_cost_per_token=6000)
+    other = make(query_cost_per_token=6000)
+    await rl.settle([(QUERY, None, "v6", 0)])  # a full budget, in the view
+    assert await rl.check(QUERY, None, "v6", 500) == 0.0  # reserved on the view
+    await rl.settle([(QUERY, None, "v6", -400)])  # it measured 100
+    assert await other.check(QUERY, None, "v6b", 100) == 0.0  # 100 units in Redis
+    refunded, charged = await held(make, "v6"), await held(make, "v6b")
+    assert refunded is not None and charged is not None
+    assert abs(refunded - charged) < 1_000_000  # both 1 s ahead (5 s with the refund lost)
+
+
+async def test_a_charge_on_the_view_is_at_most_a_burst(make: Make) -> None:
+    """As the script charges: a request dearer than the whole burst costs
+    the burst (6,000 units a minute, a burst of 10 s: 1,000 units)."""
+    rl = make(clock=Clock(), query_cost_per_token=6000, cost_burst=10)
+    other = make(query_cost_per_token=6000, cost_burst=10)
+    await rl.settle([(QUERY, None, "v7", 0)])  # a full budget, in the view
+    assert await rl.check(QUERY, None, "v7", 5000) == 0.0  # on the view
+    assert await other.check(QUERY, None, "v8", 5000) == 0.0  # in Redis
+    await rl.settle([])
+    view, redis = await held(make, "v7"), await held(make, "v8")
+    assert view is not None and redis is not None
+    assert abs(view - redis) < 2_000_000  # both about 10 s ahead (50 s uncapped)
+
+
 async def test_the_other_kinds_are_checked_in_redis_every_time(make: Make) -> None:
-    rl = make(mutations_per_token=2, query_cost_per_token=6000)
-    await rl.settle([(QUERY, None, "v6", 100)])
+    rl = make(clock=Clock(), mutations_per_token=2, query_cost_per_token=6000)
+    await rl.settle([(QUERY, None, "v9", SEED)])
     a = make(mutations_per_token=2)
-    assert await rl.check(MUTATION, None, "v6") == 0.0
-    assert await a.check(MUTATION, None, "v6") == 0.0
-    assert await rl.check(MUTATION, None, "v6") > 0  # the other instance's counted at once
-    assert not rl.owes()
+    assert await rl.check(MUTATION, None, "v9") == 0.0
+    assert await a.check(MUTATION, None, "v9") == 0.0
+    assert await rl.check(MUTATION, None, "v9") > 0  # the other instance's counted at once
