@@ -24,7 +24,9 @@ machine's drift from one minute to the next, which moves a target's CPU a
 move by up to a seventh between runs, falls on all of them alike; each
 step then prints every target's CPU a move and its ratio to the first's.
 ``--barrier DIR --parties N``: the same with ramps run apart (a checkout
-each, for before-and-after figures of the same target).
+each, for before-and-after figures of the same target; a new DIR each
+run). A target that leaves a ramp (out of bounds) leaves the later
+meetings of its ramps too.
 """
 
 from __future__ import annotations
@@ -32,9 +34,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
@@ -150,6 +154,7 @@ def mmk_server(
         **os.environ,
         "DATABASE_URL": f"sqlite:///{directory / (name + '.sqlite3')}",
         **MEASURED,
+        **DEFAULT_BUDGET,
     }
     for key in ("MMK_LOG_LEVEL", *(() if redis else ("REDIS_URL",))):
         env.pop(key, None)
@@ -263,6 +268,8 @@ def ramp(
             if "unpushed" in targets
             else [],
         }
+        if together:  # a directory given again: this run's meetings only
+            shutil.rmtree(path / "barrier", ignore_errors=True)
         names = targets if together else ("load",)
         loads = {name: LoadProcess(path, f"load-{name}" if together else name) for name in names}
         for load in loads.values():
@@ -305,6 +312,11 @@ def ramp(
                     print("       errors:", "; ".join(step["error_samples"][:3]), flush=True)
                 if not step.within_bounds:
                     running.discard(target)
+                    if barrier is not None:  # the other ramps meet at later steps without it
+                        for later in range(number + 1, len(steps)):
+                            gone = barrier[0] / f"{later}-{target}"
+                            gone.mkdir(parents=True, exist_ok=True)
+                            (gone / f"left.{os.getpid()}").touch()
             if together and len(done) > 1:
                 print("       " + ratios(done), flush=True)
             if not running:
@@ -314,7 +326,7 @@ def ramp(
 
 def ratios(steps: list[Step]) -> str:
     """Each target's server CPU a move, and its ratio to the first's."""
-    first = steps[0].cpu_per_move
+    first = steps[0].cpu_per_move or float("nan")
     return "CPU a move: " + ", ".join(
         f"{s['target']} {s.cpu_per_move * 1e3:.2f} ms ({s.cpu_per_move / first:.2f}x)"
         for s in steps
@@ -344,6 +356,11 @@ def main() -> None:
     args = parser.parse_args()
     if args.together and args.barrier:
         parser.error("--together and --barrier: one or the other")
+    if args.barrier and args.barrier.exists() and any(args.barrier.iterdir()):
+        # a meeting of an earlier run would let this one's windows drift apart
+        old = time.time() - max(p.stat().st_mtime for p in args.barrier.iterdir())
+        if old > 60:
+            parser.error(f"--barrier {args.barrier}: an earlier run's meetings; use a new one")
     results = ramp(
         tuple(int(s) for s in args.steps.split(",")),
         args.warmup,
