@@ -27,17 +27,17 @@ class AsyncCommittedReads:
 
     async def game(self, game_id: str) -> GameRecord | None:
         cache = self._cache
-        kept = None if cache is None else cache.version_of(game_id)
-        if kept is None:
-            row = await self.reads.first(GAME_BY_ID, {"id": game_id})
-        else:  # one round trip: the version, and the row only if it changed
+        if cache is not None and (kept := cache.version_of(game_id)) is not None:
+            # one round trip: the version, and the row only if it changed
             row = await self.reads.first(GAME_IF_CHANGED, {"id": game_id, "kept": kept})
             if row is not None and row["version"] == kept:
-                cached = cache.get(game_id, kept) if cache is not None else None
+                cached = cache.get(game_id, kept)
                 if cached is not None:
                     return cached
                 # the copy was replaced meanwhile by a later one: read the row
                 row = await self.reads.first(GAME_BY_ID, {"id": game_id})
+        else:
+            row = await self.reads.first(GAME_BY_ID, {"id": game_id})
         if row is None:
             return None
         game = m.game_from_row(row)

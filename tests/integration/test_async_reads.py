@@ -156,6 +156,11 @@ async def test_a_cached_game_costs_one_round_trip_changed_or_not(engine: sa.Engi
         assert (reads.sent, cache.hits) == (4, 2)
         assert await committed.game("no-such-game") is None
         assert reads.sent == 5
+        with engine.begin() as c:  # gone (a record sweep): not the cached copy
+            c.execute(sa.text("DELETE FROM game_seats WHERE game_id = :id"), {"id": game.id})
+            c.execute(sa.text("DELETE FROM games WHERE id = :id"), {"id": game.id})
+        assert await committed.game(game.id) is None
+        assert reads.sent == 6
     finally:
         other.engine.dispose()
         await reads.aclose()
