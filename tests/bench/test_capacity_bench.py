@@ -5,6 +5,11 @@ every step, on this machine. Targets: MMK sustains >= 3,000 connections
 no GC pause over 20 ms and no error, and at least half of what the bare
 broadcaster sustains in the same run.
 
+Two instances on PostgreSQL and Redis (issue #28): >= 4,000 connections;
+their server CPU a move at most 1.3 times the SQLite process's, the two
+measured together (their windows at once, so the machine's drift falls on
+both), the median of three runs.
+
 ``CAPACITY_STEPS`` (e.g. ``25,50,100``) and ``CAPACITY_MEASURE`` (seconds a
 step) shorten a run by hand.
 """
@@ -20,6 +25,11 @@ from tests.bench.capacity.ramp import DEFAULT_STEPS, Step, ramp, sustained
 
 TARGET_CONNECTIONS = 3_000
 TARGET_TWO_INSTANCES = 4_000
+TARGET_CPU_RATIO = 1.3
+"""Issue #28: the scale-out path's server CPU a move, against the SQLite
+process's in the same run."""
+RATIO_TABLES = 50
+RATIO_RUNS = 3
 HEALTH_P99_MS = 20.0
 GC_PAUSE_MS = 20.0
 
@@ -57,3 +67,37 @@ def test_capacity_of_two_instances_on_postgres_and_redis(
         if step.within_bounds:
             assert step.ms("health", 99) <= HEALTH_P99_MS, step.row()
             assert step["gc_pause_max_bound"] * 1e3 <= GC_PAUSE_MS, step.row()
+
+
+@pytest.mark.timeout(3600)
+def test_the_scale_out_path_costs_at_most_1_3x_the_embedded_one(
+    tmp_path: Path, database_url: str, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not database_url.startswith("postgresql"):
+        pytest.skip("two instances share a PostgreSQL database")
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    measure = float(os.environ.get("CAPACITY_MEASURE", "30"))
+    ratios = []
+    for run in range(RATIO_RUNS):
+        directory = tmp_path / str(run)
+        directory.mkdir()
+        results = ramp(
+            (RATIO_TABLES,),
+            measure=measure,
+            targets=("mmk", "pg2"),
+            directory=directory,
+            together=True,
+        )
+        [mmk], [pg2] = results["mmk"], results["pg2"]
+        assert mmk["moves"] and pg2["moves"], "no move in a window"
+        ratios.append(pg2.cpu_per_move / mmk.cpu_per_move)
+        database = pg2["db_cpu"] * pg2["seconds"] / pg2["moves"]
+        print(
+            f"\nrun {run + 1}: SQLite process {mmk.cpu_per_move * 1e3:.2f} ms a move, two"
+            f" instances {pg2.cpu_per_move * 1e3:.2f} ms ({ratios[-1]:.2f}x), PostgreSQL's"
+            f" backends {database * 1e3:.2f} ms"
+        )
+    median = sorted(ratios)[len(ratios) // 2]
+    print(f"median ratio {median:.2f}x (target {TARGET_CPU_RATIO}x)")
+    assert median <= TARGET_CPU_RATIO, f"two instances cost {median:.2f}x the SQLite process a move"
