@@ -57,12 +57,17 @@ async def review(deps: Deps, game_id: str) -> list[PresenceChange]:
     presence = deps.presence
     if presence is None:
         return []
-    seats = await seated_players(deps, game_id)
-    if not any(seats):
-        return []
     online = await presence.online(game_id)
     marks = await presence.marks(game_id)
     now = deps.clock.now()
+    if not any(
+        next_mark(marks.get(p), p in online, now, deps.presence_grace) is not None
+        for p in online | marks.keys()
+    ):
+        return []  # no mark moves (a player in neither never came): the seats unread
+    seats = await seated_players(deps, game_id)
+    if not any(seats):
+        return []
     changes: list[PresenceChange] = []
     for seat, player_id in enumerate(seats):
         if player_id is None:

@@ -18,6 +18,7 @@ from domain.clocks import SeatTakenOver
 from domain.errors import NotFound
 from domain.game.options import GameOptions
 from domain.presence import PresenceChange
+from domain.records import GameRecord
 from domain.services.games import leave_game
 from domain.services.seat_presence import attending, connected_seats, review, seated_players
 from domain.services.streams import game_events, presence_events
@@ -109,6 +110,39 @@ async def test_disconnect_is_announced_once_after_the_grace(hp: Harness) -> None
         await settle()
         assert heard.take() == [(0, False)]
         assert await connected(hp, gid) == [False, False, True]
+
+
+class CountingReads:
+    """``CommittedReads`` over the fakes, counting the games read."""
+
+    def __init__(self, h: Harness) -> None:
+        self.h, self.games = h, 0
+
+    async def game(self, game_id: str) -> GameRecord | None:
+        self.games += 1
+        found = self.h.store.games.get(game_id)
+        return None if found is None else found.clone()
+
+    async def session(self, token_hash: str) -> None:
+        raise AssertionError("no sign-in here")
+
+
+async def test_a_review_that_moves_no_mark_reads_no_game(hp: Harness) -> None:
+    """The keeper reviews every live game on every beat: one whose marks
+    agree with who is online costs no read of its seats (issue #28)."""
+    gid, ids = await started_game(hp, people=2, seats=3)
+    reads = CountingReads(hp)
+    hp.deps = replace(hp.deps, committed=reads)
+    async with present(hp, gid, ids[0]):
+        assert reads.games == 1  # the join moved a mark: the seats were read
+        assert await review(hp.deps, gid) == []
+        assert reads.games == 1
+    assert reads.games == 2  # the leave starts the grace: a mark moves
+    assert await review(hp.deps, gid) == []  # within the grace: nothing moves
+    assert reads.games == 2
+    hp.clock.advance(GRACE)
+    assert await review(hp.deps, gid) == [PresenceChange(gid, 0, False)]
+    assert reads.games == 3
 
 
 async def test_a_reconnect_within_the_grace_announces_nothing(hp: Harness) -> None:
