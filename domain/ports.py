@@ -635,6 +635,11 @@ class PresenceStore(Protocol):
         """The last announced marks of the game's players."""
         ...
 
+    async def seen(self, game_id: str) -> tuple[frozenset[str], dict[str, Mark]]:
+        """:meth:`online` and :meth:`marks` read together (one round trip
+        where the store is remote)."""
+        ...
+
     async def swap(self, game_id: str, player_id: str, old: Mark | None, new: Mark) -> bool:
         """Set the player's mark to ``new`` if it is still ``old`` (None: no
         mark); False if another instance changed it first."""

@@ -57,8 +57,7 @@ async def review(deps: Deps, game_id: str) -> list[PresenceChange]:
     presence = deps.presence
     if presence is None:
         return []
-    online = await presence.online(game_id)
-    marks = await presence.marks(game_id)
+    online, marks = await presence.seen(game_id)
     now = deps.clock.now()
     if not any(
         next_mark(marks.get(p), p in online, now, deps.presence_grace) is not None
@@ -94,8 +93,7 @@ async def connected_seats(
     if presence is None or not any(players):
         return [b is not None for b in bots]
     try:
-        online = await presence.online(game_id)
-        marks = await presence.marks(game_id)
+        online, marks = await presence.seen(game_id)
     except PresenceUnavailable:
         return [
             None if p is not None else b is not None for p, b in zip(players, bots, strict=True)

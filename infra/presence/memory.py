@@ -33,6 +33,9 @@ class InProcessPresence:
     async def marks(self, game_id: str) -> dict[str, Mark]:
         return dict(self._marks.get(game_id, {}))
 
+    async def seen(self, game_id: str) -> tuple[frozenset[str], dict[str, Mark]]:
+        return await self.online(game_id), await self.marks(game_id)
+
     async def swap(self, game_id: str, player_id: str, old: Mark | None, new: Mark) -> bool:
         marks = self._marks.setdefault(game_id, {})
         if marks.get(player_id) != old:

@@ -54,6 +54,13 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 return redis.call('ZRANGE', KEYS[1], 0, -1)
 """
 )
+SEEN = (
+    _NOW
+    + """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+return {redis.call('ZRANGE', KEYS[1], 0, -1), redis.call('HGETALL', KEYS[2])}
+"""
+)
 SWAP = """
 local cur = redis.call('HGET', KEYS[1], ARGV[1])
 if (cur == false and ARGV[2] == '') or cur == ARGV[2] then
@@ -108,6 +115,7 @@ class RedisPresence:
         self._refresh = self._client.register_script(REFRESH)
         self._online = self._client.register_script(ONLINE)
         self._swap = self._client.register_script(SWAP)
+        self._seen = self._client.register_script(SEEN)
 
     def _entries(self, game_id: str) -> str:
         return f"{self._prefix}presence:{{{game_id}}}"
@@ -158,6 +166,19 @@ class RedisPresence:
             if mark is not None:
                 out[player_id] = mark
         return out
+
+    async def seen(self, game_id: str) -> tuple[frozenset[str], dict[str, Mark]]:
+        """One script: the entries (the expired dropped) and the marks; a
+        game's two keys share its hash tag, so also on a cluster."""
+        with _reachable():
+            members, flat = await self._seen(keys=[self._entries(game_id), self._marks(game_id)])
+        online = frozenset(m.split("|", 1)[1] for m in members if "|" in m)
+        marks = {}
+        for player_id, text in zip(flat[::2], flat[1::2], strict=True):
+            mark = decode(text)
+            if mark is not None:
+                marks[player_id] = mark
+        return online, marks
 
     async def swap(self, game_id: str, player_id: str, old: Mark | None, new: Mark) -> bool:
         with _reachable():

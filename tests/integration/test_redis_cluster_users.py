@@ -106,6 +106,8 @@ async def test_presence_across_instances_with_games_on_every_master(
     assert await live.swap(games[2], "ann", None, away)
     assert not await other.swap(games[2], "ann", None, Mark(True))
     assert await other.marks(games[2]) == {"ann": away}
+    for g in games:  # both keys in one script: the game's slot, on its master
+        assert await other.seen(g) == (await other.online(g), await other.marks(g)), g
     await live.aclose()  # a clean shutdown: its entries go, on every master
     for g in games[2:]:
         assert await other.online(g) == frozenset(), g

@@ -79,6 +79,34 @@ async def test_entries_of_an_instance_that_died_expire(
     await eventually(lambda: _gone(admin, f"{prefix}presence:{{g1}}"), 3, "the key expired")
 
 
+async def test_who_is_online_and_the_marks_are_read_together(
+    make: Factory, admin: aioredis.Redis, prefix: str, redis_url: str
+) -> None:
+    """``seen``: ``online`` and ``marks`` in one script, an expired entry
+    dropped as ``online`` drops it, a mark not of ours left out as
+    ``marks`` leaves it (issue #28: a review's one round trip)."""
+    a, b = make(), make()
+    dead = RedisPresence(redis_url, prefix, ttl=2.0)
+    assert await a.seen("g1") == (frozenset(), {})
+    await a.join("g1", "ann")
+    await b.join("g1", "bob")
+    await dead.join("g1", "cid")
+    await dead._client.aclose()  # no heartbeat: cid's entry expires
+    away = Mark(connected=True, away_since=datetime(2026, 1, 1, 12, tzinfo=UTC))
+    assert await a.swap("g1", "ann", None, Mark(connected=True))
+    assert await a.swap("g1", "dan", None, away)
+    await admin.hset(f"{prefix}presence-marks:{{g1}}", "eve", "not a mark")
+    online, marks = await b.seen("g1")
+    assert online == {"ann", "bob", "cid"} == await b.online("g1")
+    assert marks == {"ann": Mark(connected=True), "dan": away} == await b.marks("g1")
+    await eventually(lambda: _offline_but(b, "g1", {"ann", "bob"}), 8, "cid's entry expired")
+    assert (await b.seen("g1"))[0] == {"ann", "bob"}
+
+
+async def _offline_but(p: RedisPresence, game_id: str, left: set[str]) -> bool:
+    return (await p.seen(game_id))[0] == left
+
+
 async def test_heartbeats_keep_entries_alive(make: Factory) -> None:
     live, other = make(ttl=0.3), make()
     await live.join("g1", "ann")
