@@ -180,6 +180,28 @@ def budgets(
     return out
 
 
+def gcra(
+    keys: Sequence[Budget], tats: Sequence[float], cost: int, need: int, now: float
+) -> tuple[float, list[float]]:
+    """One GCRA step over ``keys`` whose TATs are ``tats`` (one in the past
+    counts as ``now``): the seconds until all have room for ``need`` and
+    ``cost`` (0.0, or within :data:`SLACK`: they have), and each key's TAT
+    once charged ``cost``, a burst at most."""
+    wait = 0.0
+    new: list[float] = []
+    gate = need if need > cost else cost
+    for (_, limit, tolerance), tat in zip(keys, tats, strict=True):
+        if tat < now:
+            tat = now
+        interval = PERIOD / limit
+        most = tolerance / interval  # the burst: what fits at once
+        over = tat + (gate if gate < most else most) * interval - now - tolerance
+        if over > wait:
+            wait = over
+        new.append(tat + (cost if cost < most else most) * interval)
+    return wait, new
+
+
 class LocalLimiter:
     """GCRA in one process; ``clock`` is monotonic seconds (tests pass a fake)."""
 
@@ -219,19 +241,7 @@ class LocalLimiter:
         ``need``); else the wait, in seconds."""
         now = self._clock()
         tats = self._tats
-        wait = 0.0
-        new: list[float] = []
-        gate = need if need > cost else cost
-        for key, limit, tolerance in keys:
-            tat = tats.get(key, now)
-            if tat < now:
-                tat = now
-            interval = PERIOD / limit
-            most = tolerance / interval  # the burst: what fits at once
-            over = tat + (gate if gate < most else most) * interval - now - tolerance
-            if over > wait:
-                wait = over
-            new.append(tat + (cost if cost < most else most) * interval)
+        wait, new = gcra(keys, [tats.get(key, now) for key, _, _ in keys], cost, need, now)
         if wait > SLACK:
             return wait
         for (key, _, _), tat in zip(keys, new, strict=True):
@@ -424,23 +434,16 @@ class RedisLimiter:
 
     def _on_view(self, keys: Sequence[Budget], cost: int, need: int) -> float | None:
         """The check on the view (None: a key is not in it, or not fresh):
-        GCRA as :meth:`LocalLimiter.hit`, the charge owed to Redis."""
+        :func:`gcra` as in process, the charge owed to Redis."""
         now = self._clock()
         view = self._view
-        wait = 0.0
-        new: list[float] = []
-        gate = need if need > cost else cost
-        for key, limit, tolerance in keys:
+        tats: list[float] = []
+        for key, _, _ in keys:
             seen = view.get(key)
             if seen is None or now - seen[1] > VIEW_FRESH:
                 return None
-            tat = seen[0] if seen[0] > now else now
-            interval = PERIOD / limit
-            most = tolerance / interval
-            over = tat + (gate if gate < most else most) * interval - now - tolerance
-            if over > wait:
-                wait = over
-            new.append(tat + (cost if cost < most else most) * interval)
+            tats.append(seen[0])
+        wait, new = gcra(keys, tats, cost, need, now)
         if wait > SLACK:
             return wait
         owed = self._owed

@@ -50,13 +50,7 @@ def test_capacity_in_real_play(tmp_path: Path) -> None:
 
 
 @pytest.mark.timeout(3600)
-def test_capacity_of_two_instances_on_postgres_and_redis(
-    tmp_path: Path, database_url: str, redis_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    if not database_url.startswith("postgresql"):
-        pytest.skip("two instances share a PostgreSQL database")
-    monkeypatch.setenv("DATABASE_URL", database_url)
-    monkeypatch.setenv("REDIS_URL", redis_url)
+def test_capacity_of_two_instances_on_postgres_and_redis(tmp_path: Path, scale_out: None) -> None:
     steps = tuple(int(s) for s in os.environ.get("CAPACITY_STEPS", "").split(",") if s)
     measure = float(os.environ.get("CAPACITY_MEASURE", "15"))
     results = ramp(steps or DEFAULT_STEPS, measure=measure, targets=("pg2",), directory=tmp_path)
@@ -71,12 +65,8 @@ def test_capacity_of_two_instances_on_postgres_and_redis(
 
 @pytest.mark.timeout(3600)
 def test_the_scale_out_path_costs_at_most_1_3x_the_embedded_one(
-    tmp_path: Path, database_url: str, redis_url: str, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, scale_out: None
 ) -> None:
-    if not database_url.startswith("postgresql"):
-        pytest.skip("two instances share a PostgreSQL database")
-    monkeypatch.setenv("DATABASE_URL", database_url)
-    monkeypatch.setenv("REDIS_URL", redis_url)
     measure = float(os.environ.get("CAPACITY_MEASURE", "30"))
     ratios = []
     for run in range(RATIO_RUNS):

@@ -24,12 +24,8 @@ RATIO = 1.5
 
 @pytest.mark.timeout(3600)
 def test_ten_thousand_spectators_against_the_bare_broadcaster(
-    tmp_path: Path, database_url: str, redis_url: str, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, scale_out: None
 ) -> None:
-    if not database_url.startswith("postgresql"):
-        pytest.skip("two instances share a PostgreSQL database")
-    monkeypatch.setenv("DATABASE_URL", database_url)
-    monkeypatch.setenv("REDIS_URL", redis_url)
     spectators = int(os.environ.get("SPECTATORS", "10000"))
     moves = int(os.environ.get("SPECTATOR_MOVES", "60"))
     results = run(spectators, moves, directory=tmp_path)
