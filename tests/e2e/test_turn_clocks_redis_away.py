@@ -27,7 +27,12 @@ from tests.e2e.client import EVENT_FIELDS, Api, metric
 from tests.e2e.cluster import Instance, cluster, fresh_backend
 from tests.e2e.play import assert_complete, new_game, read_until, subscribe_events
 from tests.e2e.wsclient import TRANSPORT_WS, GraphQLWebSocket, Operation
-from tests.integration.redis_support import RECOVERY_TIMEOUT, PrivateRedis, eventually
+from tests.integration.redis_support import (
+    RECOVERING_TEST_TIMEOUT,
+    RECOVERY_TIMEOUT,
+    PrivateRedis,
+    eventually,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.services, pytest.mark.timeout(60)]
 
@@ -41,6 +46,7 @@ FAST_SWEEPS = {
 }
 
 
+@pytest.mark.timeout(RECOVERING_TEST_TIMEOUT)
 async def test_deadlines_fire_once_with_redis_away_and_streams_catch_up(
     database_url: str, redis_url: str, tmp_path: Path
 ) -> None:

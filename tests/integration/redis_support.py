@@ -61,6 +61,10 @@ def number(m: Message) -> int:
 # machine under its full suite once took over 17 s). A wait, not a bound:
 # it ends as soon as the bus is back.
 RECOVERY_TIMEOUT = 3 * (BACKOFF_MAX + CONFIRM_TIMEOUT) + 25.0
+RECOVERING_TEST_TIMEOUT = 4 * RECOVERY_TIMEOUT
+"""pytest-timeout's bound for a test that waits on recoveries: more than its
+waits may take together (a module's 30 s once ended such a test under
+load while its own wait still had room)."""
 
 
 async def eventually(

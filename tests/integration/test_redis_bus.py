@@ -37,6 +37,7 @@ from infra import codec
 from infra.bus.redis import RedisBus, decoded
 from tests.fakes import FakeClock, FakeIds, FakeUnitOfWork, Store, run_inline
 from tests.integration.redis_support import (
+    RECOVERING_TEST_TIMEOUT,
     RECOVERY_TIMEOUT,
     Collector,
     Message,
@@ -278,6 +279,7 @@ async def test_a_slow_subscriber_is_dropped_while_the_others_keep_receiving(
 
 
 # ---------------------------------------------------------------- 4. Redis away
+@pytest.mark.timeout(RECOVERING_TEST_TIMEOUT)
 async def test_redis_going_away_outbox_reconnect_and_resync(
     private_redis: PrivateRedis, make_bus: BusFactory
 ) -> None:
@@ -431,6 +433,7 @@ def _normal(events: list[LoggedEvent]) -> list[dict[str, Any]]:
     return [json.loads(json.dumps(codec.logged_to_json(e))) for e in events]
 
 
+@pytest.mark.timeout(RECOVERING_TEST_TIMEOUT)
 async def test_game_streams_lose_nothing_across_a_redis_restart(
     private_redis: PrivateRedis, make_bus: BusFactory
 ) -> None:

@@ -22,6 +22,7 @@ import redis.asyncio as aioredis
 from domain.services.auth import token_hash
 from infra.revocations.redis import CHANNEL, RedisRevocations
 from tests.integration.redis_support import (
+    RECOVERING_TEST_TIMEOUT,
     RECOVERY_TIMEOUT,
     PrivateRedis,
     eventually,
@@ -132,6 +133,7 @@ async def test_listeners_check_again_periodically(redis_url: str, instance: Fact
     await eventually(lambda: a[1].misses >= 3, NOTICE_TIMEOUT, "three checks")
 
 
+@pytest.mark.timeout(RECOVERING_TEST_TIMEOUT)
 async def test_with_redis_away_a_notice_is_heard_here_at_once_and_elsewhere_later(
     private_redis: PrivateRedis, instance: Factory, caplog: pytest.LogCaptureFixture
 ) -> None:
