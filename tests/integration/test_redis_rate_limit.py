@@ -301,6 +301,28 @@ async def test_the_settler_sends_what_is_owed_with_no_work_to_settle(make: Make)
     assert seeded is not None and after is not None and after - seeded == 300 * 10_000
 
 
+async def test_a_charge_made_while_a_round_is_out_is_sent_with_the_next(make: Make) -> None:
+    """A round takes what was owed when it starts; a charge on the view made
+    while its reply is awaited is neither lost nor sent twice."""
+    rl = make(clock=Clock(), query_cost_per_token=6000)
+    await rl.settle([(QUERY, None, "va", SEED)])
+    seeded = await held(make, "va")
+    assert seeded is not None
+    assert await rl.check(QUERY, None, "va", 300) == 0.0
+    out = asyncio.create_task(rl.settle([]))
+    await asyncio.sleep(0)  # the round has taken the 300
+    assert await rl.check(QUERY, None, "va", 200) == 0.0  # on the view, meanwhile
+    await out
+    assert rl.owes()  # the 200, for the next round
+    assert await rl.check(QUERY, None, "va", 3550) > 0  # the view kept them: 6,050 units
+    assert await held(make, "va") == seeded + 300 * 10_000
+    await rl.settle([])
+    assert await held(make, "va") == seeded + 500 * 10_000
+    # the view holds both: 2,000 + 500 + 3,400 units fit the burst, 200 more do not
+    assert await rl.check(QUERY, None, "va", 3400) == 0.0
+    assert await rl.check(QUERY, None, "va", 200) > 0
+
+
 async def test_a_refund_in_the_round_of_its_reservation_is_given_back(make: Make) -> None:
     """The owed reservation goes first in the round, then the measured
     difference: a refund is not lost against a budget that looked full."""
