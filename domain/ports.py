@@ -631,13 +631,9 @@ class PresenceStore(Protocol):
         (reads raise :class:`PresenceUnavailable` while the store is away)."""
         ...
 
-    async def marks(self, game_id: str) -> dict[str, Mark]:
-        """The last announced marks of the game's players."""
-        ...
-
     async def seen(self, game_id: str) -> tuple[frozenset[str], dict[str, Mark]]:
-        """:meth:`online` and :meth:`marks` read together (one round trip
-        where the store is remote)."""
+        """:meth:`online`, and the last announced marks of the game's
+        players, read together (one round trip where the store is remote)."""
         ...
 
     async def swap(self, game_id: str, player_id: str, old: Mark | None, new: Mark) -> bool:

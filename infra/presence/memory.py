@@ -30,11 +30,8 @@ class InProcessPresence:
     async def online(self, game_id: str) -> frozenset[str]:
         return frozenset(self._live.get(game_id, ()))
 
-    async def marks(self, game_id: str) -> dict[str, Mark]:
-        return dict(self._marks.get(game_id, {}))
-
     async def seen(self, game_id: str) -> tuple[frozenset[str], dict[str, Mark]]:
-        return await self.online(game_id), await self.marks(game_id)
+        return await self.online(game_id), dict(self._marks.get(game_id, {}))
 
     async def swap(self, game_id: str, player_id: str, old: Mark | None, new: Mark) -> bool:
         marks = self._marks.setdefault(game_id, {})

@@ -47,20 +47,10 @@ if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) en
 return 1
 """
 )
-ONLINE = (
-    _NOW
-    + """
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-return redis.call('ZRANGE', KEYS[1], 0, -1)
-"""
-)
-SEEN = (
-    _NOW
-    + """
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-return {redis.call('ZRANGE', KEYS[1], 0, -1), redis.call('HGETALL', KEYS[2])}
-"""
-)
+_LIVE = _NOW + "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now) "
+"""The entries of KEYS[1] that have not expired (the others dropped)."""
+ONLINE = _LIVE + "return redis.call('ZRANGE', KEYS[1], 0, -1)"
+SEEN = _LIVE + "return {redis.call('ZRANGE', KEYS[1], 0, -1), redis.call('HGETALL', KEYS[2])}"
 SWAP = """
 local cur = redis.call('HGET', KEYS[1], ARGV[1])
 if (cur == false and ARGV[2] == '') or cur == ARGV[2] then
@@ -92,6 +82,11 @@ def decode(text: str) -> Mark | None:
         except ValueError:
             pass
     return None  # not ours: as if unmarked
+
+
+def _players(members: list[str]) -> frozenset[str]:
+    """The players of entries ``<instance>|<player>``."""
+    return frozenset(m.split("|", 1)[1] for m in members if "|" in m)
 
 
 @contextmanager
@@ -154,31 +149,19 @@ class RedisPresence:
 
     async def online(self, game_id: str) -> frozenset[str]:
         with _reachable():
-            members = await self._online(keys=[self._entries(game_id)])
-        return frozenset(m.split("|", 1)[1] for m in members if "|" in m)
-
-    async def marks(self, game_id: str) -> dict[str, Mark]:
-        with _reachable():
-            raw: dict[str, str] = await self._client.hgetall(self._marks(game_id))  # type: ignore[assignment]
-        out = {}
-        for player_id, text in raw.items():
-            mark = decode(text)
-            if mark is not None:
-                out[player_id] = mark
-        return out
+            return _players(await self._online(keys=[self._entries(game_id)]))
 
     async def seen(self, game_id: str) -> tuple[frozenset[str], dict[str, Mark]]:
         """One script: the entries (the expired dropped) and the marks; a
         game's two keys share its hash tag, so also on a cluster."""
         with _reachable():
             members, flat = await self._seen(keys=[self._entries(game_id), self._marks(game_id)])
-        online = frozenset(m.split("|", 1)[1] for m in members if "|" in m)
-        marks = {}
-        for player_id, text in zip(flat[::2], flat[1::2], strict=True):
-            mark = decode(text)
-            if mark is not None:
-                marks[player_id] = mark
-        return online, marks
+        marks = {
+            p: m
+            for p, text in zip(flat[::2], flat[1::2], strict=True)
+            if (m := decode(text)) is not None
+        }
+        return _players(members), marks
 
     async def swap(self, game_id: str, player_id: str, old: Mark | None, new: Mark) -> bool:
         with _reachable():

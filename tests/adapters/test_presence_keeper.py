@@ -46,7 +46,7 @@ async def test_beats_review_live_games_then_lingering_ones_then_forget_them() ->
     reviewed.clear()
     await keeper.beat()
     assert reviewed == ["g2"]
-    assert await presence.marks("g1") == {}  # forgotten: nobody is there
+    assert (await presence.seen("g1"))[1] == {}  # forgotten: nobody is there
 
 
 async def test_a_failing_review_does_not_stop_the_others() -> None:
