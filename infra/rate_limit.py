@@ -180,6 +180,12 @@ def budgets(
     return out
 
 
+def burst(limit: int, tolerance: float) -> float:
+    """The units a key of ``limit`` a period and ``tolerance`` seconds takes
+    at once: what one charge costs at most."""
+    return tolerance * limit / PERIOD
+
+
 def gcra(
     keys: Sequence[Budget], tats: Sequence[float], cost: int, need: int, now: float
 ) -> tuple[float, list[float]]:
@@ -194,7 +200,7 @@ def gcra(
         if tat < now:
             tat = now
         interval = PERIOD / limit
-        most = tolerance / interval  # the burst: what fits at once
+        most = burst(limit, tolerance)
         over = tat + (gate if gate < most else most) * interval - now - tolerance
         if over > wait:
             wait = over
@@ -449,10 +455,9 @@ class RedisLimiter:
         owed = self._owed
         for budget, tat in zip(keys, new, strict=True):
             key, limit, tolerance = budget
-            most = int(tolerance * limit / PERIOD)  # a burst at most, as the script charges
             units = owed[key][0] if key in owed else 0
             view[key] = (tat, view[key][1])
-            owed[key] = (units + (cost if cost < most else most), budget)
+            owed[key] = (units + min(cost, int(burst(limit, tolerance))), budget)  # as gcra
         return 0.0
 
     def owes(self) -> bool:

@@ -118,16 +118,20 @@ class Step:
         return float(f["server_cpu"] * f["seconds"] / max(1, f["moves"]))
 
     @property
+    def db_per_move(self) -> float:
+        """PostgreSQL's backends' CPU seconds a move (0.0: no database measured)."""
+        f = self.figures
+        return float((f.get("db_cpu") or 0.0) * f["seconds"] / max(1, f["moves"]))
+
+    @property
     def db_column(self) -> str:
         """PostgreSQL's backends' CPU, and theirs and the servers' per move."""
         f = self.figures
         if f.get("db_cpu") is None:
             return ""
-        moves = max(1, f["moves"])
-        per_move = f["seconds"] / moves * 1e3
         return (
-            f" {f['db_cpu'] * 100:>4.0f}% {f['server_cpu'] * per_move:>5.1f}"
-            f" {f['db_cpu'] * per_move:>5.1f}"
+            f" {f['db_cpu'] * 100:>4.0f}% {self.cpu_per_move * 1e3:>5.1f}"
+            f" {self.db_per_move * 1e3:>5.1f}"
         )
 
 
