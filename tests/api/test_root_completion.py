@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -87,12 +88,17 @@ def _document(draw: st.DrawFn) -> str:
     )
 
 
+STAGES = (0, 7, 25, 10_000)  # started, running, running further, over
+GAME_COUNT = 1 + len(STAGES) + 1  # a lobby, the started ones, one that does not exist
+CALLER_COUNT = 1 + 4  # nobody, and four players
+
+
 async def _world() -> tuple[Client, list[str], list[str | None]]:
     """Games at several stages and callers of every kind."""
     c = Client(harness())
-    tokens = await players(c, 4)
+    tokens = await players(c, CALLER_COUNT - 1)
     games = [await new_game(c, tokens[0], seatCount=3)]  # a lobby
-    for moves in (0, 7, 25, 10_000):  # started, running, running further, over
+    for moves in STAGES:
         gid = await start(c, tokens[:3])
         for _ in range(moves):
             table = (await game(c, None, gid))["table"]
@@ -103,16 +109,23 @@ async def _world() -> tuple[Client, list[str], list[str | None]]:
             await send_action(c, token, gid, action)
         games.append(gid)
     games.append("no-such-game")
+    assert len(games) == GAME_COUNT
     return c, games, [None, *tokens]
 
 
-CLIENT, GAMES, CALLERS = asyncio.run(_world())
+@functools.cache
+def world() -> tuple[Client, list[str], list[str | None]]:
+    """Built by the first test that needs it (not at collection: every
+    pytest-xdist worker collects the module, one runs its tests)."""
+    return asyncio.run(_world())
 
 
 async def _both(text: str, variables: dict[str, Any], token: str | None) -> tuple[bytes, bytes]:
+    client = world()[0]
+
     def run() -> Any:
-        return CLIENT.schema.execute(
-            text, variable_values=variables, context_value=CLIENT.context(token)
+        return client.schema.execute(
+            text, variable_values=variables, context_value=client.context(token)
         )
 
     planned = await run()
@@ -127,13 +140,13 @@ async def _both(text: str, variables: dict[str, Any], token: str | None) -> tupl
 @settings(max_examples=examples(200), deadline=None)
 @given(
     text=_document(),
-    game_index=st.integers(0, len(GAMES) - 1),
-    caller=st.integers(0, len(CALLERS) - 1),
+    game_index=st.integers(0, GAME_COUNT - 1),
+    caller=st.integers(0, CALLER_COUNT - 1),
 )
 def test_a_game_query_completes_as_the_executor_completes_it(
     text: str, game_index: int, caller: int
 ) -> None:
-    planned, executed = asyncio.run(_both(text, {"id": GAMES[game_index]}, CALLERS[caller]))
+    planned, executed = asyncio.run(_both(text, {"id": world()[1][game_index]}, world()[2][caller]))
     assert planned == executed
 
 
@@ -154,7 +167,7 @@ def test_the_plans_are_used() -> None:
 
     SharedFrames._root_completion = spy  # type: ignore[method-assign,assignment]
     try:
-        planned, executed = asyncio.run(_both(text, {"id": GAMES[2]}, CALLERS[1]))
+        planned, executed = asyncio.run(_both(text, {"id": world()[1][2]}, world()[2][1]))
     finally:
         SharedFrames._root_completion = original  # type: ignore[method-assign]
     assert calls and all(p is not None for p in calls)
@@ -163,7 +176,7 @@ def test_the_plans_are_used() -> None:
 
 def test_seats_are_left_to_the_executor_and_agree() -> None:
     text = "query($id: ID!) { game(id: $id) { ... on Game { id seats { seat playerName } } } }"
-    planned, executed = asyncio.run(_both(text, {"id": GAMES[2]}, None))
+    planned, executed = asyncio.run(_both(text, {"id": world()[1][2]}, None))
     assert planned == executed and b"playerName" in planned
 
 
@@ -172,11 +185,11 @@ def test_a_move_result_completes_as_the_executor_completes_it() -> None:
     completed by the plan, the repeat (the stored result) by the executor."""
 
     async def go() -> tuple[bytes, bytes]:
-        gid = GAMES[2]
-        table = (await game(CLIENT, None, gid))["table"]
-        token = CALLERS[1 + table["toAct"]]
+        gid = world()[1][2]
+        table = (await game(world()[0], None, gid))["table"]
+        token = world()[2][1 + table["toAct"]]
         assert token is not None
-        g = await game(CLIENT, token, gid)
+        g = await game(world()[0], token, gid)
         action = g["viewer"]["legalActions"][0]
         args = {"gameId": gid, **action["arguments"], "idempotencyKey": "root-plan-1"}
         decl = ", ".join(f"${k}: {t}" for k, t in _arg_types(action["mutation"], args).items())
@@ -206,7 +219,7 @@ def test_refused_moves_and_bad_ids_agree() -> None:
         text = (
             "mutation($g: ID!) { r: startGame(gameId: $g) { __typename ... on Refusal { code } } }"
         )
-        return await _both(text, {"g": GAMES[2]}, CALLERS[1])
+        return await _both(text, {"g": world()[1][2]}, world()[2][1])
 
     planned, executed = asyncio.run(go())
     assert planned == executed and b"Refusal" in planned
