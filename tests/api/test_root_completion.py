@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import functools
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 from graphql import GraphQLInterfaceType, GraphQLList, GraphQLNonNull, GraphQLObjectType
@@ -93,8 +93,15 @@ GAME_COUNT = 1 + len(STAGES) + 1  # a lobby, the started ones, one that does not
 CALLER_COUNT = 1 + 4  # nobody, and four players
 
 
-async def _world() -> tuple[Client, list[str], list[str | None]]:
+class World(NamedTuple):
     """Games at several stages and callers of every kind."""
+
+    client: Client
+    games: list[str]
+    callers: list[str | None]  # None: nobody signed in
+
+
+async def _world() -> World:
     c = Client(harness())
     tokens = await players(c, CALLER_COUNT - 1)
     games = [await new_game(c, tokens[0], seatCount=3)]  # a lobby
@@ -110,18 +117,18 @@ async def _world() -> tuple[Client, list[str], list[str | None]]:
         games.append(gid)
     games.append("no-such-game")
     assert len(games) == GAME_COUNT
-    return c, games, [None, *tokens]
+    return World(c, games, [None, *tokens])
 
 
 @functools.cache
-def world() -> tuple[Client, list[str], list[str | None]]:
+def world() -> World:
     """Built by the first test that needs it (not at collection: every
     pytest-xdist worker collects the module, one runs its tests)."""
     return asyncio.run(_world())
 
 
 async def _both(text: str, variables: dict[str, Any], token: str | None) -> tuple[bytes, bytes]:
-    client = world()[0]
+    client = world().client
 
     def run() -> Any:
         return client.schema.execute(
@@ -146,7 +153,8 @@ async def _both(text: str, variables: dict[str, Any], token: str | None) -> tupl
 def test_a_game_query_completes_as_the_executor_completes_it(
     text: str, game_index: int, caller: int
 ) -> None:
-    planned, executed = asyncio.run(_both(text, {"id": world()[1][game_index]}, world()[2][caller]))
+    w = world()
+    planned, executed = asyncio.run(_both(text, {"id": w.games[game_index]}, w.callers[caller]))
     assert planned == executed
 
 
@@ -167,7 +175,7 @@ def test_the_plans_are_used() -> None:
 
     SharedFrames._root_completion = spy  # type: ignore[method-assign,assignment]
     try:
-        planned, executed = asyncio.run(_both(text, {"id": world()[1][2]}, world()[2][1]))
+        planned, executed = asyncio.run(_both(text, {"id": world().games[2]}, world().callers[1]))
     finally:
         SharedFrames._root_completion = original  # type: ignore[method-assign]
     assert calls and all(p is not None for p in calls)
@@ -176,7 +184,7 @@ def test_the_plans_are_used() -> None:
 
 def test_seats_are_left_to_the_executor_and_agree() -> None:
     text = "query($id: ID!) { game(id: $id) { ... on Game { id seats { seat playerName } } } }"
-    planned, executed = asyncio.run(_both(text, {"id": world()[1][2]}, None))
+    planned, executed = asyncio.run(_both(text, {"id": world().games[2]}, None))
     assert planned == executed and b"playerName" in planned
 
 
@@ -185,11 +193,11 @@ def test_a_move_result_completes_as_the_executor_completes_it() -> None:
     completed by the plan, the repeat (the stored result) by the executor."""
 
     async def go() -> tuple[bytes, bytes]:
-        gid = world()[1][2]
-        table = (await game(world()[0], None, gid))["table"]
-        token = world()[2][1 + table["toAct"]]
+        gid = world().games[2]
+        table = (await game(world().client, None, gid))["table"]
+        token = world().callers[1 + table["toAct"]]
         assert token is not None
-        g = await game(world()[0], token, gid)
+        g = await game(world().client, token, gid)
         action = g["viewer"]["legalActions"][0]
         args = {"gameId": gid, **action["arguments"], "idempotencyKey": "root-plan-1"}
         decl = ", ".join(f"${k}: {t}" for k, t in _arg_types(action["mutation"], args).items())
@@ -219,7 +227,7 @@ def test_refused_moves_and_bad_ids_agree() -> None:
         text = (
             "mutation($g: ID!) { r: startGame(gameId: $g) { __typename ... on Refusal { code } } }"
         )
-        return await _both(text, {"g": world()[1][2]}, world()[2][1])
+        return await _both(text, {"g": world().games[2]}, world().callers[1])
 
     planned, executed = asyncio.run(go())
     assert planned == executed and b"Refusal" in planned
