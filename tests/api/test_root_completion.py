@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 import orjson
+import pytest
 from graphql import GraphQLInterfaceType, GraphQLList, GraphQLNonNull, GraphQLObjectType
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -120,16 +120,16 @@ async def _world() -> World:
     return World(c, games, [None, *tokens])
 
 
-@functools.cache
+@pytest.fixture(scope="module")
 def world() -> World:
-    """Built by the first test that needs it (not at collection: every
-    pytest-xdist worker collects the module, one runs its tests)."""
+    """Built once per worker that runs one of the module's tests, not at
+    collection (every pytest-xdist worker collects the module)."""
     return asyncio.run(_world())
 
 
-async def _both(text: str, variables: dict[str, Any], token: str | None) -> tuple[bytes, bytes]:
-    client = world().client
-
+async def _both(
+    client: Client, text: str, variables: dict[str, Any], token: str | None
+) -> tuple[bytes, bytes]:
     def run() -> Any:
         return client.schema.execute(
             text, variable_values=variables, context_value=client.context(token)
@@ -151,14 +151,15 @@ async def _both(text: str, variables: dict[str, Any], token: str | None) -> tupl
     caller=st.integers(0, CALLER_COUNT - 1),
 )
 def test_a_game_query_completes_as_the_executor_completes_it(
-    text: str, game_index: int, caller: int
+    world: World, text: str, game_index: int, caller: int
 ) -> None:
-    w = world()
-    planned, executed = asyncio.run(_both(text, {"id": w.games[game_index]}, w.callers[caller]))
+    w = world
+    variables = {"id": w.games[game_index]}
+    planned, executed = asyncio.run(_both(w.client, text, variables, w.callers[caller]))
     assert planned == executed
 
 
-def test_the_plans_are_used() -> None:
+def test_the_plans_are_used(world: World) -> None:
     """The common selections are compiled (not everything left to the
     executor, which would make the comparison above say nothing)."""
     text = (
@@ -175,29 +176,30 @@ def test_the_plans_are_used() -> None:
 
     SharedFrames._root_completion = spy  # type: ignore[method-assign,assignment]
     try:
-        planned, executed = asyncio.run(_both(text, {"id": world().games[2]}, world().callers[1]))
+        variables = {"id": world.games[2]}
+        planned, executed = asyncio.run(_both(world.client, text, variables, world.callers[1]))
     finally:
         SharedFrames._root_completion = original  # type: ignore[method-assign]
     assert calls and all(p is not None for p in calls)
     assert planned == executed and b'"choices"' in planned
 
 
-def test_seats_are_left_to_the_executor_and_agree() -> None:
+def test_seats_are_left_to_the_executor_and_agree(world: World) -> None:
     text = "query($id: ID!) { game(id: $id) { ... on Game { id seats { seat playerName } } } }"
-    planned, executed = asyncio.run(_both(text, {"id": world().games[2]}, None))
+    planned, executed = asyncio.run(_both(world.client, text, {"id": world.games[2]}, None))
     assert planned == executed and b"playerName" in planned
 
 
-def test_a_move_result_completes_as_the_executor_completes_it() -> None:
+def test_a_move_result_completes_as_the_executor_completes_it(world: World) -> None:
     """The same move sent twice with one idempotency key: the first result
     completed by the plan, the repeat (the stored result) by the executor."""
 
     async def go() -> tuple[bytes, bytes]:
-        gid = world().games[2]
-        table = (await game(world().client, None, gid))["table"]
-        token = world().callers[1 + table["toAct"]]
+        gid = world.games[2]
+        table = (await game(world.client, None, gid))["table"]
+        token = world.callers[1 + table["toAct"]]
         assert token is not None
-        g = await game(world().client, token, gid)
+        g = await game(world.client, token, gid)
         action = g["viewer"]["legalActions"][0]
         args = {"gameId": gid, **action["arguments"], "idempotencyKey": "root-plan-1"}
         decl = ", ".join(f"${k}: {t}" for k, t in _arg_types(action["mutation"], args).items())
@@ -209,7 +211,7 @@ def test_a_move_result_completes_as_the_executor_completes_it() -> None:
             "... on ActionRequired { seat phase } } "
             "game { id version viewer { seat hand { id } } table { toAct } } } } }"
         )
-        return await _both(text, args, token)
+        return await _both(world.client, text, args, token)
 
     planned, executed = asyncio.run(go())
     assert planned == executed and b"GameChange" in planned
@@ -222,12 +224,12 @@ def _arg_types(mutation: str, args: dict[str, Any]) -> dict[str, str]:
     return {name: str(field.args[name].type) for name in args}
 
 
-def test_refused_moves_and_bad_ids_agree() -> None:
+def test_refused_moves_and_bad_ids_agree(world: World) -> None:
     async def go() -> tuple[bytes, bytes]:
         text = (
             "mutation($g: ID!) { r: startGame(gameId: $g) { __typename ... on Refusal { code } } }"
         )
-        return await _both(text, {"g": world().games[2]}, world().callers[1])
+        return await _both(world.client, text, {"g": world.games[2]}, world.callers[1])
 
     planned, executed = asyncio.run(go())
     assert planned == executed and b"Refusal" in planned
