@@ -153,10 +153,13 @@ class RedisBus(LocalSubscribers):
         while self._outbox:
             await asyncio.sleep(backoff)
             backoff = min(backoff * 2, BACKOFF_MAX)
-            if self._reader is not None and not self._reader.done() and not self.connected:
-                continue
             with suppress(*DISCONNECTS):
-                await self._flush_outbox()
+                await self._flush_outbox(unless_reconnecting=True)
+
+    def _reconnecting(self) -> bool:
+        """The reader is subscribing again: it sends the outbox itself once
+        its channels are live (sent before, a local subscriber would miss it)."""
+        return self._reader is not None and not self._reader.done() and not self.connected
 
     async def _send(self, batch: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
         """What could not be sent (on a cluster, the share of a master that
@@ -171,8 +174,13 @@ class RedisBus(LocalSubscribers):
                 await pipe.execute()
         return unsent
 
-    async def _flush_outbox(self) -> None:
+    async def _flush_outbox(self, *, unless_reconnecting: bool = False) -> None:
+        """``unless_reconnecting``: nothing is sent while the reader is
+        reconnecting, as seen once the lock is held (the reader's own flush,
+        which held it, may have failed and sent it back to reconnecting)."""
         async with self._flush_lock:  # one flush at a time: none sent twice
+            if unless_reconnecting and self._reconnecting():
+                return
             while self._outbox:
                 batch = [self._outbox[i] for i in range(min(500, len(self._outbox)))]
                 unsent = await self._send(batch)

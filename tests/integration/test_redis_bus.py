@@ -35,6 +35,7 @@ from domain.services.streams import Heard, game_events
 from domain.services.transaction import Request
 from infra import codec
 from infra.bus.redis import RedisBus, decoded
+from infra.redis_client import DISCONNECTS
 from tests.fakes import FakeClock, FakeIds, FakeUnitOfWork, Store, run_inline
 from tests.integration.redis_support import (
     RECOVERING_TEST_TIMEOUT,
@@ -348,6 +349,35 @@ async def test_redis_going_away_outbox_reconnect_and_resync(
         assert [number(m) for m in local.data if number(m) != 4] == [1, 2, 3, 5, 6]
         for c in (local, remote, late):
             await c.stop()
+
+
+@pytest.mark.timeout(RECOVERING_TEST_TIMEOUT)
+async def test_the_outbox_waits_for_the_reader_subscribing_again(
+    private_redis: PrivateRedis, make_bus: BusFactory
+) -> None:
+    """While the reader reconnects, the flusher sends nothing, even once it
+    holds the flush lock (the reader's own flush may have held it, failed on
+    a connection from before, and gone back to reconnecting): sent before
+    the channels are live again, the local subscriber would miss it. The
+    reader sends it after subscribing again."""
+    pub = make_bus(private_redis.url)
+    async with pub.subscribe("c") as subscription:
+        local = Collector(subscription)
+        private_redis.stop()
+        await eventually(lambda: not pub.connected, 5, "the disconnect")
+        await pub.publish([("c", note("n", 1))])  # kept
+        # Redis is away: a flush that tried to send would raise
+        await pub._flush_outbox(unless_reconnecting=True)
+        assert _outbox(pub) == [(pub._prefix + "c", note("n", 1))]
+        with pytest.raises(DISCONNECTS):
+            await pub._flush_outbox()
+        assert _outbox(pub) == [(pub._prefix + "c", note("n", 1))]
+
+        private_redis.start()
+        await eventually(lambda: note("n", 1) in local.messages, RECOVERY_TIMEOUT, "the outbox")
+        after = local.messages[local.messages.index(RESYNC) :]
+        assert after.index(RESYNC) < after.index(note("n", 1))
+        await local.stop()
 
 
 def _outbox(bus: RedisBus) -> list[tuple[str, Message]]:
