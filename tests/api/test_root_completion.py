@@ -153,9 +153,8 @@ async def _both(
 def test_a_game_query_completes_as_the_executor_completes_it(
     world: World, text: str, game_index: int, caller: int
 ) -> None:
-    w = world
-    variables = {"id": w.games[game_index]}
-    planned, executed = asyncio.run(_both(w.client, text, variables, w.callers[caller]))
+    variables = {"id": world.games[game_index]}
+    planned, executed = asyncio.run(_both(world.client, text, variables, world.callers[caller]))
     assert planned == executed
 
 
